@@ -1,0 +1,59 @@
+/**
+ * Wire schemas shared by the HTTP sidecar (which validates with them and generates /openapi.json
+ * from them), the A2A binding and the extension client. Declared once, here.
+ */
+import { Type, type Static, type TSchema } from 'typebox';
+
+export const Uuid = Type.String({ format: 'uuid', description: 'A UUID.' });
+
+export const Meta = Type.Object({
+  updated_at: Type.String({ format: 'date-time', description: 'When this response was produced (ISO 8601).' }),
+  tier: Type.String({ description: 'The caller\'s plan: FREE, DEV, PRO or ENTERPRISE.' }),
+  credits_used: Type.Integer({ description: 'Credits the caller has used in total, this call included.' }),
+  credits_remaining: Type.Integer({ description: 'Credits the caller has left.' }),
+  max_repos_allowed: Type.Optional(Type.Integer({ description: 'How many repositories the plan may index.' })),
+}, { additionalProperties: true, description: 'Account state after the call.' });
+export type Meta = Static<typeof Meta>;
+
+export const Pagination = Type.Object({
+  total: Type.Integer({ minimum: 0 }),
+  limit: Type.Integer({ minimum: 1 }),
+  offset: Type.Integer({ minimum: 0 }),
+  has_more: Type.Boolean(),
+}, { description: 'Position of this page in the whole list.' });
+export type Pagination = Static<typeof Pagination>;
+
+export const ErrorBody = Type.Object({
+  status: Type.Literal('error'),
+  message: Type.String({ description: 'Human-readable, safe to display; not for parsing.' }),
+  code: Type.String({ description: 'Machine identifier; see docs/errors.md.' }),
+  field: Type.Optional(Type.String({ description: 'The request field the error is about, when there is one.' })),
+  required: Type.Optional(Type.Integer({ description: '402 only: credits the operation needs.' })),
+  available: Type.Optional(Type.Integer({ description: '402 only: credits the caller has.' })),
+  retry_after: Type.Optional(Type.Integer({ description: '429 only: seconds to wait (also in Retry-After).' })),
+  details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+}, { $id: 'ErrorBody', description: 'Every failure has this shape.' });
+export type ErrorBody = Static<typeof ErrorBody>;
+
+/** `{status, message?, data, meta}`: the envelope of every JSON route. */
+export const Envelope = <T extends TSchema>(data: T, description?: string) =>
+  Type.Object({
+    status: Type.Literal('success'),
+    message: Type.Optional(Type.String()),
+    data,
+    meta: Meta,
+  }, { description });
+
+export const PagedEnvelope = <T extends TSchema>(data: T, description?: string) =>
+  Type.Object({
+    status: Type.Literal('success'),
+    message: Type.Optional(Type.String()),
+    data,
+    pagination: Pagination,
+    meta: Meta,
+  }, { description });
+
+export const Limit = (max: number, dflt: number) =>
+  Type.Integer({ minimum: 1, maximum: max, default: dflt, description: `Page size, 1-${max} (default ${dflt}).` });
+export const Offset = Type.Integer({ minimum: 0, default: 0, description: 'Zero-based index of the first item.' });
+export const Order = Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' });

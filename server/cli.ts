@@ -1,0 +1,166 @@
+/**
+ * Headless Loupe: `npm start -- <folder>` indexes the folder and serves the V2 API (and A2A) on
+ * 127.0.0.1. Addresses and the key go to stdout; progress and logs to stderr.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import { Engine } from './engine/engine';
+import { stderrLogger } from './engine/log';
+import { LoupeError } from './engine/errors';
+import { watchFolder } from './engine/indexer/watcher';
+import { startSidecar } from './sidecar';
+import { ownerKey } from './owner-key';
+import { newId } from './engine/util/ids';
+
+const USAGE = `Usage: npm start -- <folder> [options]
+
+Indexes <folder> and serves the Code Intelligence API (V2) on http://127.0.0.1:7341.
+
+Options:
+  --port N            port to listen on (default 7341; 0 picks a free port)
+  --host ADDR         address to bind (default 127.0.0.1; anything else is reachable from other machines)
+  --data-dir DIR      where the index lives (default $LOUPE_HOME or ~/.loupe)
+  --allow DIR         another folder API callers may index (repeatable)
+  --ignore GLOB       extra gitignore-style pattern to skip (repeatable)
+  --max-file-size N   skip files larger than N bytes (default 1048576)
+  --no-watch          do not watch the folder for changes
+  -h, --help          show this help
+
+Environment: LOUPE_HOME, LOUPE_API_KEY (the owner's key, a UUID), GITHUB_TOKEN.`;
+
+function fail(message: string): never {
+  process.stderr.write(`loupe: ${message}\n`);
+  process.exit(2);
+}
+
+async function main(): Promise<void> {
+  let args;
+  try {
+    args = parseArgs({
+      allowPositionals: true,
+      options: {
+        port: { type: 'string', default: '7341' },
+        host: { type: 'string', default: '127.0.0.1' },
+        'data-dir': { type: 'string' },
+        allow: { type: 'string', multiple: true, default: [] },
+        ignore: { type: 'string', multiple: true, default: [] },
+        'max-file-size': { type: 'string', default: String(1024 * 1024) },
+        'no-watch': { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    fail(`${(error as Error).message}\n\n${USAGE}`);
+  }
+  const { values, positionals } = args;
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (positionals.length !== 1) fail(`give exactly one folder to index\n\n${USAGE}`);
+  const folder = path.resolve(positionals[0]);
+  if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory()) fail(`${folder} is not a folder`);
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) fail('--port must be a whole number from 0 to 65535');
+  const maxFileBytes = Number(values['max-file-size']);
+  if (!Number.isInteger(maxFileBytes) || maxFileBytes < 1) fail('--max-file-size must be a positive whole number of bytes');
+  const host = values.host!;
+  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') {
+    process.stderr.write(`loupe: warning: binding to ${host} makes the API reachable from other machines; every route still needs a key.\n`);
+  }
+  const allowed = [folder, ...values.allow!.map((d) => path.resolve(d))];
+  for (const dir of allowed) if (!fs.existsSync(dir)) fail(`--allow ${dir}: no such folder`);
+
+  const dataDir = path.resolve(values['data-dir'] ?? process.env.LOUPE_HOME ?? path.join(os.homedir(), '.loupe'));
+  const log = stderrLogger(process.env.LOUPE_LOG === 'debug' ? 'debug' : 'info');
+  const engine = new Engine({
+    dataDir, log, allowedRoots: allowed, githubToken: process.env.GITHUB_TOKEN,
+    indexer: { maxFileBytes, ignoreGlobs: values.ignore },
+  });
+
+  let key: string | null;
+  try {
+    key = ownerKey(engine, process.env.LOUPE_API_KEY || undefined);
+  } catch (error) {
+    if (error instanceof LoupeError) fail(error.message);
+    throw error;
+  }
+  if (!key) {
+    // The key file was removed: mint a fresh owner key rather than leave the owner locked out.
+    key = newId();
+    engine.accounts.addKey(engine.accounts.store.owner()!.id, key, 'active');
+    fs.writeFileSync(path.join(engine.dataDir, 'owner-key'), `${key}\n`, { mode: 0o600 });
+  }
+
+  const ownerId = engine.accounts.store.owner()!.id;
+  reportProgress(engine);
+  const resumed = engine.repos.resumeInterrupted();
+  if (resumed.length) log.info(`resuming interrupted indexing of ${resumed.map((r) => r.name).join(', ')}`);
+  const repo = engine.repos.registerLocalFolder(ownerId, folder);
+
+  let sidecar;
+  try {
+    sidecar = await startSidecar(engine, { host, port });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    await engine.close();
+    fail(code === 'EADDRINUSE' ? `port ${port} is in use; pass --port N or --port 0` : (error as Error).message);
+  }
+  process.stdout.write(`Loupe API: ${sidecar.url}\nAPI key: ${key}\nAPI docs: ${sidecar.url}/docs\n`);
+
+  let stopWatching = () => {};
+  if (!values['no-watch']) {
+    stopWatching = watchFolder(folder, (paths) => {
+      const current = engine.reposStore.get(repo.id);
+      if (!current) return;
+      if (engine.queue.current === repo.id || current.updating) {
+        engine.queue.enqueue(repo.id);
+        return;
+      }
+      engine.indexer.updatePaths(current, paths).then(
+        (r) => (r.added || r.changed || r.removed) && log.info(`updated ${r.added + r.changed + r.removed} file(s) in ${r.durationMs} ms`),
+        (error) => log.warn('update failed:', error),
+      );
+    }, { excludeDirs: [dataDir] });
+  }
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info(`${signal}: stopping`);
+    stopWatching();
+    await sidecar.close();
+    await engine.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+function reportProgress(engine: Engine): void {
+  let last = 0;
+  engine.queue.on('progress', (p) => {
+    const now = Date.now();
+    if (p.phase !== 'done' && now - last < 500) return;
+    last = now;
+    const name = engine.reposStore.get(p.repoId)?.name ?? p.repoId;
+    if (p.phase === 'parsing') process.stderr.write(`indexing ${name}: ${p.done}/${p.total} files (${Math.round(p.rate)} files/s)\n`);
+    else if (p.phase === 'derived') process.stderr.write(`indexing ${name}: building search index ${p.done}/${p.total}\n`);
+  });
+  engine.queue.on('finished', ({ repoId, result }) => {
+    const name = engine.reposStore.get(repoId)?.name ?? repoId;
+    process.stderr.write(`indexed ${name}: ${result.added} added, ${result.changed} changed, ${result.removed} removed, ` +
+      `${result.unchanged} unchanged, ${result.skipped} skipped in ${(result.durationMs / 1000).toFixed(1)} s\n`);
+  });
+  engine.queue.on('failed', ({ repoId, error }) => {
+    process.stderr.write(`indexing ${engine.reposStore.get(repoId)?.name ?? repoId} failed: ${error.message}\n`);
+  });
+}
+
+main().catch((error) => {
+  process.stderr.write(`loupe: ${(error as Error).stack ?? error}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,67 @@
+import path from 'node:path';
+import fs from 'node:fs';
+import type { Logger } from './log';
+import { openDatabase, type Db } from './store/db';
+import { ReposStore } from './store/repos-store';
+import { FilesStore } from './store/files-store';
+import { Accounts } from './accounts/accounts';
+import { Indexer, DEFAULT_INDEXER_OPTIONS, type IndexerOptions } from './indexer/indexer';
+import { IndexQueue } from './repos/index-queue';
+import { Repositories } from './repos/repositories';
+import { Files } from './files/files';
+
+export interface EngineConfig {
+  dataDir: string;
+  log: Logger;
+  /** Local folders callers may index through the API. */
+  allowedRoots?: string[];
+  githubToken?: string;
+  indexer?: Partial<IndexerOptions>;
+}
+
+/**
+ * The service graph every transport binds to. Nothing here knows about HTTP, LSP or A2A.
+ */
+export class Engine {
+  readonly db: Db;
+  readonly log: Logger;
+  readonly dataDir: string;
+  readonly reposStore: ReposStore;
+  readonly filesStore: FilesStore;
+  readonly accounts: Accounts;
+  readonly indexer: Indexer;
+  readonly queue: IndexQueue;
+  readonly repos: Repositories;
+  readonly files: Files;
+  readonly startedAt = new Date();
+
+  constructor(config: EngineConfig) {
+    this.log = config.log;
+    this.dataDir = path.resolve(config.dataDir);
+    fs.mkdirSync(this.dataDir, { recursive: true });
+    this.db = openDatabase(path.join(this.dataDir, 'loupe.db'), this.log);
+    this.reposStore = new ReposStore(this.db);
+    this.filesStore = new FilesStore(this.db);
+    this.accounts = new Accounts(this.db);
+    const indexerOptions: IndexerOptions = {
+      ...DEFAULT_INDEXER_OPTIONS,
+      ...config.indexer,
+      excludeDirs: [this.dataDir, ...(config.indexer?.excludeDirs ?? [])],
+    };
+    this.indexer = new Indexer(this.reposStore, this.filesStore, this.log, indexerOptions);
+    this.queue = new IndexQueue(this.indexer, this.reposStore, this.log);
+    this.files = new Files(this.filesStore);
+    this.repos = new Repositories(this.reposStore, this.filesStore, this.queue, {
+      dataDir: this.dataDir,
+      allowedRoots: (config.allowedRoots ?? []).map((r) => fs.realpathSync(r)),
+      githubToken: config.githubToken,
+      walkOptions: indexerOptions,
+    }, this.log);
+  }
+
+  async close(): Promise<void> {
+    this.queue.pause();
+    await this.indexer.close();
+    this.db.close();
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * Every failure the engine reports is a LoupeError with a stable code. Transports map the code to
+ * an HTTP status, a JSON-RPC error or an LSP error in one place each; docs/errors.md lists them all
+ * (a test keeps the two equal).
+ */
+export const ERROR_CODES = {
+  VALIDATION_FAILED: { status: 400, summary: 'A request field is missing, has the wrong type, or breaks a documented rule.' },
+  BAD_REQUEST: { status: 400, summary: 'The request is well-formed but cannot be carried out as asked (business rule).' },
+  NOT_A_REPOSITORY: { status: 400, summary: 'The URL or path to index is not a git repository or an existing folder.' },
+  UNKNOWN_REPOSITORIES: { status: 400, summary: 'Some repository ids or URLs in the request are not indexed for this caller.' },
+  UNAUTHORIZED: { status: 401, summary: 'X-API-Key is missing, unknown, disabled or expired.' },
+  INSUFFICIENT_CREDITS: { status: 402, summary: 'The operation costs more credits than remain; nothing was charged.' },
+  FORBIDDEN: { status: 403, summary: 'Authenticated, but not allowed (plan or ownership).' },
+  PLAN_REQUIRED: { status: 403, summary: 'The caller\'s plan does not include this feature; the message names the plan needed.' },
+  PATH_NOT_ALLOWED: { status: 403, summary: 'A local path lies outside the folders this server was given.' },
+  REPO_LIMIT_REACHED: { status: 403, summary: 'The plan\'s number of indexed repositories is reached.' },
+  NOT_FOUND: { status: 404, summary: 'The resource does not exist for the authenticated caller.' },
+  ROUTE_NOT_FOUND: { status: 404, summary: 'No route has this path.' },
+  METHOD_NOT_ALLOWED: { status: 405, summary: 'The path exists but not with this method.' },
+  NOT_ACCEPTABLE: { status: 406, summary: 'The Accept header excludes every content type the route produces.' },
+  REQUEST_TIMEOUT: { status: 408, summary: 'The client took too long to send the request.' },
+  CONFLICT: { status: 409, summary: 'The resource is in a state that does not allow the operation.' },
+  PAYLOAD_TOO_LARGE: { status: 413, summary: 'The request body is larger than the server accepts.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, summary: 'The request body is not JSON.' },
+  RATE_LIMITED: { status: 429, summary: 'Too many requests; retry after the number of seconds in Retry-After.' },
+  HEADERS_TOO_LARGE: { status: 431, summary: 'The request headers are larger than the server accepts.' },
+  INTERNAL: { status: 500, summary: 'An unexpected failure; retry with backoff.' },
+  SERVICE_UNAVAILABLE: { status: 503, summary: 'A service the operation needs (mail, model) is unavailable right now.' },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class LoupeError extends Error {
+  readonly code: ErrorCode;
+  readonly details?: Record<string, unknown>;
+  readonly headers?: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, headers?: Record<string, string>) {
+    super(message);
+    this.name = 'LoupeError';
+    this.code = code;
+    this.details = details;
+    this.headers = headers;
+  }
+
+  get status(): number {
+    return ERROR_CODES[this.code].status;
+  }
+}
+
+export const invalid = (field: string, rule: string) =>
+  new LoupeError('VALIDATION_FAILED', `${field}: ${rule}`, { field });
+
+export const notFound = (what: string) => new LoupeError('NOT_FOUND', `${what} not found`);

@@ -1,0 +1,219 @@
+import type { Logger } from '../log';
+import type { FilesStore } from '../store/files-store';
+import type { ReposStore } from '../store/repos-store';
+import type { ParsedFile, RepoRecord } from '../types';
+import type { DerivedIndex } from './derived-index';
+import { FileParser, type ParseJob, type ParseOptions, type ParseResult } from './parse-file';
+import { ParsePool } from './parse-pool';
+import { isIndexable, walk, type WalkOptions } from './walk';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export interface IndexerOptions extends ParseOptions, WalkOptions {}
+
+export const DEFAULT_INDEXER_OPTIONS: IndexerOptions = { maxFileBytes: 1024 * 1024 };
+
+export interface IndexRunProgress {
+  repoId: string;
+  phase: 'scanning' | 'parsing' | 'linking' | 'derived' | 'done';
+  done: number;
+  total: number;
+  /** Files per second over the run so far. */
+  rate: number;
+}
+
+export interface IndexRunResult {
+  added: number;
+  changed: number;
+  removed: number;
+  unchanged: number;
+  skipped: number;
+  durationMs: number;
+}
+
+const BATCH_FILES = 64;
+const JOBS_PER_MESSAGE = 16;
+
+/**
+ * Brings a repository's index in line with its folder. Only new, changed and removed files are
+ * touched; every batch is committed on its own, so a killed run loses at most the batch in flight
+ * and the next run picks up from what is persisted.
+ */
+export class Indexer {
+  private readonly pool = new ParsePool();
+  private readonly localParsers = new Map<string, FileParser>();
+  private readonly derived: DerivedIndex[] = [];
+
+  constructor(
+    private readonly repos: ReposStore,
+    private readonly files: FilesStore,
+    private readonly log: Logger,
+    private readonly options: IndexerOptions = DEFAULT_INDEXER_OPTIONS,
+  ) {}
+
+  addDerivedIndex(index: DerivedIndex): void {
+    this.derived.push(index);
+  }
+
+  async indexRepository(repo: RepoRecord, onProgress: (p: IndexRunProgress) => void = () => {}, signal?: AbortSignal): Promise<IndexRunResult> {
+    const started = Date.now();
+    const root = repo.rootPath;
+    if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) {
+      throw new Error(`the folder ${root} does not exist or is not a folder`);
+    }
+    this.repos.setState(repo.id, 'indexing');
+    onProgress({ repoId: repo.id, phase: 'scanning', done: 0, total: 0, rate: 0 });
+    const entries = walk(root, this.options);
+    const known = this.files.fingerprints(repo.id);
+    const seen = new Set(entries.map((e) => e.relPath));
+    const removed = [...known.keys()].filter((p) => !seen.has(p));
+    if (removed.length) this.files.deletePaths(repo.id, removed);
+
+    const jobs: ParseJob[] = [];
+    for (const e of entries) {
+      const fp = known.get(e.relPath);
+      if (fp && fp.size === e.size && fp.mtimeMs === e.mtimeMs) continue;
+      jobs.push({ relPath: e.relPath, size: e.size, mtimeMs: e.mtimeMs, knownHash: fp?.hash });
+    }
+    const total = entries.length;
+    let done = total - jobs.length;
+    const result: IndexRunResult = { added: 0, changed: 0, removed: removed.length, unchanged: 0, skipped: 0, durationMs: 0 };
+    this.repos.setProgress(repo.id, done, total);
+    const rate = () => (done - (total - jobs.length)) / Math.max(0.001, (Date.now() - started) / 1000);
+    onProgress({ repoId: repo.id, phase: 'parsing', done, total, rate: 0 });
+
+    if (jobs.length) this.pool.reset(root);
+    const parseOptions: ParseOptions = { maxFileBytes: this.options.maxFileBytes };
+    let pendingWrite: ParsedFile[] = [];
+    let pendingTouch: { path: string; mtimeMs: number; size: number }[] = [];
+    let pendingSkip: string[] = [];
+    const flush = () => {
+      if (pendingWrite.length) this.files.writeBatch(repo.id, pendingWrite);
+      if (pendingTouch.length) this.files.touch(repo.id, pendingTouch);
+      if (pendingSkip.length) this.files.deletePaths(repo.id, pendingSkip);
+      done += pendingWrite.length + pendingTouch.length + pendingSkip.length;
+      pendingWrite = []; pendingTouch = []; pendingSkip = [];
+      this.repos.setProgress(repo.id, done, total);
+      onProgress({ repoId: repo.id, phase: 'parsing', done, total, rate: rate() });
+    };
+    const accept = (results: ParseResult[]) => {
+      for (const r of results) {
+        if (r.kind === 'parsed') {
+          if (known.has(r.file.path)) result.changed++; else result.added++;
+          pendingWrite.push(r.file);
+        } else if (r.kind === 'unchanged') {
+          result.unchanged++;
+          pendingTouch.push({ path: r.relPath, mtimeMs: r.mtimeMs, size: r.size });
+        } else {
+          result.skipped++;
+          pendingSkip.push(r.relPath);
+        }
+      }
+      if (pendingWrite.length + pendingTouch.length + pendingSkip.length >= BATCH_FILES) flush();
+    };
+
+    const batches: ParseJob[][] = [];
+    for (let i = 0; i < jobs.length; i += JOBS_PER_MESSAGE) batches.push(jobs.slice(i, i + JOBS_PER_MESSAGE));
+    let next = 0;
+    const lanes = Array.from({ length: this.pool.threads }, async () => {
+      while (next < batches.length) {
+        if (signal?.aborted) return;
+        const batch = batches[next++];
+        accept(await this.pool.parse(root, parseOptions, batch));
+      }
+    });
+    await Promise.all(lanes);
+    flush();
+    if (signal?.aborted) {
+      this.repos.setState(repo.id, 'queued');
+      throw new DOMException('indexing was cancelled', 'AbortError');
+    }
+
+    if (result.added || result.removed) {
+      onProgress({ repoId: repo.id, phase: 'linking', done, total, rate: rate() });
+      this.relinkImports(repo);
+    }
+    await this.runDerived(repo.id, onProgress, signal);
+    this.repos.setState(repo.id, 'ready');
+    result.durationMs = Date.now() - started;
+    onProgress({ repoId: repo.id, phase: 'done', done: total, total, rate: rate() });
+    return result;
+  }
+
+  /**
+   * Re-indexes the given files right away, in this thread (a save, an edit, a watcher event).
+   * `contents` carries unsaved editor text by path.
+   */
+  async updatePaths(repo: RepoRecord, relPaths: string[], contents: Map<string, string> = new Map()): Promise<IndexRunResult> {
+    const started = Date.now();
+    const parser = this.localParser(repo.rootPath);
+    const result: IndexRunResult = { added: 0, changed: 0, removed: 0, unchanged: 0, skipped: 0, durationMs: 0 };
+    const write: ParsedFile[] = [];
+    const remove: string[] = [];
+    for (const relPath of new Set(relPaths)) {
+      const abs = path.join(repo.rootPath, relPath);
+      const stat = safeStat(abs);
+      const existing = this.files.getByPath(repo.id, relPath);
+      if (!stat || !stat.isFile() || !isIndexable(repo.rootPath, relPath, this.options)) {
+        if (existing) { remove.push(relPath); result.removed++; }
+        continue;
+      }
+      const content = contents.get(relPath);
+      const r = await parser.parse({
+        relPath, size: content !== undefined ? Buffer.byteLength(content) : stat.size, mtimeMs: Math.trunc(stat.mtimeMs),
+        knownHash: existing?.hash, content,
+      });
+      if (r.kind === 'parsed') { write.push(r.file); if (existing) result.changed++; else result.added++; }
+      else if (r.kind === 'unchanged') result.unchanged++;
+      else { result.skipped++; if (existing) remove.push(relPath); }
+    }
+    if (write.length) this.files.writeBatch(repo.id, write);
+    if (remove.length) this.files.deletePaths(repo.id, remove);
+    if (result.added || result.removed) {
+      parser.resetResolution();
+      this.relinkImports(repo);
+    }
+    if (write.length || remove.length) {
+      this.repos.setProgress(repo.id, this.files.count(repo.id), this.files.count(repo.id));
+      this.repos.setState(repo.id, 'ready');
+    }
+    await this.runDerived(repo.id, () => {});
+    result.durationMs = Date.now() - started;
+    return result;
+  }
+
+  /** Imports that did not resolve may resolve now that files were added (or stop resolving when removed). */
+  private relinkImports(repo: RepoRecord): void {
+    const resolver = this.localParser(repo.rootPath).moduleResolver;
+    resolver.reset();
+    const updates = this.files.staleImports(repo.id).map((i) => ({ id: i.id, ...resolver.resolve(i.filePath, i.specifier) }));
+    if (updates.length) this.files.setImportTarget(updates);
+  }
+
+  private async runDerived(repoId: string, onProgress: (p: IndexRunProgress) => void, signal?: AbortSignal): Promise<void> {
+    const controller = signal ?? new AbortController().signal;
+    for (const index of this.derived) {
+      try {
+        for await (const p of index.update(repoId, controller)) {
+          onProgress({ repoId, phase: 'derived', done: p.done, total: p.total, rate: 0 });
+        }
+      } catch (error) {
+        this.log.warn(`index ${index.name} failed for ${repoId}:`, error as Error);
+      }
+    }
+  }
+
+  private localParser(root: string): FileParser {
+    let parser = this.localParsers.get(root);
+    if (!parser) this.localParsers.set(root, (parser = new FileParser(root, { maxFileBytes: this.options.maxFileBytes })));
+    return parser;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}
+
+function safeStat(p: string): fs.Stats | null {
+  try { return fs.statSync(p); } catch { return null; }
+}

@@ -1,0 +1,39 @@
+/** Maps file names to languages. Languages with a parser get symbols and imports; the rest are text. */
+const BY_EXTENSION: Record<string, string> = {
+  ts: 'typescript', tsx: 'typescript', mts: 'typescript', cts: 'typescript',
+  js: 'javascript', jsx: 'javascript', mjs: 'javascript', cjs: 'javascript',
+  py: 'python', pyi: 'python',
+  go: 'go',
+  rs: 'rust',
+  java: 'java',
+  cs: 'csharp',
+  c: 'c', h: 'cpp', cc: 'cpp', cpp: 'cpp', cxx: 'cpp', hpp: 'cpp', hh: 'cpp', hxx: 'cpp',
+  rb: 'ruby',
+  php: 'php',
+  kt: 'kotlin', swift: 'swift', scala: 'scala', lua: 'lua', dart: 'dart',
+  sh: 'shell', bash: 'shell', zsh: 'shell',
+  css: 'css', scss: 'scss', less: 'less', html: 'html', vue: 'vue', svelte: 'svelte',
+  md: 'markdown', mdx: 'markdown', rst: 'text', txt: 'text',
+  json: 'json', jsonc: 'json', yaml: 'yaml', yml: 'yaml', toml: 'toml', xml: 'xml', ini: 'ini',
+  sql: 'sql', graphql: 'graphql', proto: 'protobuf',
+};
+
+const BY_NAME: Record<string, string> = {
+  Dockerfile: 'dockerfile', Makefile: 'makefile', Gemfile: 'ruby', Rakefile: 'ruby',
+};
+
+export function detectLanguage(fileName: string): string | null {
+  const named = BY_NAME[fileName];
+  if (named) return named;
+  const dot = fileName.lastIndexOf('.');
+  if (dot <= 0 && !fileName.startsWith('.')) return null;
+  return BY_EXTENSION[fileName.slice(dot + 1).toLowerCase()] ?? null;
+}
+
+export const isScriptLanguage = (language: string | null) => language === 'typescript' || language === 'javascript';
+
+/** Languages whose code is source (not data or prose): used by analysis to tell code from everything else. */
+export const CODE_LANGUAGES = new Set([
+  'typescript', 'javascript', 'python', 'go', 'rust', 'java', 'csharp', 'c', 'cpp', 'ruby', 'php', 'kotlin', 'swift',
+  'scala', 'lua', 'dart', 'shell', 'vue', 'svelte',
+]);

@@ -1,0 +1,227 @@
+import ts from 'typescript';
+import type { ParsedImport, ParsedSymbol, SymbolKind } from '../types';
+import type { ModuleResolver } from './resolver';
+
+export interface ScriptAnalysis {
+  symbols: ParsedSymbol[];
+  imports: ParsedImport[];
+  description: string | null;
+}
+
+const SCRIPT_KINDS: Record<string, ts.ScriptKind> = {
+  ts: ts.ScriptKind.TS, mts: ts.ScriptKind.TS, cts: ts.ScriptKind.TS, tsx: ts.ScriptKind.TSX,
+  js: ts.ScriptKind.JS, mjs: ts.ScriptKind.JS, cjs: ts.ScriptKind.JS, jsx: ts.ScriptKind.JSX,
+};
+
+/** Symbols, import/export edges and the file's own description, from the TypeScript compiler's parser. */
+export function analyzeScript(relPath: string, text: string, resolver: ModuleResolver): ScriptAnalysis {
+  const ext = relPath.slice(relPath.lastIndexOf('.') + 1).toLowerCase();
+  const sf = ts.createSourceFile(relPath, text, ts.ScriptTarget.Latest, true, SCRIPT_KINDS[ext] ?? ts.ScriptKind.TS);
+  const lineOf = (pos: number) => sf.getLineAndCharacterOfPosition(pos).line + 1;
+  const symbols: ParsedSymbol[] = [];
+  const imports: ParsedImport[] = [];
+  const commonJsExports = new Set<string>();
+
+  const addImport = (specifier: string, kind: ParsedImport['kind'], typeOnly: boolean, names: string[], node: ts.Node) => {
+    const r = resolver.resolve(relPath, specifier);
+    imports.push({ specifier, kind, typeOnly, targetPath: r.targetPath, packageName: r.packageName, names, line: lineOf(node.getStart(sf)) });
+  };
+
+  const addSymbol = (node: ts.Node, name: string, kind: SymbolKind, parent: string | null, exported: boolean) => {
+    symbols.push({
+      name, kind, parent, exported,
+      startLine: lineOf(node.getStart(sf)),
+      endLine: lineOf(node.getEnd()),
+      signature: signatureOf(node, sf),
+      doc: docOf(node, sf),
+    });
+  };
+
+  for (const statement of sf.statements) {
+    const exported = hasExportModifier(statement);
+    if (ts.isImportDeclaration(statement) && ts.isStringLiteral(statement.moduleSpecifier)) {
+      const clause = statement.importClause;
+      const names: string[] = [];
+      let typeOnly = clause?.isTypeOnly ?? false;
+      if (clause) {
+        if (clause.name) names.push('default');
+        const bindings = clause.namedBindings;
+        if (bindings && ts.isNamespaceImport(bindings)) names.push('*');
+        if (bindings && ts.isNamedImports(bindings)) {
+          for (const el of bindings.elements) names.push((el.propertyName ?? el.name).text);
+          if (!typeOnly && !clause.name && bindings.elements.length > 0 && bindings.elements.every((el) => el.isTypeOnly)) typeOnly = true;
+        }
+      }
+      addImport(statement.moduleSpecifier.text, 'import', typeOnly, names, statement);
+    } else if (ts.isExportDeclaration(statement)) {
+      if (statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier)) {
+        const clause = statement.exportClause;
+        const names = clause && ts.isNamedExports(clause) ? clause.elements.map((el) => (el.propertyName ?? el.name).text) : ['*'];
+        let typeOnly = statement.isTypeOnly;
+        if (!typeOnly && clause && ts.isNamedExports(clause) && clause.elements.length > 0 && clause.elements.every((el) => el.isTypeOnly)) typeOnly = true;
+        addImport(statement.moduleSpecifier.text, clause ? 'export' : 'export-all', typeOnly, names, statement);
+      } else if (statement.exportClause && ts.isNamedExports(statement.exportClause)) {
+        for (const el of statement.exportClause.elements) commonJsExports.add((el.propertyName ?? el.name).text);
+      }
+    } else if (ts.isImportEqualsDeclaration(statement) && ts.isExternalModuleReference(statement.moduleReference)) {
+      const expr = statement.moduleReference.expression;
+      if (ts.isStringLiteral(expr)) addImport(expr.text, 'require', statement.isTypeOnly, [statement.name.text], statement);
+    } else if (ts.isFunctionDeclaration(statement) && statement.name) {
+      addSymbol(statement, statement.name.text, 'function', null, exported);
+    } else if (ts.isClassDeclaration(statement) && statement.name) {
+      addSymbol(statement, statement.name.text, 'class', null, exported);
+      addClassMembers(statement, statement.name.text, addSymbol);
+    } else if (ts.isInterfaceDeclaration(statement)) {
+      addSymbol(statement, statement.name.text, 'interface', null, exported);
+    } else if (ts.isTypeAliasDeclaration(statement)) {
+      addSymbol(statement, statement.name.text, 'type', null, exported);
+    } else if (ts.isEnumDeclaration(statement)) {
+      addSymbol(statement, statement.name.text, 'enum', null, exported);
+    } else if (ts.isModuleDeclaration(statement) && ts.isIdentifier(statement.name)) {
+      addSymbol(statement, statement.name.text, 'module', null, exported);
+    } else if (ts.isVariableStatement(statement)) {
+      const isConst = (statement.declarationList.flags & ts.NodeFlags.Const) !== 0;
+      for (const decl of statement.declarationList.declarations) {
+        if (!ts.isIdentifier(decl.name)) continue;
+        const init = decl.initializer;
+        const kind: SymbolKind = init && (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) ? 'function'
+          : init && ts.isClassExpression(init) ? 'class'
+            : isConst ? 'constant' : 'variable';
+        addSymbol(statement.declarationList.declarations.length === 1 ? statement : decl, decl.name.text, kind, null, exported);
+        if (init && isClassFactoryCall(init)) addObjectMethods(init, decl.name.text, addSymbol);
+      }
+    } else if (ts.isExportAssignment(statement) && ts.isIdentifier(statement.expression)) {
+      commonJsExports.add(statement.expression.text);
+    } else if (ts.isExpressionStatement(statement)) {
+      collectCommonJsExport(statement.expression, commonJsExports, (name, node) => addSymbol(node, name, 'function', null, true));
+    }
+  }
+
+  // require() and import() anywhere in the file.
+  if (text.includes('require') || text.includes('import(')) {
+    const visit = (node: ts.Node): void => {
+      if (ts.isCallExpression(node) && node.arguments.length >= 1 && ts.isStringLiteralLike(node.arguments[0])) {
+        const callee = node.expression;
+        const spec = (node.arguments[0] as ts.StringLiteralLike).text;
+        if (ts.isIdentifier(callee) && callee.text === 'require' && node.arguments.length === 1) {
+          addImport(spec, 'require', false, requiredNames(node), node);
+        } else if (callee.kind === ts.SyntaxKind.ImportKeyword) {
+          addImport(spec, 'dynamic', false, [], node);
+        }
+      }
+      ts.forEachChild(node, visit);
+    };
+    ts.forEachChild(sf, visit);
+  }
+
+  for (const s of symbols) if (s.parent === null && commonJsExports.has(s.name)) s.exported = true;
+  return { symbols, imports, description: fileDescription(sf) };
+}
+
+function hasExportModifier(node: ts.Node): boolean {
+  return ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+}
+
+type AddSymbol = (node: ts.Node, name: string, kind: SymbolKind, parent: string | null, exported: boolean) => void;
+
+function addClassMembers(cls: ts.ClassLikeDeclaration, className: string, add: AddSymbol): void {
+  for (const member of cls.members) {
+    if ((ts.isMethodDeclaration(member) || ts.isGetAccessor(member) || ts.isSetAccessor(member)) && member.name && ts.isIdentifier(member.name)) {
+      add(member, member.name.text, 'method', className, false);
+    } else if (ts.isConstructorDeclaration(member)) {
+      add(member, 'constructor', 'method', className, false);
+    } else if (ts.isPropertyDeclaration(member) && ts.isIdentifier(member.name)) {
+      add(member, member.name.text, 'property', className, false);
+    }
+  }
+}
+
+/** `new Class({ method: function () {} })` and `Class.create({...})` factories, common in CommonJS code bases. */
+function isClassFactoryCall(init: ts.Expression): boolean {
+  return (ts.isNewExpression(init) || ts.isCallExpression(init)) && (init.arguments ?? []).some(ts.isObjectLiteralExpression);
+}
+
+function addObjectMethods(init: ts.Expression, owner: string, add: AddSymbol): void {
+  const args = (init as ts.NewExpression | ts.CallExpression).arguments ?? [];
+  for (const arg of args) {
+    if (!ts.isObjectLiteralExpression(arg)) continue;
+    for (const prop of arg.properties) {
+      if (ts.isMethodDeclaration(prop) && ts.isIdentifier(prop.name)) add(prop, prop.name.text, 'method', owner, false);
+      else if (ts.isPropertyAssignment(prop) && ts.isIdentifier(prop.name) && (ts.isFunctionExpression(prop.initializer) || ts.isArrowFunction(prop.initializer))) {
+        add(prop, prop.name.text, 'method', owner, false);
+      }
+    }
+  }
+}
+
+/** module.exports = X, module.exports = { a, b }, exports.a = function () {}. */
+function collectCommonJsExport(expr: ts.Expression, exported: Set<string>, addFunction: (name: string, node: ts.Node) => void): void {
+  if (!ts.isBinaryExpression(expr) || expr.operatorToken.kind !== ts.SyntaxKind.EqualsToken) return;
+  const left = expr.left.getText();
+  const right = expr.right;
+  if (left === 'module.exports') {
+    if (ts.isIdentifier(right)) exported.add(right.text);
+    else if (ts.isObjectLiteralExpression(right)) {
+      for (const p of right.properties) {
+        if (ts.isShorthandPropertyAssignment(p)) exported.add(p.name.text);
+        else if (ts.isPropertyAssignment(p) && ts.isIdentifier(p.initializer)) exported.add(p.initializer.text);
+      }
+    }
+  } else if (/^(module\.)?exports\.[A-Za-z_$][\w$]*$/.test(left)) {
+    const name = left.slice(left.lastIndexOf('.') + 1);
+    if (ts.isFunctionExpression(right) || ts.isArrowFunction(right)) addFunction(name, expr.parent);
+    else if (ts.isIdentifier(right)) exported.add(right.text);
+  }
+}
+
+function requiredNames(call: ts.CallExpression): string[] {
+  const parent = call.parent;
+  if (parent && ts.isVariableDeclaration(parent)) {
+    if (ts.isObjectBindingPattern(parent.name)) {
+      return parent.name.elements.map((el) => (el.propertyName && ts.isIdentifier(el.propertyName) ? el.propertyName.text : (el.name as ts.Identifier).text));
+    }
+    return ['*'];
+  }
+  if (parent && ts.isPropertyAccessExpression(parent)) return [parent.name.text];
+  return [];
+}
+
+function signatureOf(node: ts.Node, sf: ts.SourceFile): string | null {
+  const text = node.getText(sf);
+  let end = text.length;
+  const body = (node as { body?: ts.Node }).body;
+  if (body) end = Math.min(end, body.getStart(sf) - node.getStart(sf));
+  else if (ts.isClassDeclaration(node) || ts.isInterfaceDeclaration(node) || ts.isEnumDeclaration(node)) {
+    const brace = text.indexOf('{');
+    if (brace > 0) end = brace;
+  }
+  const signature = text.slice(0, end).replace(/\s+/g, ' ').trim();
+  return signature.length > 240 ? `${signature.slice(0, 237)}...` : signature || null;
+}
+
+function docOf(node: ts.Node, sf: ts.SourceFile): string | null {
+  const ranges = ts.getLeadingCommentRanges(sf.text, node.getFullStart()) ?? [];
+  const jsdoc = ranges.filter((r) => sf.text.startsWith('/**', r.pos)).pop();
+  return jsdoc ? cleanComment(sf.text.slice(jsdoc.pos, jsdoc.end)) : null;
+}
+
+export function cleanComment(comment: string): string | null {
+  const cleaned = comment
+    .replace(/^\/\*\*?/, '').replace(/\*\/$/, '')
+    .split('\n').map((l) => l.replace(/^\s*\*?\s?/, '').replace(/^\s*\/\/\s?/, '')).join('\n').trim();
+  return cleaned ? (cleaned.length > 2000 ? `${cleaned.slice(0, 1997)}...` : cleaned) : null;
+}
+
+/** The leading comment of the file (a license banner is skipped when a second comment follows). */
+function fileDescription(sf: ts.SourceFile): string | null {
+  const ranges = ts.getLeadingCommentRanges(sf.text, 0) ?? [];
+  for (const r of ranges) {
+    const text = cleanComment(sf.text.slice(r.pos, r.end));
+    if (!text) continue;
+    if (/copyright|license|@author/i.test(text) && ranges.length > 1 && r !== ranges[ranges.length - 1]) continue;
+    const firstParagraph = text.split(/\n\s*\n/)[0].replace(/\s+/g, ' ').trim();
+    if (/^(@|eslint|prettier|tslint|#!)/.test(firstParagraph)) continue;
+    return firstParagraph.length > 300 ? `${firstParagraph.slice(0, 297)}...` : firstParagraph;
+  }
+  return null;
+}

@@ -1,0 +1,134 @@
+import ts from 'typescript';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export interface Resolution {
+  targetPath: string | null;
+  packageName: string | null;
+}
+
+const BUILTINS = new Set(require('node:module').builtinModules as string[]);
+
+/** `@scope/name/sub` → `@scope/name`; `name/sub` → `name`; `node:fs` → `node:fs`. */
+export function packageNameOf(specifier: string): string {
+  if (specifier.startsWith('node:')) return specifier;
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') && parts.length > 1 ? `${parts[0]}/${parts[1]}` : parts[0];
+}
+
+const isRelative = (s: string) => s === '.' || s === '..' || s.startsWith('./') || s.startsWith('../') || s.startsWith('/');
+
+/**
+ * Resolves import specifiers exactly as the TypeScript compiler does for the nearest tsconfig.json
+ * (or jsconfig.json): paths, baseUrl, index files, `.js` → `.ts`, package exports. Anything that
+ * lands outside the repository or in node_modules is reported as a package.
+ */
+export class ModuleResolver {
+  private readonly root: string;
+  private readonly configs = new Map<string, { options: ts.CompilerOptions; cache: ts.ModuleResolutionCache }>();
+  private readonly configForDir = new Map<string, string>();
+  private readonly fileExists = new Map<string, boolean>();
+  private readonly dirExists = new Map<string, boolean>();
+  private readonly host: ts.ModuleResolutionHost;
+
+  constructor(root: string) {
+    this.root = path.resolve(root);
+    const { fileExists, dirExists } = this;
+    this.host = {
+      fileExists: (f) => {
+        let v = fileExists.get(f);
+        if (v === undefined) fileExists.set(f, (v = isFile(f)));
+        return v;
+      },
+      directoryExists: (d) => {
+        let v = dirExists.get(d);
+        if (v === undefined) dirExists.set(d, (v = isDir(d)));
+        return v;
+      },
+      readFile: (f) => (isFile(f) ? fs.readFileSync(f, 'utf8') : undefined),
+      realpath: (p) => { try { return fs.realpathSync.native(p); } catch { return p; } },
+      getCurrentDirectory: () => this.root,
+    };
+  }
+
+  /** Forget cached file-system answers (after files are added or removed). */
+  reset(): void {
+    this.fileExists.clear();
+    this.dirExists.clear();
+    this.configs.clear();
+    this.configForDir.clear();
+  }
+
+  resolve(fromRelPath: string, specifier: string): Resolution {
+    const containing = path.join(this.root, fromRelPath);
+    const bare = !isRelative(specifier);
+    if (bare && (BUILTINS.has(specifier) || specifier.startsWith('node:'))) {
+      return { targetPath: null, packageName: specifier.startsWith('node:') ? specifier : `node:${specifier}` };
+    }
+    const config = this.configFor(path.dirname(containing));
+    const result = ts.resolveModuleName(specifier, containing, config.options, this.host, config.cache).resolvedModule;
+    if (result && !result.isExternalLibraryImport) {
+      const resolved = path.resolve(result.resolvedFileName);
+      const rel = path.relative(this.root, resolved);
+      if (!rel.startsWith('..') && !path.isAbsolute(rel) && !rel.split(path.sep).includes('node_modules')) {
+        return { targetPath: rel.split(path.sep).join('/'), packageName: null };
+      }
+    }
+    if (bare) return { targetPath: null, packageName: packageNameOf(specifier) };
+    return { targetPath: null, packageName: null };
+  }
+
+  private configFor(dir: string): { options: ts.CompilerOptions; cache: ts.ModuleResolutionCache } {
+    const file = this.findConfigFile(dir);
+    let entry = this.configs.get(file);
+    if (!entry) {
+      const options = file ? this.readConfig(file) : {};
+      options.allowJs = true;
+      options.resolveJsonModule = true;
+      if (options.moduleResolution === undefined) {
+        options.moduleResolution = ts.ModuleResolutionKind.Node10;
+      }
+      const cache = ts.createModuleResolutionCache(this.root, (s) => s, options);
+      entry = { options, cache };
+      this.configs.set(file, entry);
+    }
+    return entry;
+  }
+
+  private findConfigFile(dir: string): string {
+    const cached = this.configForDir.get(dir);
+    if (cached !== undefined) return cached;
+    let found = '';
+    for (const name of ['tsconfig.json', 'jsconfig.json']) {
+      const candidate = path.join(dir, name);
+      if (isFile(candidate)) { found = candidate; break; }
+    }
+    if (!found) {
+      const parent = path.dirname(dir);
+      const insideRoot = dir !== this.root && !path.relative(this.root, parent).startsWith('..');
+      found = insideRoot ? this.findConfigFile(parent) : '';
+    }
+    this.configForDir.set(dir, found);
+    return found;
+  }
+
+  private readConfig(file: string): ts.CompilerOptions {
+    const read = ts.readConfigFile(file, (f) => (isFile(f) ? fs.readFileSync(f, 'utf8') : undefined));
+    if (read.error) return {};
+    const parsed = ts.parseJsonConfigFileContent(read.config, {
+      useCaseSensitiveFileNames: true,
+      readDirectory: () => [],
+      fileExists: isFile,
+      readFile: (f) => (isFile(f) ? fs.readFileSync(f, 'utf8') : undefined),
+    }, path.dirname(file), undefined, file);
+    return parsed.options;
+  }
+}
+
+function isFile(p: string): boolean {
+  try { return fs.statSync(p).isFile(); } catch { return false; }
+}
+
+function isDir(p: string): boolean {
+  try { return fs.statSync(p).isDirectory(); } catch { return false; }
+}

@@ -1,0 +1,101 @@
+import { EventEmitter } from 'node:events';
+import type { Logger } from '../log';
+import type { Indexer, IndexRunProgress, IndexRunResult } from '../indexer/indexer';
+import type { ReposStore } from '../store/repos-store';
+import type { RepoRecord } from '../types';
+
+export interface IndexQueueEvents {
+  progress: [IndexRunProgress];
+  finished: [{ repoId: string; result: IndexRunResult }];
+  failed: [{ repoId: string; error: Error }];
+}
+
+/** A step that must run before indexing (a clone, a fetch); it may throw to fail the job. */
+export type PrepareStep = (repo: RepoRecord) => Promise<void>;
+
+/**
+ * Runs indexing jobs one at a time in the background. A repository is queued at most once; asking
+ * again while it waits is a no-op, and asking while it runs schedules one more pass.
+ */
+export class IndexQueue extends EventEmitter<IndexQueueEvents> {
+  private readonly waiting = new Map<string, PrepareStep | undefined>();
+  private running: string | null = null;
+  private rerun = new Set<string>();
+  private paused = false;
+  private controller: AbortController | null = null;
+  private idleResolvers: (() => void)[] = [];
+
+  constructor(private readonly indexer: Indexer, private readonly repos: ReposStore, private readonly log: Logger) {
+    super();
+  }
+
+  enqueue(repoId: string, prepare?: PrepareStep): void {
+    if (this.running === repoId && !prepare) {
+      this.rerun.add(repoId);
+      return;
+    }
+    if (!this.waiting.has(repoId) || prepare) this.waiting.set(repoId, prepare);
+    queueMicrotask(() => void this.pump());
+  }
+
+  get isPaused(): boolean {
+    return this.paused;
+  }
+
+  get current(): string | null {
+    return this.running;
+  }
+
+  pause(): void {
+    this.paused = true;
+    this.controller?.abort();
+  }
+
+  resume(): void {
+    this.paused = false;
+    void this.pump();
+  }
+
+  /** Resolves when nothing is queued or running. */
+  idle(): Promise<void> {
+    if (!this.running && this.waiting.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleResolvers.push(resolve));
+  }
+
+  private async pump(): Promise<void> {
+    if (this.running || this.paused) return;
+    const next = this.waiting.keys().next();
+    if (next.done) {
+      const resolvers = this.idleResolvers.splice(0);
+      resolvers.forEach((r) => r());
+      return;
+    }
+    const repoId = next.value;
+    const prepare = this.waiting.get(repoId);
+    this.waiting.delete(repoId);
+    this.running = repoId;
+    this.controller = new AbortController();
+    try {
+      const repo = this.repos.get(repoId);
+      if (repo) {
+        if (prepare) await prepare(repo);
+        const result = await this.indexer.indexRepository(this.repos.get(repoId)!, (p) => this.emit('progress', p), this.controller.signal);
+        this.emit('finished', { repoId, result });
+      }
+    } catch (error) {
+      if ((error as Error).name === 'AbortError') {
+        this.waiting.set(repoId, undefined); // paused: resume later from what is persisted
+      } else {
+        const message = (error as Error).message;
+        this.log.error(`indexing ${repoId} failed: ${message}`);
+        this.repos.setState(repoId, 'failed', { error: message });
+        this.emit('failed', { repoId, error: error as Error });
+      }
+    } finally {
+      this.running = null;
+      this.controller = null;
+      if (this.rerun.delete(repoId)) this.waiting.set(repoId, undefined);
+      void this.pump();
+    }
+  }
+}

@@ -1,0 +1,246 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Logger } from '../log';
+import type { Caller } from '../accounts/accounts';
+import { planOf } from '../accounts/plans';
+import { LoupeError, notFound } from '../errors';
+import type { ReposStore, RepoListQuery } from '../store/repos-store';
+import type { FilesStore } from '../store/files-store';
+import type { RepoRecord } from '../types';
+import { isUuid, newId } from '../util/ids';
+import { walk, isInside, type WalkOptions } from '../indexer/walk';
+import { detectLanguage } from '../indexer/languages';
+import { git, headOf } from './git';
+import type { IndexQueue } from './index-queue';
+import { parseRepoLocation, type RepoLocation } from './repo-url';
+
+export interface RepositoriesConfig {
+  dataDir: string;
+  /** Local folders callers may index (and everything below them). */
+  allowedRoots: string[];
+  githubToken?: string;
+  walkOptions: WalkOptions;
+}
+
+export interface IndexRequest {
+  url: string;
+  branch?: string;
+  update?: boolean;
+}
+
+export interface FileTreeEntry { path: string; size: number; language: string | null }
+
+export interface IndexOutcome {
+  repo: RepoRecord;
+  created: boolean;
+  queued: boolean;
+  fileTree: FileTreeEntry[] | null;
+  fileTreeTotal: number | null;
+}
+
+const FILE_TREE_LIMIT = 1000;
+
+/** Registering, cloning, refreshing and reading repositories on behalf of a caller. */
+export class Repositories {
+  constructor(
+    private readonly repos: ReposStore,
+    private readonly files: FilesStore,
+    private readonly queue: IndexQueue,
+    private readonly config: RepositoriesConfig,
+    private readonly log: Logger,
+  ) {}
+
+  /** Queues indexing of a GitHub repository or a local folder (`POST /v2/repos/index/new`). */
+  async index(caller: Caller, request: IndexRequest): Promise<IndexOutcome> {
+    const location = parseRepoLocation(request.url);
+    if (request.branch !== undefined && !/^[A-Za-z0-9._/-]{1,200}$/.test(request.branch)) {
+      throw new LoupeError('VALIDATION_FAILED', 'branch: must be a branch name (letters, digits, . _ / -)', { field: 'branch' });
+    }
+    const existing = this.repos.getByUrl(location.url);
+    if (!existing || !this.repos.hasAccess(caller.userId, existing.id)) this.checkRepoLimit(caller);
+    if (location.kind === 'local') this.checkLocalFolder(location);
+    if (existing) {
+      this.repos.grantAccess(caller.userId, existing.id);
+      const wantsUpdate = request.update === true || existing.state === 'failed' || existing.state === 'missing';
+      if (wantsUpdate) {
+        if (request.branch && request.branch !== existing.branch) this.repos.setBranch(existing.id, request.branch);
+        this.repos.setState(existing.id, 'queued');
+        this.queue.enqueue(existing.id, existing.source === 'git' ? (r) => this.fetchClone(r) : undefined);
+      }
+      return { repo: this.repos.get(existing.id)!, created: false, queued: wantsUpdate, ...this.tree(existing) };
+    }
+    const id = newId();
+    if (location.kind === 'github') {
+      const visibility = await this.probeRemote(location);
+      this.repos.insert({
+        id, url: location.url, name: location.name, rootPath: path.join(this.config.dataDir, 'repos', id),
+        source: 'git', branch: request.branch ?? null, visibility,
+      });
+      this.repos.grantAccess(caller.userId, id);
+      this.queue.enqueue(id, (r) => this.clone(r, location));
+    } else {
+      const head = await headOf(location.path);
+      this.repos.insert({
+        id, url: location.url, name: location.name, rootPath: location.path, source: 'local',
+        branch: request.branch ?? head.branch, visibility: 'private',
+      });
+      this.repos.grantAccess(caller.userId, id);
+      this.queue.enqueue(id);
+    }
+    const repo = this.repos.get(id)!;
+    return { repo, created: true, queued: true, ...this.tree(repo) };
+  }
+
+  /** Registers a folder given on the command line or opened in the editor, and queues its index. */
+  registerLocalFolder(userId: string, folder: string): RepoRecord {
+    const location = parseRepoLocation(path.resolve(folder), 'folder');
+    if (location.kind !== 'local') throw new Error('unreachable');
+    this.checkLocalFolder(location, false);
+    let repo = this.repos.getByUrl(location.url);
+    if (!repo) {
+      this.repos.insert({
+        id: newId(), url: location.url, name: location.name, rootPath: location.path, source: 'local', branch: null, visibility: 'private',
+      });
+      repo = this.repos.getByUrl(location.url)!;
+    }
+    this.repos.grantAccess(userId, repo.id);
+    void headOf(location.path).then((h) => h.branch && this.repos.setBranch(repo.id, h.branch));
+    this.queue.enqueue(repo.id);
+    return repo;
+  }
+
+  /** Re-queues repositories whose indexing was interrupted (a crash, a kill, a pause). */
+  resumeInterrupted(): RepoRecord[] {
+    const interrupted = this.repos.all().filter((r) => r.updating);
+    for (const repo of interrupted) {
+      const needsClone = repo.source === 'git' && !fs.existsSync(path.join(repo.rootPath, '.git'));
+      this.queue.enqueue(repo.id, needsClone ? (r) => this.clone(r, parseRepoLocation(r.url) as Extract<RepoLocation, { kind: 'github' }>) : undefined);
+    }
+    return interrupted;
+  }
+
+  /** `POST /v2/repos/status`: the repository registered under this URL or path, if the caller may see it. */
+  status(caller: Caller, url: string): RepoRecord {
+    const location = parseRepoLocation(url);
+    const repo = this.repos.getByUrl(location.url);
+    if (!repo || !this.repos.hasAccess(caller.userId, repo.id)) throw notFound('repository');
+    return this.refreshPresence(repo);
+  }
+
+  /** Finds a repository by UUID or (percent-decoded) URL among those the caller may read. */
+  resolve(caller: Caller, idOrUrl: string): RepoRecord {
+    let repo: RepoRecord | undefined;
+    if (isUuid(idOrUrl)) repo = this.repos.get(idOrUrl.toLowerCase());
+    else {
+      try {
+        repo = this.repos.getByUrl(parseRepoLocation(idOrUrl, 'repo_id').url);
+      } catch {
+        repo = undefined;
+      }
+    }
+    if (!repo || !(this.repos.hasAccess(caller.userId, repo.id) || repo.visibility === 'public')) throw notFound('repository');
+    return repo;
+  }
+
+  list(caller: Caller, q: Omit<RepoListQuery, 'userId'>) {
+    return this.repos.list({ ...q, userId: caller.userId });
+  }
+
+  listPublic(limit: number, offset: number, since?: string) {
+    return this.repos.listPublic(limit, offset, since);
+  }
+
+  fileCount(repoId: string): number {
+    return this.files.count(repoId);
+  }
+
+  private refreshPresence(repo: RepoRecord): RepoRecord {
+    const present = fs.existsSync(repo.rootPath);
+    if (!present && repo.source === 'local' && repo.state !== 'missing' && !repo.updating) {
+      this.repos.setState(repo.id, 'missing', { error: `the folder ${repo.rootPath} no longer exists or cannot be read` });
+      return this.repos.get(repo.id)!;
+    }
+    return repo;
+  }
+
+  private checkRepoLimit(caller: Caller): void {
+    const plan = planOf(caller.plan);
+    if (this.repos.countForUser(caller.userId) >= plan.maxRepos) {
+      throw new LoupeError('REPO_LIMIT_REACHED', `the ${plan.name} plan allows ${plan.maxRepos} indexed repositories; remove one or move to a larger plan`);
+    }
+  }
+
+  private checkLocalFolder(location: Extract<RepoLocation, { kind: 'local' }>, enforceRoots = true): void {
+    let real: string;
+    try {
+      real = fs.realpathSync(location.path);
+    } catch {
+      throw new LoupeError('NOT_A_REPOSITORY', `url: the folder ${location.path} does not exist`, { field: 'url' });
+    }
+    if (!fs.statSync(real).isDirectory()) {
+      throw new LoupeError('NOT_A_REPOSITORY', `url: ${location.path} is not a folder`, { field: 'url' });
+    }
+    if (enforceRoots && !this.config.allowedRoots.some((root) => isInside(root, real))) {
+      throw new LoupeError('PATH_NOT_ALLOWED', `url: ${location.path} is outside the folders this server may read (start it with --allow DIR to add one)`, { field: 'url' });
+    }
+  }
+
+  /** Checks the remote answers before anything is recorded; public when it answers without a token. */
+  private async probeRemote(location: Extract<RepoLocation, { kind: 'github' }>): Promise<'public' | 'private'> {
+    try {
+      await git(['ls-remote', '--heads', location.cloneUrl], { timeoutMs: 30_000 });
+      return 'public';
+    } catch (error) {
+      if (this.config.githubToken) {
+        try {
+          await git(['ls-remote', '--heads', location.cloneUrl], { timeoutMs: 30_000, token: this.config.githubToken });
+          return 'private';
+        } catch (withToken) {
+          throw new LoupeError('NOT_A_REPOSITORY', `url: ${location.url} is not a reachable git repository (${firstLine(withToken)})`, { field: 'url' });
+        }
+      }
+      throw new LoupeError('NOT_A_REPOSITORY', `url: ${location.url} is not a reachable git repository (${firstLine(error)}); set GITHUB_TOKEN for private repositories`, { field: 'url' });
+    }
+  }
+
+  private async clone(repo: RepoRecord, location: Extract<RepoLocation, { kind: 'github' }>): Promise<void> {
+    const target = repo.rootPath;
+    const partial = `${target}.partial`;
+    fs.rmSync(partial, { recursive: true, force: true });
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    const args = ['clone', '--quiet', '--depth', '500', '--no-tags'];
+    if (repo.branch) args.push('--branch', repo.branch, '--single-branch');
+    args.push(location.cloneUrl, partial);
+    this.log.info(`cloning ${location.url}`);
+    await git(args, { token: repo.visibility === 'private' ? this.config.githubToken : undefined, timeoutMs: 30 * 60_000 });
+    fs.rmSync(target, { recursive: true, force: true });
+    fs.renameSync(partial, target); // a clone appears whole or not at all
+    const head = await headOf(target);
+    this.repos.setBranch(repo.id, head.branch);
+    this.repos.setState(repo.id, 'indexing', { headCommit: head.commit });
+  }
+
+  private async fetchClone(repo: RepoRecord): Promise<void> {
+    if (!fs.existsSync(path.join(repo.rootPath, '.git'))) {
+      return this.clone(repo, parseRepoLocation(repo.url) as Extract<RepoLocation, { kind: 'github' }>);
+    }
+    const token = repo.visibility === 'private' ? this.config.githubToken : undefined;
+    const ref = repo.branch ?? 'HEAD';
+    await git(['fetch', '--quiet', '--depth', '500', 'origin', ref], { cwd: repo.rootPath, token, timeoutMs: 30 * 60_000 });
+    await git(['reset', '--quiet', '--hard', 'FETCH_HEAD'], { cwd: repo.rootPath });
+    const head = await headOf(repo.rootPath);
+    this.repos.setState(repo.id, 'indexing', { headCommit: head.commit });
+  }
+
+  private tree(repo: RepoRecord): { fileTree: FileTreeEntry[] | null; fileTreeTotal: number | null } {
+    if (!fs.existsSync(repo.rootPath)) return { fileTree: null, fileTreeTotal: null };
+    const entries = walk(repo.rootPath, { ...this.config.walkOptions, excludeDirs: [this.config.dataDir] });
+    entries.sort((a, b) => a.relPath.localeCompare(b.relPath));
+    return {
+      fileTreeTotal: entries.length,
+      fileTree: entries.slice(0, FILE_TREE_LIMIT).map((e) => ({ path: e.relPath, size: e.size, language: detectLanguage(path.basename(e.relPath)) })),
+    };
+  }
+}
+
+const firstLine = (error: unknown) => String((error as Error).message ?? error).split('\n')[0].slice(0, 200);

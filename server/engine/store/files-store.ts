@@ -1,0 +1,244 @@
+import type Database from 'better-sqlite3';
+import type { Db } from './db';
+import type { FileRecord, ParsedFile, ParsedImport, ParsedSymbol } from '../types';
+import { nowIso, stableUuid } from '../util/ids';
+import { identifierWords } from '../util/words';
+
+interface FileRow {
+  id: number; uid: string; repo_id: string; path: string; name: string; language: string | null; size: number;
+  lines: number; hash: string; mtime_ms: number; description: string | null; indexed_at: string;
+}
+
+const toRecord = (r: FileRow): FileRecord => ({
+  id: r.id, uid: r.uid, repoId: r.repo_id, path: r.path, name: r.name, language: r.language, size: r.size,
+  lines: r.lines, hash: r.hash, mtimeMs: r.mtime_ms, description: r.description, indexedAt: r.indexed_at,
+});
+
+export interface Fingerprint { id: number; size: number; mtimeMs: number; hash: string }
+
+export interface FileListQuery {
+  repoId: string;
+  search?: string;
+  limit: number;
+  offset: number;
+  orderBy: 'file_path' | 'file_name' | 'total_lines' | 'size' | 'language' | 'indexed_at';
+  order: 'asc' | 'desc';
+}
+
+export interface FileListItem extends FileRecord {
+  dependencies: string[];
+  functionCount: number;
+  classCount: number;
+  variableCount: number;
+  symbolCount: number;
+}
+
+const ORDER_COLUMNS: Record<FileListQuery['orderBy'], string> = {
+  file_path: 'path', file_name: 'name', total_lines: 'lines', size: 'size', language: 'language', indexed_at: 'indexed_at',
+};
+
+export const fileUid = (repoId: string, path: string) => stableUuid(repoId, path);
+
+export class FilesStore {
+  constructor(private readonly db: Db) {}
+
+  fingerprints(repoId: string): Map<string, Fingerprint> {
+    const rows = this.db.prepare('SELECT id, path, size, mtime_ms, hash FROM files WHERE repo_id = ?').all(repoId) as
+      { id: number; path: string; size: number; mtime_ms: number; hash: string }[];
+    return new Map(rows.map((r) => [r.path, { id: r.id, size: r.size, mtimeMs: r.mtime_ms, hash: r.hash }]));
+  }
+
+  /** Writes parsed files (insert or replace their symbols, edges, chunks and search rows) in one transaction. */
+  writeBatch(repoId: string, files: ParsedFile[]): number[] {
+    const ids: number[] = [];
+    this.db.transaction(() => {
+      for (const file of files) ids.push(this.writeOne(repoId, file));
+    })();
+    return ids;
+  }
+
+  private writeOne(repoId: string, f: ParsedFile): number {
+    const name = f.path.slice(f.path.lastIndexOf('/') + 1);
+    const { id } = this.stmt(
+      `INSERT INTO files (uid, repo_id, path, name, language, size, lines, hash, mtime_ms, description, indexed_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (repo_id, path) DO UPDATE SET language = excluded.language, size = excluded.size,
+         lines = excluded.lines, hash = excluded.hash, mtime_ms = excluded.mtime_ms,
+         description = excluded.description, indexed_at = excluded.indexed_at
+       RETURNING id`,
+    ).get(fileUid(repoId, f.path), repoId, f.path, name, f.language, f.size, f.lines, f.hash, Math.trunc(f.mtimeMs),
+      f.description, nowIso()) as { id: number };
+    this.clearChildren(id);
+    const insertSymbol = this.stmt(
+      `INSERT INTO symbols (file_id, name, kind, parent, start_line, end_line, exported, signature, doc)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    for (const s of f.symbols) {
+      insertSymbol.run(id, s.name, s.kind, s.parent, s.startLine, s.endLine, s.exported ? 1 : 0, s.signature, s.doc);
+    }
+    const insertImport = this.stmt(
+      `INSERT INTO imports (file_id, specifier, kind, type_only, target_path, package, names, line)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    for (const i of f.imports) {
+      insertImport.run(id, i.specifier, i.kind, i.typeOnly ? 1 : 0, i.targetPath, i.packageName,
+        i.names.length ? JSON.stringify(i.names) : null, i.line);
+    }
+    const insertChunk = this.stmt(
+      'INSERT INTO chunks (file_id, seq, start_line, end_line, symbols, content) VALUES (?, ?, ?, ?, ?, ?) RETURNING id',
+    );
+    const insertFts = this.stmt('INSERT INTO chunks_fts (rowid, path, symbols, body) VALUES (?, ?, ?, ?)');
+    const pathWords = `${f.path} ${identifierWords(f.path)}`;
+    f.chunks.forEach((c, seq) => {
+      const { id: chunkId } = insertChunk.get(id, seq, c.startLine, c.endLine, c.symbols.join(' ') || null, c.content) as { id: number };
+      const symbolWords = c.symbols.length ? `${c.symbols.join(' ')} ${identifierWords(c.symbols.join(' '))}` : '';
+      insertFts.run(chunkId, pathWords, symbolWords, `${c.content}\n${identifierWords(c.content)}`);
+    });
+    return id;
+  }
+
+  private clearChildren(fileId: number): void {
+    this.stmt('DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ?)').run(fileId);
+    this.stmt('DELETE FROM chunks WHERE file_id = ?').run(fileId);
+    this.stmt('DELETE FROM symbols WHERE file_id = ?').run(fileId);
+    this.stmt('DELETE FROM imports WHERE file_id = ?').run(fileId);
+  }
+
+  /** Same content, new modification time: keep the index, remember the new stat. */
+  touch(repoId: string, updates: { path: string; mtimeMs: number; size: number }[]): void {
+    const stmt = this.stmt('UPDATE files SET mtime_ms = ?, size = ? WHERE repo_id = ? AND path = ?');
+    this.db.transaction(() => {
+      for (const u of updates) stmt.run(Math.trunc(u.mtimeMs), u.size, repoId, u.path);
+    })();
+  }
+
+  deletePaths(repoId: string, paths: string[]): void {
+    const find = this.stmt('SELECT id FROM files WHERE repo_id = ? AND path = ?');
+    const del = this.stmt('DELETE FROM files WHERE id = ?');
+    this.db.transaction(() => {
+      for (const p of paths) {
+        const row = find.get(repoId, p) as { id: number } | undefined;
+        if (!row) continue;
+        this.clearChildren(row.id);
+        del.run(row.id);
+      }
+    })();
+  }
+
+  count(repoId: string): number {
+    return (this.stmt('SELECT count(*) AS n FROM files WHERE repo_id = ?').get(repoId) as { n: number }).n;
+  }
+
+  getByUid(repoId: string, uid: string): FileRecord | undefined {
+    const row = this.stmt('SELECT * FROM files WHERE repo_id = ? AND uid = ?').get(repoId, uid) as FileRow | undefined;
+    return row && toRecord(row);
+  }
+
+  getByPath(repoId: string, path: string): FileRecord | undefined {
+    const row = this.stmt('SELECT * FROM files WHERE repo_id = ? AND path = ?').get(repoId, path) as FileRow | undefined;
+    return row && toRecord(row);
+  }
+
+  paths(repoId: string): string[] {
+    return (this.stmt('SELECT path FROM files WHERE repo_id = ? ORDER BY path').all(repoId) as { path: string }[]).map((r) => r.path);
+  }
+
+  list(q: FileListQuery): { items: FileListItem[]; total: number } {
+    const params: unknown[] = [q.repoId];
+    let clause = 'WHERE f.repo_id = ?';
+    if (q.search) {
+      clause += " AND (f.name LIKE ? ESCAPE '\\' OR f.path LIKE ? ESCAPE '\\')";
+      const like = `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      params.push(like, like);
+    }
+    const total = (this.db.prepare(`SELECT count(*) AS n FROM files f ${clause}`).get(...params) as { n: number }).n;
+    const rows = this.db.prepare(
+      `SELECT f.*,
+         (SELECT json_group_array(DISTINCT coalesce(i.target_path, i.package, i.specifier)) FROM imports i WHERE i.file_id = f.id) AS deps,
+         (SELECT count(*) FROM symbols s WHERE s.file_id = f.id AND s.kind IN ('function', 'method')) AS fn_count,
+         (SELECT count(*) FROM symbols s WHERE s.file_id = f.id AND s.kind IN ('class', 'struct', 'interface', 'trait')) AS class_count,
+         (SELECT count(*) FROM symbols s WHERE s.file_id = f.id AND s.kind IN ('variable', 'constant')) AS var_count,
+         (SELECT count(*) FROM symbols s WHERE s.file_id = f.id) AS sym_count
+       FROM files f ${clause}
+       ORDER BY f.${ORDER_COLUMNS[q.orderBy]} ${q.order === 'asc' ? 'ASC' : 'DESC'}, f.path
+       LIMIT ? OFFSET ?`,
+    ).all(...params, q.limit, q.offset) as (FileRow & { deps: string; fn_count: number; class_count: number; var_count: number; sym_count: number })[];
+    return {
+      total,
+      items: rows.map((r) => ({
+        ...toRecord(r),
+        dependencies: (JSON.parse(r.deps) as (string | null)[]).filter((d): d is string => !!d),
+        functionCount: r.fn_count,
+        classCount: r.class_count,
+        variableCount: r.var_count,
+        symbolCount: r.sym_count,
+      })),
+    };
+  }
+
+  /** The file's text as indexed: chunks are contiguous and cover the whole file. */
+  content(fileId: number): string {
+    const rows = this.stmt('SELECT content FROM chunks WHERE file_id = ? ORDER BY seq').all(fileId) as { content: string }[];
+    return rows.map((r) => r.content).join('\n');
+  }
+
+  symbols(fileId: number): (ParsedSymbol & { id: number })[] {
+    const rows = this.stmt('SELECT * FROM symbols WHERE file_id = ? ORDER BY start_line').all(fileId) as {
+      id: number; name: string; kind: ParsedSymbol['kind']; parent: string | null; start_line: number; end_line: number;
+      exported: number; signature: string | null; doc: string | null;
+    }[];
+    return rows.map((r) => ({
+      id: r.id, name: r.name, kind: r.kind, parent: r.parent, startLine: r.start_line, endLine: r.end_line,
+      exported: r.exported === 1, signature: r.signature, doc: r.doc,
+    }));
+  }
+
+  imports(fileId: number): ParsedImport[] {
+    const rows = this.stmt('SELECT * FROM imports WHERE file_id = ? ORDER BY line, id').all(fileId) as {
+      specifier: string; kind: ParsedImport['kind']; type_only: number; target_path: string | null; package: string | null;
+      names: string | null; line: number;
+    }[];
+    return rows.map((r) => ({
+      specifier: r.specifier, kind: r.kind, typeOnly: r.type_only === 1, targetPath: r.target_path,
+      packageName: r.package, names: r.names ? (JSON.parse(r.names) as string[]) : [], line: r.line,
+    }));
+  }
+
+  /**
+   * Imports to resolve again after files were added or removed: local ones that did not resolve,
+   * and ones whose target file is gone.
+   */
+  staleImports(repoId: string): { id: number; filePath: string; specifier: string }[] {
+    return this.stmt(
+      `SELECT i.id, f.path AS filePath, i.specifier FROM imports i JOIN files f ON f.id = i.file_id
+       WHERE f.repo_id = ? AND (
+         (i.target_path IS NULL AND i.package IS NULL)
+         OR (i.target_path IS NOT NULL AND NOT EXISTS (SELECT 1 FROM files t WHERE t.repo_id = f.repo_id AND t.path = i.target_path)))`,
+    ).all(repoId) as { id: number; filePath: string; specifier: string }[];
+  }
+
+  setImportTarget(updates: { id: number; targetPath: string | null; packageName: string | null }[]): void {
+    const stmt = this.stmt('UPDATE imports SET target_path = ?, package = ? WHERE id = ?');
+    this.db.transaction(() => {
+      for (const u of updates) stmt.run(u.targetPath, u.packageName, u.id);
+    })();
+  }
+
+  /** The files imported by the most other files of the repository. */
+  mostImported(repoId: string, limit: number): { file_path: string; dependents: number }[] {
+    return this.stmt(
+      `SELECT i.target_path AS file_path, count(DISTINCT i.file_id) AS dependents FROM imports i JOIN files f ON f.id = i.file_id
+       WHERE f.repo_id = ? AND i.target_path IS NOT NULL GROUP BY i.target_path ORDER BY dependents DESC, file_path LIMIT ?`,
+    ).all(repoId, limit) as { file_path: string; dependents: number }[];
+  }
+
+  private readonly cache = new Map<string, Database.Statement<unknown[]>>();
+  private stmt(sql: string): Database.Statement<unknown[]> {
+    let s = this.cache.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.cache.set(sql, s);
+    }
+    return s;
+  }
+}

@@ -1,0 +1,15 @@
+import * as init from './001-init';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/**
+ * Numbered migrations, applied in order inside one transaction each. Never edit a released one:
+ * add the next number. (An old-schema database is kept in test/fixtures/db and opened by a test.)
+ */
+export const MIGRATIONS: Migration[] = [
+  { version: 1, name: 'init', sql: init.sql },
+];

@@ -1,0 +1,93 @@
+/** Domain records the engine hands to transports. Wire shapes are converted in transport/. */
+
+export type RepoSource = 'local' | 'git';
+export type RepoState = 'queued' | 'indexing' | 'ready' | 'failed' | 'missing';
+
+export interface RepoRecord {
+  id: string;
+  url: string;
+  name: string;
+  rootPath: string;
+  source: RepoSource;
+  branch: string | null;
+  visibility: 'private' | 'public';
+  state: RepoState;
+  updating: boolean;
+  active: boolean;
+  error: string | null;
+  filesTotal: number;
+  filesDone: number;
+  headCommit: string | null;
+  createdAt: string;
+  lastUpdated: string | null;
+}
+
+export interface FileRecord {
+  id: number;
+  uid: string;
+  repoId: string;
+  path: string;
+  name: string;
+  language: string | null;
+  size: number;
+  lines: number;
+  hash: string;
+  mtimeMs: number;
+  description: string | null;
+  indexedAt: string;
+}
+
+export type SymbolKind =
+  | 'function' | 'class' | 'method' | 'variable' | 'constant' | 'interface' | 'type' | 'enum' | 'module' | 'struct' | 'trait' | 'property';
+
+export interface ParsedSymbol {
+  name: string;
+  kind: SymbolKind;
+  parent: string | null;
+  startLine: number;
+  endLine: number;
+  exported: boolean;
+  signature: string | null;
+  doc: string | null;
+}
+
+export type ImportKind = 'import' | 'export' | 'export-all' | 'require' | 'dynamic' | 'include' | 'use';
+
+export interface ParsedImport {
+  specifier: string;
+  kind: ImportKind;
+  typeOnly: boolean;
+  /** Repository-relative path of the file it resolves to, when it resolves inside the repository. */
+  targetPath: string | null;
+  /** Package or module name when it does not resolve to a file in the repository. */
+  packageName: string | null;
+  names: string[];
+  line: number;
+}
+
+export interface ParsedChunk {
+  startLine: number;
+  endLine: number;
+  symbols: string[];
+  content: string;
+}
+
+export interface ParsedFile {
+  path: string;
+  language: string | null;
+  size: number;
+  lines: number;
+  hash: string;
+  mtimeMs: number;
+  description: string | null;
+  symbols: ParsedSymbol[];
+  imports: ParsedImport[];
+  chunks: ParsedChunk[];
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+  limit: number;
+  offset: number;
+}

@@ -1,0 +1,101 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import FindMyWay from 'find-my-way';
+import path from 'node:path';
+import fs from 'node:fs';
+import type { Engine } from '../../engine/engine';
+import { LoupeError } from '../../engine/errors';
+import { ErrorBody } from '../../../protocol/api/common';
+import { validatorCompiler } from './validation';
+import { errorBody, makeErrorHandler } from './errors';
+import { reposRoutes } from './routes/v2/repos';
+import { filesRoutes } from './routes/v2/files';
+
+export interface AppOptions {
+  /** Shown in the OpenAPI `servers` list. */
+  publicUrl?: string;
+  bodyLimit?: number;
+}
+
+export const API_VERSION = '2.0.0';
+
+/**
+ * Builds the HTTP application without listening: tests call it in-process with inject(), the CLI
+ * and the language server listen on 127.0.0.1.
+ */
+export async function createApp(engine: Engine, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
+    ajv: undefined,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setErrorHandler(makeErrorHandler(engine.log));
+  app.addSchema(ErrorBody);
+
+  // Remember every route so an unknown method on a known path is a 405, not a 404.
+  const known = FindMyWay();
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (method === 'HEAD' || known.hasRoute(method as never, route.url)) continue;
+      known.on(method as never, route.url, () => {});
+    }
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const pathname = request.url.split('?')[0];
+    const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => m !== request.method && known.find(m as never, pathname));
+    const error = allowed.length
+      ? new LoupeError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${pathname}; use ${allowed.join(', ')}`)
+      : new LoupeError('ROUTE_NOT_FOUND', `no route ${request.method} ${pathname}`);
+    if (allowed.length) reply.header('Allow', allowed.join(', '));
+    return reply.code(error.status).send(errorBody(error));
+  });
+
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config?.public || request.url.startsWith('/docs')) return;
+    if (!request.routeOptions.url) return; // not found: handled above
+    request.caller = engine.accounts.authenticate(request.headers['x-api-key'] as string | undefined);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Loupe — Code Intelligence API',
+        version: API_VERSION,
+        description: 'The Code Intelligence HTTP API (V2), served locally by Loupe over an index of your repositories.',
+      },
+      servers: options.publicUrl ? [{ url: options.publicUrl, description: 'This sidecar' }] : [],
+      components: {
+        securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A key UUID.' } },
+      },
+      security: [{ ApiKey: [] }],
+      tags: [
+        { name: 'repos', description: 'Indexing and listing repositories' },
+        { name: 'files', description: 'Files and their documentation' },
+      ],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    baseDir: swaggerUiStatic(),
+    uiConfig: { deepLinking: true },
+    staticCSP: true,
+  });
+  app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
+
+  await app.register(async (v2) => {
+    await reposRoutes(v2, engine);
+    await filesRoutes(v2, engine);
+  });
+  return app;
+}
+
+/** Swagger UI's assets come from node_modules (no CDN); in a packaged extension they sit beside dist/. */
+function swaggerUiStatic(): string | undefined {
+  const candidates = [path.join(__dirname, 'swagger-ui-static'), path.join(path.dirname(require.resolve('@fastify/swagger-ui')), 'static')];
+  return candidates.find((c) => fs.existsSync(c));
+}

@@ -1,0 +1,58 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ERROR_CODES, LoupeError, type ErrorCode } from '../../engine/errors';
+import type { Logger } from '../../engine/log';
+import { validationError } from './validation';
+
+/** Fastify's own error codes mapped to ours, so that every failure has the documented shape. */
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'VALIDATION_FAILED',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'VALIDATION_FAILED',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'BAD_REQUEST',
+  FST_ERR_BAD_URL: 'BAD_REQUEST',
+  FST_ERR_ASYNC_CONSTRAINT: 'BAD_REQUEST',
+};
+
+export function toLoupeError(error: unknown): LoupeError {
+  if (error instanceof LoupeError) return error;
+  const fe = error as FastifyError & { validation?: unknown[]; validationContext?: string };
+  if (fe.validation) return validationError(fe.validation as never, fe.validationContext ?? 'body');
+  if (fe.code && FASTIFY_CODES[fe.code]) {
+    const code = FASTIFY_CODES[fe.code];
+    const message = code === 'VALIDATION_FAILED' ? `body: ${fe.message.replace(/^Body /, '')}` : fe.message;
+    return new LoupeError(code, message);
+  }
+  if ((error as SyntaxError)?.name === 'SyntaxError' && fe.statusCode === 400) {
+    return new LoupeError('VALIDATION_FAILED', `body: is not valid JSON (${fe.message})`, { field: 'body' });
+  }
+  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    const code = (Object.keys(ERROR_CODES) as ErrorCode[]).find((c) => ERROR_CODES[c].status === fe.statusCode) ?? 'BAD_REQUEST';
+    return new LoupeError(code, fe.message);
+  }
+  return new LoupeError('INTERNAL', 'An unexpected error occurred; it was logged. Retry with backoff.');
+}
+
+export function errorBody(error: LoupeError) {
+  const details = error.details ?? {};
+  const { field, required, available, retry_after, ...rest } = details as Record<string, unknown>;
+  return {
+    status: 'error' as const,
+    message: error.message,
+    code: error.code,
+    ...(typeof field === 'string' ? { field } : {}),
+    ...(typeof required === 'number' ? { required } : {}),
+    ...(typeof available === 'number' ? { available } : {}),
+    ...(typeof retry_after === 'number' ? { retry_after } : {}),
+    ...(Object.keys(rest).length ? { details: rest } : {}),
+  };
+}
+
+export function makeErrorHandler(log: Logger) {
+  return (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const loupe = toLoupeError(error);
+    if (loupe.code === 'INTERNAL') log.error(`${request.method} ${request.routeOptions.url ?? request.url} failed:`, error as Error);
+    if (loupe.headers) reply.headers(loupe.headers);
+    return reply.code(loupe.status).type('application/json').send(errorBody(loupe));
+  };
+}

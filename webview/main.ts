@@ -1,0 +1,2 @@
+/** The search and research panel (issue 7). */
+export {};
