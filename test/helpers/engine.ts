@@ -1,0 +1,70 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { Engine, type EngineConfig } from '../../server/engine/engine';
+import { silentLogger } from '../../server/engine/log';
+import { createApp } from '../../server/transport/http/app';
+import { newId } from '../../server/engine/util/ids';
+
+export const FIXTURES = path.join(__dirname, '..', 'fixtures');
+
+/** A fresh temporary folder, removed when the process exits. */
+export function tempDir(prefix = 'loupe-test-'): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Copies a fixture workspace to a temp folder so tests may change it. */
+export function copyFixture(name: string): string {
+  const target = path.join(tempDir(`loupe-${name}-`), name);
+  fs.cpSync(path.join(FIXTURES, name), target, { recursive: true });
+  return target;
+}
+
+export interface TestEngine {
+  engine: Engine;
+  dataDir: string;
+  ownerId: string;
+  key: string;
+  close(): Promise<void>;
+}
+
+/** A real engine on a real SQLite file in a temp data dir, with an owner and a known key. */
+export function createTestEngine(config: Partial<EngineConfig> = {}): TestEngine {
+  const dataDir = config.dataDir ?? tempDir('loupe-data-');
+  const engine = new Engine({ dataDir, log: silentLogger, allowedRoots: [os.tmpdir(), FIXTURES], ...config });
+  const key = newId();
+  const { userId } = engine.accounts.ensureOwner(key);
+  return { engine, dataDir, ownerId: userId, key, close: () => engine.close() };
+}
+
+/** Registers a folder for the owner and waits until it is indexed. */
+export async function indexFolder(t: TestEngine, folder: string) {
+  const repo = t.engine.repos.registerLocalFolder(t.ownerId, folder);
+  await t.engine.queue.idle();
+  return t.engine.reposStore.get(repo.id)!;
+}
+
+export interface TestApp extends TestEngine {
+  app: FastifyInstance;
+  /** inject() with the owner's key. */
+  call(method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
+}
+
+export async function createTestApp(config: Partial<EngineConfig> = {}): Promise<TestApp> {
+  const t = createTestEngine(config);
+  const app = await createApp(t.engine);
+  await app.ready();
+  const call: TestApp['call'] = async (method, url, body, headers = {}) => {
+    const res = await app.inject({
+      method: method as never, url, payload: body as never,
+      headers: { 'x-api-key': t.key, ...headers },
+    });
+    let parsed: unknown = res.body;
+    try { parsed = JSON.parse(res.body); } catch { /* not JSON */ }
+    return { status: res.statusCode, body: parsed, headers: res.headers };
+  };
+  return { ...t, app, call, close: async () => { await app.close(); await t.engine.close(); } };
+}
