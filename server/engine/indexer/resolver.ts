@@ -1,13 +1,14 @@
 import ts from 'typescript';
 import fs from 'node:fs';
 import path from 'node:path';
+import { builtinModules } from 'node:module';
 
 export interface Resolution {
   targetPath: string | null;
   packageName: string | null;
 }
 
-const BUILTINS = new Set(require('node:module').builtinModules as string[]);
+const BUILTINS = new Set(builtinModules);
 
 /** `@scope/name/sub` → `@scope/name`; `name/sub` → `name`; `node:fs` → `node:fs`. */
 export function packageNameOf(specifier: string): string {
