@@ -3,7 +3,7 @@ import type { Db } from '../store/db';
 import { AccountsStore } from '../store/accounts-store';
 import { LoupeError } from '../errors';
 import { isUuid, newId, sha256 } from '../util/ids';
-import { planOf } from './plans';
+import { planAtLeast, planOf, type PlanName } from './plans';
 
 export interface Caller {
   userId: string;
@@ -94,6 +94,13 @@ export class Accounts {
     const plan = planOf(user?.plan ?? 'FREE');
     const used = this.store.creditsUsed(userId);
     return { tier: plan.name, credits_used: used, credits_remaining: Math.max(0, plan.credits - used), max_repos_allowed: plan.maxRepos };
+  }
+
+  /** Throws 403 PLAN_REQUIRED naming the plan needed when the caller's plan is below `minimum`. */
+  requirePlan(caller: Caller, minimum: PlanName, feature: string): void {
+    if (!planAtLeast(caller.plan, minimum)) {
+      throw new LoupeError('PLAN_REQUIRED', `${feature} needs the ${minimum} plan or higher; your plan is ${planOf(caller.plan).name}`);
+    }
   }
 
   /** Records the cost of a completed operation. Callers run it in the same transaction as the effect. */

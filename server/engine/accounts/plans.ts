@@ -18,3 +18,8 @@ export const PLANS: Record<PlanName, Plan> = {
 };
 
 export const planOf = (name: string): Plan => PLANS[name as PlanName] ?? PLANS.FREE;
+
+const RANK: Record<PlanName, number> = { FREE: 0, DEV: 1, PRO: 2, ENTERPRISE: 3 };
+
+/** True when `plan` is `minimum` or above. */
+export const planAtLeast = (plan: string, minimum: PlanName): boolean => RANK[planOf(plan).name] >= RANK[minimum];
