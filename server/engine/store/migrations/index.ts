@@ -1,4 +1,5 @@
 import * as init from './001-init';
+import * as analysis from './004-analysis';
 
 export interface Migration {
   version: number;
@@ -12,4 +13,5 @@ export interface Migration {
  */
 export const MIGRATIONS: Migration[] = [
   { version: 1, name: 'init', sql: init.sql },
+  { version: 4, name: 'analysis', sql: analysis.sql },
 ];
