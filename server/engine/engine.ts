@@ -4,6 +4,7 @@ import type { Logger } from './log';
 import { openDatabase, type Db } from './store/db';
 import { ReposStore } from './store/repos-store';
 import { FilesStore } from './store/files-store';
+import { A2aTasksStore } from './store/a2a-tasks-store';
 import { Accounts } from './accounts/accounts';
 import { Indexer, DEFAULT_INDEXER_OPTIONS, type IndexerOptions } from './indexer/indexer';
 import { IndexQueue } from './repos/index-queue';
@@ -28,6 +29,8 @@ export class Engine {
   readonly dataDir: string;
   readonly reposStore: ReposStore;
   readonly filesStore: FilesStore;
+  /** A2A tasks (the A2A transport's persistence). */
+  readonly a2aTasks: A2aTasksStore;
   readonly accounts: Accounts;
   readonly indexer: Indexer;
   readonly queue: IndexQueue;
@@ -42,6 +45,7 @@ export class Engine {
     this.db = openDatabase(path.join(this.dataDir, 'loupe.db'), this.log);
     this.reposStore = new ReposStore(this.db);
     this.filesStore = new FilesStore(this.db);
+    this.a2aTasks = new A2aTasksStore(this.db);
     this.accounts = new Accounts(this.db);
     const indexerOptions: IndexerOptions = {
       ...DEFAULT_INDEXER_OPTIONS,

@@ -1,5 +1,6 @@
 import * as init from './001-init';
 import * as analysis from './004-analysis';
+import * as a2aTasks from './005-a2a-tasks';
 
 export interface Migration {
   version: number;
@@ -14,4 +15,5 @@ export interface Migration {
 export const MIGRATIONS: Migration[] = [
   { version: 1, name: 'init', sql: init.sql },
   { version: 4, name: 'analysis', sql: analysis.sql },
+  { version: 5, name: 'a2a-tasks', sql: a2aTasks.sql },
 ];
