@@ -23,6 +23,8 @@ Options:
   --host ADDR         address to bind (default 127.0.0.1; anything else is reachable from other machines)
   --data-dir DIR      where the index lives (default $LOUPE_HOME or ~/.loupe)
   --allow DIR         another folder API callers may index (repeatable)
+  --allow-origin URL  a web origin whose pages may call the API (repeatable; none by default)
+  --allow-host NAME   another name the API may be reached by in the Host header (repeatable)
   --ignore GLOB       extra gitignore-style pattern to skip (repeatable)
   --max-file-size N   skip files larger than N bytes (default 1048576)
   --no-watch          do not watch the folder for changes
@@ -45,6 +47,8 @@ async function main(): Promise<void> {
         host: { type: 'string', default: '127.0.0.1' },
         'data-dir': { type: 'string' },
         allow: { type: 'string', multiple: true, default: [] },
+        'allow-origin': { type: 'string', multiple: true, default: [] },
+        'allow-host': { type: 'string', multiple: true, default: [] },
         ignore: { type: 'string', multiple: true, default: [] },
         'max-file-size': { type: 'string', default: String(1024 * 1024) },
         'no-watch': { type: 'boolean', default: false },
@@ -102,7 +106,7 @@ async function main(): Promise<void> {
 
   let sidecar;
   try {
-    sidecar = await startSidecar(engine, { host, port });
+    sidecar = await startSidecar(engine, { host, port, guard: { allowedOrigins: values['allow-origin'], allowedHosts: values['allow-host'] } });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     await engine.close();

@@ -9,13 +9,17 @@ import { LoupeError } from '../../engine/errors';
 import { ErrorBody } from '../../../protocol/api/common';
 import { validatorCompiler } from './validation';
 import { errorBody, makeErrorHandler } from './errors';
+import { installCreditHooks } from './context';
 import { reposRoutes } from './routes/v2/repos';
 import { filesRoutes } from './routes/v2/files';
+import { installGuard, serverLimits, type GuardOptions } from './guard';
 
 export interface AppOptions {
   /** Shown in the OpenAPI `servers` list. */
   publicUrl?: string;
   bodyLimit?: number;
+  /** Host/Origin allow-lists and request limits (see guard.ts). */
+  guard?: GuardOptions;
 }
 
 export const API_VERSION = '2.0.0';
@@ -30,10 +34,13 @@ export async function createApp(engine: Engine, options: AppOptions = {}): Promi
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     ajv: undefined,
+    ...serverLimits(options.guard),
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(makeErrorHandler(engine.log));
   app.addSchema(ErrorBody);
+  // First hook of all: Host, Origin and URL length are checked before authentication or routing.
+  app.decorate('streams', installGuard(app, options.guard));
 
   // Remember every route so an unknown method on a known path is a 405, not a 404.
   const known = FindMyWay();
@@ -58,6 +65,7 @@ export async function createApp(engine: Engine, options: AppOptions = {}): Promi
     if (!request.routeOptions.url) return; // not found: handled above
     request.caller = engine.accounts.authenticate(request.headers['x-api-key'] as string | undefined);
   });
+  installCreditHooks(app, engine);
 
   await app.register(swagger, {
     openapi: {
