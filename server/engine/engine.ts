@@ -5,7 +5,8 @@ import { openDatabase, type Db } from './store/db';
 import { ReposStore } from './store/repos-store';
 import { FilesStore } from './store/files-store';
 import { A2aTasksStore } from './store/a2a-tasks-store';
-import { Accounts } from './accounts/accounts';
+import { Accounts, type AccountsConfig } from './accounts/accounts';
+import type { History } from './accounts/history';
 import { Indexer, DEFAULT_INDEXER_OPTIONS, type IndexerOptions } from './indexer/indexer';
 import { IndexQueue } from './repos/index-queue';
 import { Repositories } from './repos/repositories';
@@ -18,6 +19,8 @@ export interface EngineConfig {
   allowedRoots?: string[];
   githubToken?: string;
   indexer?: Partial<IndexerOptions>;
+  /** Plans, costs, the owner's plan and balance, sign-up and mail settings (local defaults). */
+  accounts?: AccountsConfig;
 }
 
 /**
@@ -32,6 +35,8 @@ export class Engine {
   /** A2A tasks (the A2A transport's persistence). */
   readonly a2aTasks: A2aTasksStore;
   readonly accounts: Accounts;
+  /** Query history and conversations: `history.record(...)`, or through `accounts.settle({ history })`. */
+  readonly history: History;
   readonly indexer: Indexer;
   readonly queue: IndexQueue;
   readonly repos: Repositories;
@@ -46,7 +51,8 @@ export class Engine {
     this.reposStore = new ReposStore(this.db);
     this.filesStore = new FilesStore(this.db);
     this.a2aTasks = new A2aTasksStore(this.db);
-    this.accounts = new Accounts(this.db);
+    this.accounts = new Accounts(this.db, config.accounts);
+    this.history = this.accounts.history;
     const indexerOptions: IndexerOptions = {
       ...DEFAULT_INDEXER_OPTIONS,
       ...config.indexer,

@@ -1,9 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Db } from '../store/db';
-import { AccountsStore } from '../store/accounts-store';
-import { LoupeError } from '../errors';
-import { isUuid, newId, sha256 } from '../util/ids';
-import { planAtLeast, planOf, type PlanName } from './plans';
+import { AccountsStore, type KeyRow } from '../store/accounts-store';
+import { LoupeError, notFound } from '../errors';
+import { isUuid, newId, nowIso, sha256 } from '../util/ids';
+import { lowestPlanWith, planAtLeast, planTable, type DocDepth, type Plan, type PlanName } from './plans';
+import { Credits, type Charge, type Reservation, type Settled } from './credits';
+import { History } from './history';
 
 export interface Caller {
   userId: string;
@@ -19,17 +21,70 @@ export interface UsageMeta {
   max_repos_allowed: number;
 }
 
+/** Plans, costs and the owner's account, as configuration. Every field has a local default. */
+export interface AccountsConfig {
+  /** Overrides of the plan table (credits, maxRepos, depths, symbols). */
+  plans?: Partial<Record<PlanName, Partial<Omit<Plan, 'name'>>>>;
+  /** Credit cost per operation name (`search.run`, `files.list`, …), over the routes' defaults. */
+  costs?: Record<string, number>;
+  /** The machine owner's plan (default ENTERPRISE) and an explicit credit limit (default: the plan's). */
+  owner?: { plan?: PlanName; credits?: number };
+  /** The plan of users who sign up through the API (default FREE). */
+  signupPlan?: PlanName;
+  /** Lifetime of an agent credential (default 15 minutes). */
+  agentCredentialTtlMs?: number;
+}
+
+export interface KeyListItem {
+  key_id: string;
+  key: string;
+  kind: KeyRow['kind'];
+  state: KeyRow['state'];
+  primary: boolean;
+  created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+  disabled_at: string | null;
+}
+
+export interface AgentCredential {
+  key: string;
+  key_id: string;
+  expires_at: string;
+  expires_in: number;
+  parent_key_id: string;
+  rotated: boolean;
+}
+
 /** Masks a key for listings: the first 4 and last 4 characters only. */
 export const keyHint = (key: string) => `${key.slice(0, 4)}…${key.slice(-4)}`;
 
 const TOUCH_INTERVAL_MS = 60_000;
+const UNAUTHORIZED = 'X-API-Key is unknown, disabled, expired or not yet verified';
 
 export class Accounts {
   readonly store: AccountsStore;
+  readonly history: History;
+  readonly credits: Credits;
+  readonly plans: Record<PlanName, Plan>;
   private readonly lastTouched = new Map<string, number>();
 
-  constructor(private readonly db: Db) {
+  constructor(private readonly db: Db, readonly config: AccountsConfig = {}) {
     this.store = new AccountsStore(db);
+    this.history = new History(db);
+    this.plans = planTable(config.plans);
+    this.credits = new Credits(db, this.store, this.history, (userId) => this.allowance(userId));
+  }
+
+  planOf(name: string): Plan {
+    return this.plans[name as PlanName] ?? this.plans.FREE;
+  }
+
+  /** The credits a user may spend in total: their own limit when set, else their plan's. */
+  private allowance(userId: string): number {
+    const user = this.store.user(userId);
+    if (!user) return 0;
+    return user.credit_limit ?? this.planOf(user.plan).credits;
   }
 
   /**
@@ -44,18 +99,21 @@ export class Accounts {
       let owner = this.store.owner();
       if (!owner) {
         const id = newId();
-        this.store.insertUser({ id, email: null, display_name: 'Owner', plan: 'ENTERPRISE', is_owner: 1 });
+        this.store.insertUser({ id, email: null, display_name: 'Owner', plan: this.config.owner?.plan ?? 'ENTERPRISE', is_owner: 1 });
         owner = this.store.owner()!;
       }
+      if (this.config.owner?.plan && owner.plan !== this.config.owner.plan) this.store.setUserPlan(owner.id, this.config.owner.plan);
+      if (this.config.owner?.credits !== undefined) this.store.setCreditLimit(owner.id, this.config.owner.credits);
       if (seedKey) {
         const existing = this.store.keyByHash(sha256(seedKey.toLowerCase()));
         if (existing && existing.user_id !== owner.id) {
           throw new LoupeError('CONFLICT', 'LOUPE_API_KEY: this key belongs to another user');
         }
         if (!existing) this.addKey(owner.id, seedKey.toLowerCase(), 'active');
+        else if (existing.state !== 'active') this.store.setKeyState(existing.id, 'active');
         return { userId: owner.id, createdKey: null };
       }
-      const hasKey = this.store.keysOf(owner.id).some((k) => k.state === 'active');
+      const hasKey = this.store.keysOf(owner.id).some((k) => k.state === 'active' && k.kind === 'primary');
       if (hasKey) return { userId: owner.id, createdKey: null };
       const key = newId();
       this.addKey(owner.id, key, 'active');
@@ -63,9 +121,13 @@ export class Accounts {
     })();
   }
 
-  addKey(userId: string, plaintext: string, state: 'agent_pending' | 'active'): string {
+  addKey(userId: string, plaintext: string, state: 'agent_pending' | 'active', extra: Partial<Pick<KeyRow, 'kind' | 'expires_at' | 'parent_key_id' | 'is_primary'>> = {}): string {
     const id = newId();
-    this.store.insertKey({ id, user_id: userId, key_hash: sha256(plaintext), key_hint: keyHint(plaintext), state, is_primary: 1 });
+    this.store.insertKey({
+      id, user_id: userId, key_hash: sha256(plaintext.toLowerCase()), key_hint: keyHint(plaintext), state,
+      is_primary: extra.is_primary ?? (extra.kind && extra.kind !== 'primary' ? 0 : 1), kind: extra.kind ?? 'primary',
+      expires_at: extra.expires_at ?? null, parent_key_id: extra.parent_key_id ?? null,
+    });
     return id;
   }
 
@@ -76,11 +138,11 @@ export class Accounts {
     if (!isUuid(key)) throw new LoupeError('UNAUTHORIZED', 'X-API-Key is not a valid key');
     const hash = sha256(key);
     const row = this.store.keyByHash(hash);
-    if (!row || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex')) || row.state !== 'active') {
-      throw new LoupeError('UNAUTHORIZED', 'X-API-Key is unknown, disabled or not yet verified');
+    if (!row || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex')) || !this.usable(row)) {
+      throw new LoupeError('UNAUTHORIZED', UNAUTHORIZED);
     }
     const user = this.store.user(row.user_id);
-    if (!user) throw new LoupeError('UNAUTHORIZED', 'X-API-Key is unknown, disabled or not yet verified');
+    if (!user) throw new LoupeError('UNAUTHORIZED', UNAUTHORIZED);
     const now = Date.now();
     if ((this.lastTouched.get(row.id) ?? 0) + TOUCH_INTERVAL_MS < now) {
       this.lastTouched.set(row.id, now);
@@ -89,22 +151,120 @@ export class Accounts {
     return { userId: user.id, keyId: row.id, plan: user.plan, isOwner: user.is_owner === 1 };
   }
 
+  /** Active, not expired, and (for an agent credential) its parent key still active. */
+  private usable(row: KeyRow): boolean {
+    if (row.state !== 'active') return false;
+    if (row.expires_at && row.expires_at <= nowIso()) return false;
+    if (row.parent_key_id) {
+      const parent = this.store.key(row.parent_key_id);
+      if (!parent || !this.usable(parent)) return false;
+    }
+    return true;
+  }
+
   meta(userId: string): UsageMeta {
     const user = this.store.user(userId);
-    const plan = planOf(user?.plan ?? 'FREE');
-    const used = this.store.creditsUsed(userId);
-    return { tier: plan.name, credits_used: used, credits_remaining: Math.max(0, plan.credits - used), max_repos_allowed: plan.maxRepos };
+    const plan = this.planOf(user?.plan ?? 'FREE');
+    const balance = this.credits.balance(userId);
+    return { tier: plan.name, credits_used: balance.used, credits_remaining: balance.remaining, max_repos_allowed: plan.maxRepos };
   }
 
   /** Throws 403 PLAN_REQUIRED naming the plan needed when the caller's plan is below `minimum`. */
   requirePlan(caller: Caller, minimum: PlanName, feature: string): void {
     if (!planAtLeast(caller.plan, minimum)) {
-      throw new LoupeError('PLAN_REQUIRED', `${feature} needs the ${minimum} plan or higher; your plan is ${planOf(caller.plan).name}`);
+      throw new LoupeError('PLAN_REQUIRED', `${feature} needs the ${minimum} plan or higher; your plan is ${this.planOf(caller.plan).name}`);
     }
   }
 
-  /** Records the cost of a completed operation. Callers run it in the same transaction as the effect. */
+  /** Throws 403 PLAN_REQUIRED when the caller's plan does not include documentation depth `depth`. */
+  requireDepth(caller: Caller, depth: DocDepth): void {
+    const plan = this.planOf(caller.plan);
+    if (plan.depths.includes(depth)) return;
+    const needed = lowestPlanWith(this.plans, (p) => p.depths.includes(depth));
+    throw new LoupeError('PLAN_REQUIRED', `fields: the ${depth} depth needs the ${needed ?? 'a higher'} plan or higher; your plan is ${plan.name}`, { field: 'fields' });
+  }
+
+  /** Whether symbols are included for the caller (plans gate them; they are left out, not refused). */
+  includesSymbols(caller: Caller): boolean {
+    return this.planOf(caller.plan).symbols;
+  }
+
+  /** Throws 403 REPO_LIMIT_REACHED naming the plan needed when `count` repositories already fill the plan. */
+  checkRepoCap(caller: Caller, count: number): void {
+    const plan = this.planOf(caller.plan);
+    if (count < plan.maxRepos) return;
+    const needed = lowestPlanWith(this.plans, (p) => p.maxRepos > count);
+    throw new LoupeError('REPO_LIMIT_REACHED',
+      `the ${plan.name} plan allows ${plan.maxRepos} indexed repositories; ${needed ? `the ${needed} plan allows ${this.plans[needed].maxRepos}` : 'remove one first'}`);
+  }
+
+  /** The configured cost of an operation, or the route's default. */
+  costOf(operation: string, fallback: number): number {
+    return this.config.costs?.[operation] ?? fallback;
+  }
+
+  reserve(userId: string, credits: number, operation: string): Reservation {
+    return this.credits.reserve(userId, credits, operation);
+  }
+
+  /** Operation writes + charge + history row, one transaction. See Credits.settle. */
+  settle<T = undefined>(charge: Charge, effect?: () => T): Settled<T> {
+    return this.credits.settle(charge, effect);
+  }
+
+  /** Records the cost of a completed operation. Prefer settle(), which also checks the balance. */
   charge(userId: string, operation: string, credits: number): void {
-    if (credits > 0) this.store.recordCharge(userId, operation, credits);
+    this.settle({ userId, operation, credits });
+  }
+
+  // ---- keys ----
+
+  listKeys(userId: string): KeyListItem[] {
+    const now = nowIso();
+    return this.store.keysOf(userId).map((k) => ({
+      key_id: k.id, key: k.key_hint, kind: k.kind,
+      state: k.state === 'active' && k.expires_at && k.expires_at <= now ? 'disabled' : k.state,
+      primary: k.is_primary === 1, created_at: k.created_at, last_used_at: k.last_used_at, expires_at: k.expires_at, disabled_at: k.disabled_at,
+    }));
+  }
+
+  /** A new primary key; the previous primary key (and its agent credentials) stop working. */
+  regenerate(userId: string): { key: string; key_id: string; key_state: 'active'; replaced_key_ids: string[] } {
+    return this.db.transaction(() => {
+      const old = this.store.primaryKeys(userId).map((k) => k.id);
+      for (const id of old) this.store.disableKey(id);
+      const key = newId();
+      const keyId = this.addKey(userId, key, 'active');
+      return { key, key_id: keyId, key_state: 'active' as const, replaced_key_ids: old };
+    })();
+  }
+
+  /** Disables one of the caller's keys; another user's key id is a 404 (it does not exist for them). */
+  disableKey(userId: string, keyId: string): KeyListItem {
+    const row = isUuid(keyId) ? this.store.key(keyId.toLowerCase()) : undefined;
+    if (!row || row.user_id !== userId) throw notFound('key');
+    this.store.disableKey(row.id);
+    return this.listKeys(userId).find((k) => k.key_id === row.id)!;
+  }
+
+  /**
+   * A short-lived credential derived from the caller's key, usable as X-API-Key until it expires
+   * or its parent key is disabled. Each call mints a fresh one (only hashes are stored, so a live
+   * credential's plaintext cannot be handed out again); earlier ones stay valid until they expire
+   * unless `rotate` is set, which disables them at once.
+   */
+  agentCredential(caller: Caller, rotate: boolean): AgentCredential {
+    const ttl = this.config.agentCredentialTtlMs ?? 15 * 60_000;
+    return this.db.transaction(() => {
+      const callerKey = this.store.key(caller.keyId)!;
+      // An agent credential refreshes from its own parent, so chains never grow.
+      const parentId = callerKey.kind === 'agent' && callerKey.parent_key_id ? callerKey.parent_key_id : callerKey.id;
+      const live = this.store.liveAgentKeys(parentId, nowIso());
+      if (rotate) for (const k of live) this.store.disableKey(k.id);
+      const key = newId();
+      const expires = new Date(Date.now() + ttl).toISOString();
+      const keyId = this.addKey(caller.userId, key, 'active', { kind: 'agent', expires_at: expires, parent_key_id: parentId, is_primary: 0 });
+      return { key, key_id: keyId, expires_at: expires, expires_in: Math.round(ttl / 1000), parent_key_id: parentId, rotated: rotate && live.length > 0 };
+    })();
   }
 }

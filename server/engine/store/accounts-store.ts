@@ -8,6 +8,10 @@ export interface UserRow {
   plan: string;
   is_owner: number;
   created_at: string;
+  password_hash: string | null;
+  verified_at: string | null;
+  profile: string | null;
+  credit_limit: number | null;
 }
 
 export interface KeyRow {
@@ -20,7 +24,12 @@ export interface KeyRow {
   created_at: string;
   last_used_at: string | null;
   disabled_at: string | null;
+  kind: 'primary' | 'session' | 'agent';
+  expires_at: string | null;
+  parent_key_id: string | null;
 }
+
+export type NewKey = Pick<KeyRow, 'id' | 'user_id' | 'key_hash' | 'key_hint' | 'state' | 'is_primary'> & Partial<Pick<KeyRow, 'kind' | 'expires_at' | 'parent_key_id'>>;
 
 /** Users, API keys and the credit ledger. */
 export class AccountsStore {
@@ -34,15 +43,63 @@ export class AccountsStore {
     return this.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
   }
 
-  insertUser(user: Omit<UserRow, 'created_at'>): void {
-    this.db.prepare('INSERT INTO users (id, email, display_name, plan, is_owner, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(user.id, user.email, user.display_name, user.plan, user.is_owner, nowIso());
+  userByEmail(email: string): UserRow | undefined {
+    return this.db.prepare('SELECT * FROM users WHERE email = ?').get(email) as UserRow | undefined;
   }
 
-  insertKey(key: Pick<KeyRow, 'id' | 'user_id' | 'key_hash' | 'key_hint' | 'state' | 'is_primary'>): void {
+  insertUser(user: Pick<UserRow, 'id' | 'email' | 'display_name' | 'plan' | 'is_owner'> & Partial<Pick<UserRow, 'password_hash' | 'profile'>>): void {
+    this.db.prepare('INSERT INTO users (id, email, display_name, plan, is_owner, created_at, password_hash, profile) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(user.id, user.email, user.display_name, user.plan, user.is_owner, nowIso(), user.password_hash ?? null, user.profile ?? null);
+  }
+
+  setUserPlan(id: string, plan: string): void {
+    this.db.prepare('UPDATE users SET plan = ? WHERE id = ?').run(plan, id);
+  }
+
+  setCreditLimit(id: string, limit: number | null): void {
+    this.db.prepare('UPDATE users SET credit_limit = ? WHERE id = ?').run(limit, id);
+  }
+
+  setPassword(id: string, hash: string): void {
+    this.db.prepare('UPDATE users SET password_hash = ? WHERE id = ?').run(hash, id);
+  }
+
+  markVerified(id: string): void {
+    this.db.prepare('UPDATE users SET verified_at = coalesce(verified_at, ?) WHERE id = ?').run(nowIso(), id);
+  }
+
+  insertKey(key: NewKey): void {
     this.db.prepare(
-      'INSERT INTO api_keys (id, user_id, key_hash, key_hint, state, is_primary, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    ).run(key.id, key.user_id, key.key_hash, key.key_hint, key.state, key.is_primary, nowIso());
+      `INSERT INTO api_keys (id, user_id, key_hash, key_hint, state, is_primary, created_at, kind, expires_at, parent_key_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(key.id, key.user_id, key.key_hash, key.key_hint, key.state, key.is_primary, nowIso(), key.kind ?? 'primary',
+      key.expires_at ?? null, key.parent_key_id ?? null);
+  }
+
+  key(id: string): KeyRow | undefined {
+    return this.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as KeyRow | undefined;
+  }
+
+  setKeyState(id: string, state: KeyRow['state']): void {
+    this.db.prepare('UPDATE api_keys SET state = ? WHERE id = ?').run(state, id);
+  }
+
+  /** Disables a key and every key derived from it (agent credentials). */
+  disableKey(id: string): void {
+    const now = nowIso();
+    this.db.prepare(`UPDATE api_keys SET state = 'disabled', is_primary = 0, disabled_at = coalesce(disabled_at, ?)
+      WHERE id = ? OR parent_key_id = ?`).run(now, id, id);
+  }
+
+  /** The user's current primary keys (normally one). */
+  primaryKeys(userId: string): KeyRow[] {
+    return this.db.prepare("SELECT * FROM api_keys WHERE user_id = ? AND is_primary = 1 AND state != 'disabled'").all(userId) as KeyRow[];
+  }
+
+  /** Agent credentials minted from `parentId` that have not expired or been disabled. */
+  liveAgentKeys(parentId: string, now: string): KeyRow[] {
+    return this.db.prepare(`SELECT * FROM api_keys WHERE parent_key_id = ? AND kind = 'agent' AND state = 'active' AND expires_at > ?
+      ORDER BY expires_at DESC`).all(parentId, now) as KeyRow[];
   }
 
   keyByHash(hash: string): KeyRow | undefined {
@@ -59,6 +116,16 @@ export class AccountsStore {
 
   creditsUsed(userId: string): number {
     return (this.db.prepare('SELECT coalesce(sum(credits), 0) AS n FROM credit_ledger WHERE user_id = ?').get(userId) as { n: number }).n;
+  }
+
+  creditLimit(userId: string): number | null {
+    return (this.db.prepare('SELECT credit_limit FROM users WHERE id = ?').get(userId) as { credit_limit: number | null } | undefined)?.credit_limit ?? null;
+  }
+
+  /** Credits charged by operation since `since` (ISO), for usage statistics. */
+  chargesByOperation(userId: string, since: string): { operation: string; calls: number; credits: number }[] {
+    return this.db.prepare(`SELECT operation, count(*) AS calls, sum(credits) AS credits FROM credit_ledger
+      WHERE user_id = ? AND created_at >= ? GROUP BY operation ORDER BY credits DESC, operation`).all(userId, since) as never;
   }
 
   recordCharge(userId: string, operation: string, credits: number): void {

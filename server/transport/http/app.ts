@@ -10,6 +10,7 @@ import { ErrorBody } from '../../../protocol/api/common';
 import { validatorCompiler } from './validation';
 import { errorBody, makeErrorHandler } from './errors';
 import { installCreditHooks } from './context';
+import { installCreditHooks } from './context';
 import { reposRoutes } from './routes/v2/repos';
 import { filesRoutes } from './routes/v2/files';
 import { installGuard, serverLimits, type GuardOptions } from './guard';
@@ -65,6 +66,7 @@ export async function createApp(engine: Engine, options: AppOptions = {}): Promi
     if (!request.routeOptions.url) return; // not found: handled above
     request.caller = engine.accounts.authenticate(request.headers['x-api-key'] as string | undefined);
   });
+  installCreditHooks(app, engine);
   installCreditHooks(app, engine);
 
   await app.register(swagger, {

@@ -1,5 +1,7 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../../engine/accounts/accounts';
+import type { Reservation } from '../../engine/accounts/credits';
+import type { HistoryInput, HistoryRef } from '../../engine/accounts/history';
 import type { Engine } from '../../engine/engine';
 import { LoupeError } from '../../engine/errors';
 import type { Pagination } from '../../../protocol/api/common';
@@ -7,14 +9,18 @@ import type { Pagination } from '../../../protocol/api/common';
 declare module 'fastify' {
   interface FastifyRequest {
     caller?: Caller;
+    /** Credits set aside by the pre-check for this call; settled by ok() or released at the end. */
+    reservation?: Reservation;
   }
   interface FastifyContextConfig {
     /** True for routes that need no X-API-Key. */
     public?: boolean;
-    /** Credits charged when the operation succeeds. */
+    /** Credits charged when the operation succeeds (configuration may override per operation). */
     cost?: number;
     /** Name of the operation in the ledger and history. */
     operation?: string;
+    /** History category: when set, ok() writes a history row for every successful call. */
+    history?: string;
   }
 }
 
@@ -24,14 +30,63 @@ export function callerOf(request: FastifyRequest): Caller {
   return request.caller;
 }
 
+export const operationOf = (request: FastifyRequest): string =>
+  request.routeOptions.config?.operation ?? request.routeOptions.url ?? 'unknown';
+
+/** The cost of this route for this engine: configuration first, then the route's `config.cost`. */
+export const costOf = (engine: Engine, request: FastifyRequest): number =>
+  engine.accounts.costOf(operationOf(request), request.routeOptions.config?.cost ?? 0);
+
 /**
- * Sends the success envelope. When the route has a cost, the charge is written before the meta is
- * read, so meta reports the balance after this call.
+ * Credits are checked before the operation runs and charged when it succeeds. The pre-check
+ * reserves the route's cost (402 with `required` and `available` if it is not there, before any
+ * work); ok() (or a streaming route's own `engine.accounts.settle`) turns the reservation into a
+ * charge; whatever else happens (an error, a closed connection), the reservation is released.
  */
-export function ok<T>(engine: Engine, request: FastifyRequest, reply: FastifyReply, data: T, extra: { pagination?: Pagination; message?: string; cost?: number } = {}) {
+export function installCreditHooks(app: FastifyInstance, engine: Engine): void {
+  app.addHook('preHandler', async (request, reply) => {
+    if (!request.caller) return;
+    const cost = costOf(engine, request);
+    if (cost <= 0) return;
+    const reservation = engine.accounts.reserve(request.caller.userId, cost, operationOf(request));
+    request.reservation = reservation;
+    reply.raw.once('close', () => engine.accounts.credits.release(reservation));
+  });
+  app.addHook('onResponse', async (request) => {
+    if (request.reservation) engine.accounts.credits.release(request.reservation);
+  });
+}
+
+export interface OkExtra {
+  pagination?: Pagination;
+  message?: string;
+  /** Overrides the route's cost (a variable cost: research adds model usage). */
+  cost?: number;
+  /** History row fields; the category comes from `config.history` unless given here. */
+  history?: Partial<Omit<HistoryInput, 'userId' | 'credits'>>;
+  /** The operation's own writes, run in the same transaction as the charge (synchronous). */
+  effect?: () => void;
+}
+
+/**
+ * Sends the success envelope. The operation's writes (`effect`), the charge and the history row
+ * are one transaction, done before meta is read, so meta reports the balance after this call.
+ * Returns the reply; the history row's ids are on `reply.history` for routes that need them.
+ */
+export function ok<T>(engine: Engine, request: FastifyRequest, reply: FastifyReply, data: T, extra: OkExtra = {}) {
   const caller = request.caller;
-  const cost = extra.cost ?? request.routeOptions.config.cost ?? 0;
-  if (caller && cost > 0) engine.accounts.charge(caller.userId, request.routeOptions.config.operation ?? request.routeOptions.url ?? 'unknown', cost);
+  let history: HistoryRef | null = null;
+  if (caller) {
+    const category = extra.history?.category ?? request.routeOptions.config?.history;
+    const settled = engine.accounts.settle({
+      userId: caller.userId,
+      operation: operationOf(request),
+      credits: extra.cost ?? costOf(engine, request),
+      reservation: request.reservation,
+      history: category ? { durationMs: reply.elapsedTime, ...extra.history, category } : undefined,
+    }, extra.effect);
+    history = settled.history;
+  }
   const usage = caller ? engine.accounts.meta(caller.userId) : null;
   const meta = {
     updated_at: new Date().toISOString(),
@@ -39,6 +94,7 @@ export function ok<T>(engine: Engine, request: FastifyRequest, reply: FastifyRep
     credits_used: usage?.credits_used ?? 0,
     credits_remaining: usage?.credits_remaining ?? 0,
     ...(usage ? { max_repos_allowed: usage.max_repos_allowed } : {}),
+    ...(history ? { history_id: history.historyId, ...(history.conversationId ? { conversation_id: history.conversationId } : {}) } : {}),
   };
   return reply.send({ status: 'success', ...(extra.message ? { message: extra.message } : {}), data, ...(extra.pagination ? { pagination: extra.pagination } : {}), meta });
 }

@@ -1,5 +1,6 @@
 import * as init from './001-init';
 import * as analysis from './004-analysis';
+import * as accounts from './003-accounts';
 import * as a2aTasks from './005-a2a-tasks';
 
 export interface Migration {
@@ -14,6 +15,7 @@ export interface Migration {
  */
 export const MIGRATIONS: Migration[] = [
   { version: 1, name: 'init', sql: init.sql },
+  { version: 3, name: 'accounts', sql: accounts.sql },
   { version: 4, name: 'analysis', sql: analysis.sql },
   { version: 5, name: 'a2a-tasks', sql: a2aTasks.sql },
 ];

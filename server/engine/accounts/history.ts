@@ -1,0 +1,123 @@
+import type { Db } from '../store/db';
+import { HistoryStore, type HistoryRow } from '../store/history-store';
+import { LoupeError, notFound } from '../errors';
+import { isUuid, newId, nowIso } from '../util/ids';
+
+/** Categories the routes use today; others may be added (the column is free text). */
+export type HistoryCategory =
+  | 'search' | 'research' | 'repos' | 'files' | 'docs' | 'analysis' | 'chat' | 'code' | string;
+
+export interface HistoryInput {
+  userId: string;
+  category: HistoryCategory;
+  /** The operation name, as in the credit ledger (`search.run`, `files.list`, …). */
+  operation?: string;
+  /** What the caller asked (the search text, the file path, the chat message). */
+  query?: string | null;
+  repoIds?: string[];
+  /**
+   * Continue this conversation (must belong to the user, else 404). With `newConversation: true`
+   * a conversation is started and its id returned; otherwise the row stands alone.
+   */
+  conversationId?: string | null;
+  newConversation?: boolean;
+  /** One line describing the result ("12 results", "answer of 230 words"). */
+  summary?: string | null;
+  /** Optional structured result kept for the thread view (kept small by the caller). */
+  result?: unknown;
+  credits?: number;
+  durationMs?: number;
+}
+
+export interface HistoryRef {
+  historyId: string;
+  conversationId: string | null;
+}
+
+export interface HistoryItem {
+  history_id: string;
+  conversation_id: string | null;
+  category: string;
+  operation: string;
+  query: string | null;
+  repo_ids: string[];
+  summary: string | null;
+  result: unknown;
+  credits: number;
+  duration_ms: number;
+  created_at: string;
+}
+
+export const toHistoryItem = (r: HistoryRow): HistoryItem => ({
+  history_id: r.id, conversation_id: r.conversation_id, category: r.category, operation: r.operation, query: r.query,
+  repo_ids: JSON.parse(r.repo_ids) as string[], summary: r.summary, result: r.result === null ? null : JSON.parse(r.result),
+  credits: r.credits, duration_ms: r.duration_ms, created_at: r.created_at,
+});
+
+/**
+ * The per-user query history (`engine.history`). `record()` is synchronous and plain SQL, so it can
+ * run inside the transaction that charges for the operation (`Accounts.settle` calls it there).
+ */
+export class History {
+  readonly store: HistoryStore;
+
+  constructor(private readonly db: Db) {
+    this.store = new HistoryStore(db);
+  }
+
+  /** Checks that a conversation id given by a caller is theirs, before any work is done. */
+  assertConversation(userId: string, conversationId: string): void {
+    const row = isUuid(conversationId) ? this.store.conversation(conversationId.toLowerCase()) : undefined;
+    if (!row || row.user_id !== userId) throw notFound('conversation');
+  }
+
+  record(input: HistoryInput): HistoryRef {
+    return this.db.transaction((): HistoryRef => {
+      const now = nowIso();
+      let conversationId: string | null = null;
+      if (input.conversationId) {
+        this.assertConversation(input.userId, input.conversationId);
+        conversationId = input.conversationId.toLowerCase();
+        this.store.touchConversation(conversationId, now);
+      } else if (input.newConversation) {
+        conversationId = newId();
+        this.store.insertConversation({
+          id: conversationId, user_id: input.userId, title: input.query?.slice(0, 200) ?? null, created_at: now, updated_at: now,
+        });
+      }
+      const id = newId();
+      if (input.credits !== undefined && (!Number.isInteger(input.credits) || input.credits < 0)) {
+        throw new LoupeError('INTERNAL', `history credits must be a whole number >= 0, got ${input.credits}`);
+      }
+      this.store.insert({
+        id, user_id: input.userId, conversation_id: conversationId, seq: conversationId ? this.store.nextSeq(conversationId) : 0,
+        category: input.category, operation: input.operation ?? input.category, query: input.query ?? null,
+        repo_ids: JSON.stringify(input.repoIds ?? []), summary: input.summary ?? null,
+        result: input.result === undefined ? null : JSON.stringify(input.result),
+        credits: input.credits ?? 0, duration_ms: Math.max(0, Math.round(input.durationMs ?? 0)), created_at: now,
+      });
+      return { historyId: id, conversationId };
+    })();
+  }
+
+  list(userId: string, q: { limit: number; offset: number; from?: string; to?: string }) {
+    const { items, total } = this.store.list({ userId, ...q });
+    return { items: items.map(toHistoryItem), total };
+  }
+
+  get(userId: string, historyId: string): HistoryItem {
+    const row = isUuid(historyId) ? this.store.get(historyId.toLowerCase()) : undefined;
+    if (!row || row.user_id !== userId) throw notFound('history item');
+    return toHistoryItem(row);
+  }
+
+  /** The whole thread in order; 404 when the conversation is not the caller's. */
+  conversation(userId: string, conversationId: string) {
+    this.assertConversation(userId, conversationId);
+    const row = this.store.conversation(conversationId.toLowerCase())!;
+    return {
+      conversation_id: row.id, title: row.title, created_at: row.created_at, updated_at: row.updated_at,
+      items: this.store.thread(row.id).map(toHistoryItem),
+    };
+  }
+}
