@@ -1,0 +1,59 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { copyFixture, tempDir } from '../helpers/engine';
+import { startCli, waitFor } from '../helpers/cli';
+
+test('npm start: the real CLI indexes a folder, serves it on 127.0.0.1, follows edits, and stops cleanly on Ctrl-C', async () => {
+  const folder = copyFixture('ts-paths');
+  const dataDir = tempDir('loupe-cli-');
+  const key = '7d1c8a52-3f0e-4c1b-9a57-2f4f7e3b9c10';
+  const cli = await startCli([folder, '--port', '0', '--data-dir', dataDir], { LOUPE_API_KEY: key });
+  try {
+    assert.match(cli.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.equal(cli.key, key);
+    const get = async (p: string) => {
+      const res = await fetch(`${cli.url}${p}`, { headers: { 'x-api-key': key } });
+      return { status: res.status, body: await res.json() as any };
+    };
+    const repos = await waitFor(async () => {
+      const r = await get('/v2/repos');
+      return r.body.data?.[0]?.state === 'ready' && r;
+    }, 30_000, 'the folder to be indexed');
+    assert.equal(repos.body.data[0].url, fs.realpathSync(folder));
+    const repoId = repos.body.data[0].repo_id;
+    assert.match(cli.stderr(), /indexed ts-paths: \d+ added/);
+
+    const unauthorised = await fetch(`${cli.url}/v2/repos`);
+    assert.equal(unauthorised.status, 401);
+
+    // The watcher picks up a new file.
+    fs.writeFileSync(path.join(folder, 'src/lib/fresh.ts'), 'export const fresh = true;\n');
+    await waitFor(async () => (await get(`/v2/files/${repoId}?search=fresh`)).body.data.length === 1, 15_000, 'the new file to be indexed');
+
+    const openapi = await fetch(`${cli.url}/openapi.json`);
+    assert.equal(openapi.status, 200);
+    const docs = await fetch(`${cli.url}/docs/`);
+    assert.equal(docs.status, 200);
+    assert.match(await docs.text(), /swagger/i);
+  } finally {
+    cli.child.kill('SIGINT');
+  }
+  assert.equal(await cli.exited, 0, `CLI did not exit cleanly:\n${cli.stderr()}`);
+  assert.ok(fs.existsSync(path.join(dataDir, 'loupe.db')));
+});
+
+test('the CLI refuses bad arguments with a clear message', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { CLI } = await import('../helpers/cli');
+  const missing = spawnSync(process.execPath, [CLI, '/no/such/folder'], { encoding: 'utf8' });
+  assert.equal(missing.status, 2);
+  assert.match(missing.stderr, /is not a folder/);
+  const badPort = spawnSync(process.execPath, [CLI, '.', '--port', 'abc'], { encoding: 'utf8' });
+  assert.equal(badPort.status, 2);
+  assert.match(badPort.stderr, /--port must be/);
+  const badKey = spawnSync(process.execPath, [CLI, '.', '--data-dir', tempDir()], { encoding: 'utf8', env: { ...process.env, LOUPE_API_KEY: 'nope' } });
+  assert.equal(badKey.status, 2);
+  assert.match(badKey.stderr, /LOUPE_API_KEY: must be a UUID/);
+});

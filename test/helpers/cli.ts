@@ -1,0 +1,46 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export const ROOT = path.join(__dirname, '..', '..');
+export const CLI = path.join(ROOT, 'dist', 'cli.js');
+
+export interface RunningCli {
+  child: ChildProcess;
+  url: string;
+  key: string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Starts the real built CLI (dist/cli.js) like a user would, and waits for its address and key. */
+export async function startCli(args: string[], env: Record<string, string> = {}): Promise<RunningCli> {
+  if (!fs.existsSync(CLI)) throw new Error('dist/cli.js is missing: run `npm run build` first (npm test does)');
+  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (d) => { err += d; });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const ready = await new Promise<{ url: string; key: string }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`CLI did not start in time:\n${out}\n${err}`)), 30_000);
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const url = /^Loupe API: (\S+)$/m.exec(out)?.[1];
+      const key = /^API key: (\S+)$/m.exec(out)?.[1];
+      if (url && key) { clearTimeout(timer); resolve({ url, key }); }
+    });
+    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`CLI exited with ${code}:\n${out}\n${err}`)); });
+  });
+  return { child, ...ready, stderr: () => err, exited };
+}
+
+/** Polls until check() returns a truthy value or the time runs out. */
+export async function waitFor<T>(check: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 30_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
