@@ -121,3 +121,28 @@ export class History {
     };
   }
 }
+
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * Parses an inclusive range bound given by a caller. A bare date means the first instant of that
+ * day (`start`) or its last (`end`), UTC; a date-time without an offset is UTC. Anything else,
+ * including impossible dates (2024-02-30), is a 400 naming the field.
+ */
+export function parseTimeBound(value: string, field: string, side: 'start' | 'end'): string {
+  const m = ISO_8601.exec(value.trim());
+  const bad = () => new LoupeError('VALIDATION_FAILED', `${field}: must be an ISO 8601 date (YYYY-MM-DD) or date-time (YYYY-MM-DDTHH:MM:SSZ)`, { field });
+  if (!m) throw bad();
+  const [, y, mo, d, h, mi, s, frac, zone] = m;
+  const day = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
+  if (day.getUTCFullYear() !== Number(y) || day.getUTCMonth() !== Number(mo) - 1 || day.getUTCDate() !== Number(d)) throw bad();
+  if (h === undefined) {
+    return side === 'start' ? day.toISOString() : new Date(day.getTime() + 86_400_000 - 1).toISOString();
+  }
+  if (Number(h) > 23 || Number(mi) > 59 || Number(s ?? 0) > 59) throw bad();
+  const ms = (frac ?? '').padEnd(3, '0').slice(0, 3);
+  const offset = !zone || zone.toUpperCase() === 'Z' ? 'Z' : zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone;
+  const at = new Date(`${y}-${mo}-${d}T${h}:${mi}:${s ?? '00'}.${ms}${offset}`);
+  if (Number.isNaN(at.getTime())) throw bad();
+  return at.toISOString();
+}

@@ -13,6 +13,7 @@ import { installCreditHooks } from './context';
 import { installCreditHooks } from './context';
 import { reposRoutes } from './routes/v2/repos';
 import { filesRoutes } from './routes/v2/files';
+import { historyRoutes } from './routes/v2/history';
 import { installGuard, serverLimits, type GuardOptions } from './guard';
 
 export interface AppOptions {
@@ -85,6 +86,7 @@ export async function createApp(engine: Engine, options: AppOptions = {}): Promi
       tags: [
         { name: 'repos', description: 'Indexing and listing repositories' },
         { name: 'files', description: 'Files and their documentation' },
+        { name: 'history', description: 'Your operations and conversation threads' },
       ],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
@@ -100,6 +102,7 @@ export async function createApp(engine: Engine, options: AppOptions = {}): Promi
   await app.register(async (v2) => {
     await reposRoutes(v2, engine);
     await filesRoutes(v2, engine);
+    await historyRoutes(v2, engine);
   });
   return app;
 }

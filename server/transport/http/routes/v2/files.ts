@@ -26,11 +26,14 @@ export async function filesRoutes(fastify: FastifyInstance, engine: Engine): Pro
       querystring: ListFilesQuery,
       response: { 200: PagedEnvelope(Type.Array(FileItem)), ...errors(400, 401, 402, 404) },
     },
-    config: { cost: 1, operation: 'files.list' },
+    config: { cost: 1, operation: 'files.list', history: 'files' },
   }, async (request, reply) => {
     const repo = engine.repos.resolve(callerOf(request), request.params.repo_id);
     const q = request.query;
     const { items, total } = engine.files.list(repo, { limit: q.limit, offset: q.offset, orderBy: q.order_by as never, order: q.order, search: q.search });
-    return ok(engine, request, reply, items.map(toFileItem), { pagination: page(total, q.limit, q.offset) });
+    return ok(engine, request, reply, items.map(toFileItem), {
+      pagination: page(total, q.limit, q.offset),
+      history: { query: q.search ?? null, repoIds: [repo.id], summary: `${total} files` },
+    });
   });
 }

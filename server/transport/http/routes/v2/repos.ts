@@ -31,13 +31,16 @@ export async function reposRoutes(fastify: FastifyInstance, engine: Engine): Pro
       querystring: ListReposQuery,
       response: { 200: PagedEnvelope(Type.Array(Repo)), ...errors(400, 401, 402) },
     },
-    config: { cost: 1, operation: 'repos.list' },
+    config: { cost: 1, operation: 'repos.list', history: 'repos' },
   }, async (request, reply) => {
     const q = request.query;
     const { items, total } = engine.repos.list(callerOf(request), {
       scope: q.scope, search: q.search, limit: q.limit, offset: q.offset, orderBy: q.order_by as never, order: q.order,
     });
-    return ok(engine, request, reply, items.map(toRepo), { pagination: page(total, q.limit, q.offset) });
+    return ok(engine, request, reply, items.map(toRepo), {
+      pagination: page(total, q.limit, q.offset),
+      history: { query: q.search ?? null, repoIds: items.map((r) => r.id), summary: `${total} repositories` },
+    });
   });
 
   app.get('/v2/public/repos', {
@@ -63,7 +66,7 @@ export async function reposRoutes(fastify: FastifyInstance, engine: Engine): Pro
       body: IndexRequest,
       response: { 200: Envelope(IndexResult), ...errors(400, 401, 403) },
     },
-    config: { cost: 0, operation: 'repos.index' },
+    config: { cost: 0, operation: 'repos.index', history: 'repos' },
   }, async (request, reply) => {
     const outcome = await engine.repos.index(callerOf(request), request.body);
     const message = outcome.created ? 'indexing queued'
@@ -71,7 +74,7 @@ export async function reposRoutes(fastify: FastifyInstance, engine: Engine): Pro
     return ok(engine, request, reply, {
       repo: toRepo(outcome.repo), created: outcome.created, queued: outcome.queued,
       file_tree: outcome.fileTree, file_tree_total: outcome.fileTreeTotal,
-    }, { message });
+    }, { message, history: { query: request.body.url, repoIds: [outcome.repo.id], summary: message } });
   });
 
   app.post('/v2/repos/status', {
@@ -80,9 +83,11 @@ export async function reposRoutes(fastify: FastifyInstance, engine: Engine): Pro
       body: StatusRequest,
       response: { 200: Envelope(RepoStatus), ...errors(400, 401, 402, 404) },
     },
-    config: { cost: 1, operation: 'repos.status' },
+    config: { cost: 1, operation: 'repos.status', history: 'repos' },
   }, async (request, reply) => {
     const repo = engine.repos.status(callerOf(request), request.body.url);
-    return ok(engine, request, reply, toStatus(repo));
+    return ok(engine, request, reply, toStatus(repo), {
+      history: { query: request.body.url, repoIds: [repo.id], summary: `${repo.state}, ${repo.filesDone}/${repo.filesTotal} files` },
+    });
   });
 }
