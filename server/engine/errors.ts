@@ -8,6 +8,7 @@ export const ERROR_CODES = {
   BAD_REQUEST: { status: 400, summary: 'The request is well-formed but cannot be carried out as asked (business rule).' },
   NOT_A_REPOSITORY: { status: 400, summary: 'The URL or path to index is not a git repository or an existing folder.' },
   UNKNOWN_REPOSITORIES: { status: 400, summary: 'Some repository ids or URLs in the request are not indexed for this caller.' },
+  UNKNOWN_MODEL: { status: 400, summary: 'The `model` of a research request is not an available chat model (see GET /v2/models).' },
   UNAUTHORIZED: { status: 401, summary: 'X-API-Key is missing, unknown, disabled or expired.' },
   INSUFFICIENT_CREDITS: { status: 402, summary: 'The operation costs more credits than remain; nothing was charged.' },
   FORBIDDEN: { status: 403, summary: 'Authenticated, but not allowed (plan or ownership).' },

@@ -66,6 +66,8 @@ export interface OkExtra {
   history?: Partial<Omit<HistoryInput, 'userId' | 'credits'>>;
   /** The operation's own writes, run in the same transaction as the charge (synchronous). */
   effect?: () => void;
+  /** Route-specific meta fields (file docs: `processing`, `fields_applied`). */
+  meta?: Record<string, unknown>;
 }
 
 /**
@@ -95,6 +97,7 @@ export function ok<T>(engine: Engine, request: FastifyRequest, reply: FastifyRep
     credits_remaining: usage?.credits_remaining ?? 0,
     ...(usage ? { max_repos_allowed: usage.max_repos_allowed } : {}),
     ...(history ? { history_id: history.historyId, ...(history.conversationId ? { conversation_id: history.conversationId } : {}) } : {}),
+    ...extra.meta,
   };
   return reply.send({ status: 'success', ...(extra.message ? { message: extra.message } : {}), data, ...(extra.pagination ? { pagination: extra.pagination } : {}), meta });
 }
