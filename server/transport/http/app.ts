@@ -15,6 +15,7 @@ import { reposRoutes } from './routes/v2/repos';
 import { filesRoutes } from './routes/v2/files';
 import { historyRoutes } from './routes/v2/history';
 import { installGuard, serverLimits, type GuardOptions } from './guard';
+import { a2aRoutes } from '../a2a';
 
 export interface AppOptions {
   /** Shown in the OpenAPI `servers` list. */
@@ -87,6 +88,7 @@ export async function createApp(engine: Engine, options: AppOptions = {}): Promi
         { name: 'repos', description: 'Indexing and listing repositories' },
         { name: 'files', description: 'Files and their documentation' },
         { name: 'history', description: 'Your operations and conversation threads' },
+        { name: 'a2a', description: 'Agent-to-agent (A2A v0.3.0): the agent card; JSON-RPC at /a2a/jsonrpc and HTTP+JSON under /a2a/rest run these same operations' },
       ],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
@@ -104,6 +106,8 @@ export async function createApp(engine: Engine, options: AppOptions = {}): Promi
     await filesRoutes(v2, engine);
     await historyRoutes(v2, engine);
   });
+  // After the API routes: the A2A binding reads them (from the OpenAPI document) as its operations.
+  await a2aRoutes(app, engine, { publicUrl: options.publicUrl });
   return app;
 }
 

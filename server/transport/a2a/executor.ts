@@ -1,0 +1,157 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { Message, Part, TaskState } from '@a2a-js/sdk';
+import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
+import type { Logger } from '../../engine/log';
+import { LoupeError } from '../../engine/errors';
+import { errorBody } from '../http/errors';
+import { findOperation, type Operation } from './operations';
+import { invokeOperation, type OperationOutput } from './invoke';
+import { A2aUser } from './task-store';
+import { helpParts } from './help';
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The data part of a message that names an operation, if any. */
+export function operationPart(message: Message): Json | undefined {
+  for (const part of message.parts ?? []) {
+    if (part.kind === 'data' && isObject(part.data) && 'operationKey' in part.data) return part.data;
+  }
+  return undefined;
+}
+
+/** X-API-Key in a data part's headers, whatever its case. */
+export function headerKey(data: Json | undefined): string | undefined {
+  if (!data || !isObject(data.headers)) return undefined;
+  const entry = Object.entries(data.headers).find(([name]) => name.toLowerCase() === 'x-api-key');
+  return typeof entry?.[1] === 'string' ? entry[1] : undefined;
+}
+
+/**
+ * Runs the operation a message names and reports it as task events: submitted → working →
+ * completed (2xx/3xx) or failed (4xx/5xx), with the HTTP output as an artifact. NDJSON answers
+ * are forwarded line by line as chunks of one artifact while the route writes them. A message
+ * without an operation gets the list of operations and leaves the task input-required.
+ */
+export class OperationExecutor implements AgentExecutor {
+  private readonly running = new Map<string, { controller: AbortController; contextId: string }>();
+  private readonly canceled = new Set<string>();
+
+  constructor(private readonly app: FastifyInstance, private readonly operations: () => Operation[], private readonly log: Logger) {}
+
+  async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    const { taskId, contextId, userMessage } = ctx;
+    const agentMessage = (parts: Part[]): Message => ({ kind: 'message', role: 'agent', messageId: randomUUID(), taskId, contextId, parts });
+    const status = (state: TaskState, parts: Part[], final: boolean) => {
+      if (this.canceled.has(taskId)) return;
+      bus.publish({ kind: 'status-update', taskId, contextId, status: { state, message: agentMessage(parts), timestamp: new Date().toISOString() }, final });
+    };
+    if (!ctx.task) {
+      bus.publish({ kind: 'task', id: taskId, contextId, status: { state: 'submitted', timestamp: new Date().toISOString() }, history: [userMessage] });
+    }
+    const controller = new AbortController();
+    this.running.set(taskId, { controller, contextId });
+    try {
+      const data = operationPart(userMessage);
+      if (!data) {
+        status('input-required', helpParts(this.operations()), true);
+        return;
+      }
+      let output: OperationOutput;
+      let key = typeof data.operationKey === 'string' ? data.operationKey : '';
+      try {
+        const op = this.resolve(data);
+        key = op.key;
+        status('working', [{ kind: 'text', text: `Calling ${op.key}` }], false);
+        // The binding took the key from the request (and removed it from the stored message).
+        const apiKey = ctx.context?.user instanceof A2aUser ? ctx.context.user.apiKey : undefined;
+        output = await invokeOperation(this.app, {
+          operation: op, pathParams: data.pathParams as Json, query: data.query as Json, headers: data.headers as Json, body: data.body, apiKey,
+        }, controller.signal);
+      } catch (error) {
+        if (this.canceled.has(taskId)) return;
+        if (!(error instanceof LoupeError)) throw error;
+        output = { status: error.status, headers: { 'content-type': 'application/json; charset=utf-8' }, contentType: 'application/json', body: errorBody(error) };
+      }
+      const artifactId = `response-${randomUUID()}`;
+      const artifactName = key || 'operation';
+      if (output.lines) {
+        await this.forwardLines(output, artifactId, artifactName, taskId, contextId, bus, status);
+        return;
+      }
+      if (this.canceled.has(taskId)) return;
+      bus.publish({
+        kind: 'artifact-update', taskId, contextId, append: false, lastChunk: true,
+        artifact: { artifactId, name: artifactName, description: `HTTP ${output.status} ${output.contentType}`.trim(), parts: [{ kind: 'data', data: { status: output.status, headers: output.headers, body: output.body ?? null } }], metadata: { status: output.status } },
+      });
+      if (output.status >= 400) {
+        const message = isObject(output.body) && typeof output.body.message === 'string' ? output.body.message : `HTTP ${output.status}`;
+        status('failed', [{ kind: 'text', text: `${artifactName} failed with ${output.status}: ${message}` }, { kind: 'data', data: { status: output.status, error: output.body ?? null } }], true);
+      } else {
+        status('completed', [{ kind: 'text', text: `${artifactName} answered ${output.status}` }], true);
+      }
+    } catch (error) {
+      if (this.canceled.has(taskId)) return;
+      this.log.error(`A2A task ${taskId} failed:`, error as Error);
+      status('failed', [{ kind: 'text', text: 'An unexpected error occurred; it was logged. Retry with backoff.' }, { kind: 'data', data: errorBody(new LoupeError('INTERNAL', 'An unexpected error occurred; it was logged. Retry with backoff.')) }], true);
+    } finally {
+      this.running.delete(taskId);
+      this.canceled.delete(taskId);
+      bus.finished();
+    }
+  }
+
+  async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
+    const run = this.running.get(taskId);
+    this.canceled.add(taskId);
+    run?.controller.abort();
+    const contextId = run?.contextId ?? '';
+    bus.publish({
+      kind: 'status-update', taskId, contextId, final: true,
+      status: { state: 'canceled', timestamp: new Date().toISOString(), message: { kind: 'message', role: 'agent', messageId: randomUUID(), taskId, contextId, parts: [{ kind: 'text', text: 'Canceled; the operation was stopped.' }] } },
+    });
+  }
+
+  /** The operation a data part names, or a 400/404 in the HTTP error shape. */
+  private resolve(data: Json): Operation {
+    if (typeof data.operationKey !== 'string') throw new LoupeError('VALIDATION_FAILED', 'operationKey: must be a string like "GET /v2/repos"', { field: 'operationKey' });
+    for (const field of ['pathParams', 'query', 'headers'] as const) {
+      if (data[field] !== undefined && !isObject(data[field])) throw new LoupeError('VALIDATION_FAILED', `${field}: must be an object`, { field });
+    }
+    const op = findOperation(this.operations(), data.operationKey);
+    if (!op) {
+      throw new LoupeError('ROUTE_NOT_FOUND', `operationKey: no operation "${data.operationKey}"; send a text message (or read the agent card) for the list`, { field: 'operationKey' });
+    }
+    return op;
+  }
+
+  private async forwardLines(output: OperationOutput, artifactId: string, name: string, taskId: string, contextId: string, bus: ExecutionEventBus,
+    status: (state: TaskState, parts: Part[], final: boolean) => void): Promise<void> {
+    bus.publish({
+      kind: 'artifact-update', taskId, contextId, append: false, lastChunk: false,
+      artifact: { artifactId, name, description: `HTTP ${output.status} ${output.contentType}`, parts: [{ kind: 'data', data: { status: output.status, headers: output.headers } }], metadata: { status: output.status } },
+    });
+    let last: Json | undefined;
+    for await (const line of output.lines!) {
+      if (this.canceled.has(taskId)) return;
+      let event: Json;
+      try {
+        const parsed = JSON.parse(line) as unknown;
+        event = isObject(parsed) ? parsed : { type: 'invalid', line };
+      } catch {
+        event = { type: 'invalid', line };
+      }
+      last = event;
+      const terminal = event.type === 'done' || event.type === 'error';
+      bus.publish({ kind: 'artifact-update', taskId, contextId, append: true, lastChunk: terminal, artifact: { artifactId, name, parts: [{ kind: 'data', data: event }] } });
+    }
+    if (this.canceled.has(taskId)) return;
+    if (last?.type === 'done') {
+      status('completed', [{ kind: 'text', text: `${name} streamed to the end` }], true);
+    } else {
+      const message = last?.type === 'error' && typeof last.message === 'string' ? last.message : 'the stream ended without a done event';
+      status('failed', [{ kind: 'text', text: `${name} failed: ${message}` }, { kind: 'data', data: last ?? {} }], true);
+    }
+  }
+}

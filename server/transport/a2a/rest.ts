@@ -1,0 +1,114 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Task } from '@a2a-js/sdk';
+import { A2AError, ServerCallContext } from '@a2a-js/sdk/server';
+import type { A2aBinding } from './binding';
+import { REST_PATH } from './agent-card';
+import { eventToProto, sendParamsFromProto, taskToProto } from './rest-codec';
+import { validateMessageSendParams, validateTaskQueryParams } from './validate-params';
+
+/** HTTP statuses of A2A errors on the HTTP+JSON binding (as the SDK's own REST handler maps them). */
+function statusOf(code: number): number {
+  switch (code) {
+    case -32700: case -32600: case -32602: case -32003: case -32004: return 400;
+    case -32601: case -32001: case -32007: return 404;
+    case -32002: return 409;
+    default: return 500;
+  }
+}
+
+const toA2aError = (error: unknown) => (error instanceof A2AError ? error : A2AError.internalError('An unexpected error occurred; it was logged.'));
+
+function fail(reply: FastifyReply, error: unknown) {
+  const e = toA2aError(error);
+  return reply.code(statusOf(e.code)).type('application/json').send(e.toJSONRPCError());
+}
+
+/**
+ * The HTTP+JSON binding under /a2a/rest: the 0.3.0 paths (`/v1/message:send`, `/v1/tasks/{id}:cancel`
+ * …) with protobuf-JSON bodies, onto the same request handler as JSON-RPC. `{id}:action` is one
+ * path segment, so the task routes take the segment whole and split it.
+ */
+export async function restRoutes(app: FastifyInstance, binding: A2aBinding): Promise<void> {
+  const rh = binding.requestHandler;
+  // Errors Fastify raises before a handler runs (bad JSON, wrong content type) in the A2A error shape.
+  app.setErrorHandler((error, _request, reply) => {
+    const e = error as { statusCode?: number; message: string };
+    if ((error as Error).name === 'SyntaxError' || e.statusCode === 400) return fail(reply, A2AError.parseError(`Invalid JSON payload: ${e.message}`));
+    if (e.statusCode && e.statusCode < 500) return reply.code(e.statusCode).send(A2AError.invalidRequest(e.message).toJSONRPCError());
+    binding.log.error('A2A REST request failed:', error as Error);
+    return fail(reply, error);
+  });
+  const hidden = { schema: { hide: true }, config: { public: true } };
+  const contextFor = (header: unknown, params: unknown) => {
+    const context = new ServerCallContext(undefined, binding.identify(header as string | undefined, params));
+    binding.redactKeys(params);
+    return context;
+  };
+
+  app.post(`${REST_PATH}/v1/message::send`, hidden, async (request, reply) => {
+    try {
+      const params = sendParamsFromProto(request.body);
+      validateMessageSendParams(params);
+      const result = await rh.sendMessage(params as never, contextFor(request.headers['x-api-key'], params));
+      return reply.send(eventToProto(result as never));
+    } catch (error) {
+      return fail(reply, error);
+    }
+  });
+
+  app.post(`${REST_PATH}/v1/message::stream`, hidden, async (request, reply) => {
+    let params: Record<string, unknown>;
+    try {
+      params = sendParamsFromProto(request.body);
+      validateMessageSendParams(params);
+    } catch (error) {
+      return fail(reply, error);
+    }
+    const events = rh.sendMessageStream(params as never, contextFor(request.headers['x-api-key'], params));
+    return binding.stream(reply, events, (e) => eventToProto(e as never),
+      (error) => { const e = toA2aError(error); return { status: statusOf(e.code), body: e.toJSONRPCError() }; },
+      (error) => ({ event: 'error', body: toA2aError(error).toJSONRPCError() }));
+  });
+
+  const task = async (segment: string, method: 'GET' | 'POST', query: Record<string, unknown>, header: unknown, reply: FastifyReply) => {
+    const colon = segment.lastIndexOf(':');
+    const [id, action] = colon > 0 ? [segment.slice(0, colon), segment.slice(colon + 1)] : [segment, ''];
+    const metadata = typeof query.apiKey === 'string' ? { apiKey: query.apiKey } : undefined;
+    try {
+      if (action === 'subscribe') {
+        const params = { id, metadata };
+        const events = rh.resubscribe(params, contextFor(header, params));
+        return binding.stream(reply, events, (e) => eventToProto(e as never),
+          (error) => { const e = toA2aError(error); return { status: statusOf(e.code), body: e.toJSONRPCError() }; },
+          (error) => ({ event: 'error', body: toA2aError(error).toJSONRPCError() }));
+      }
+      if (action === 'cancel' && method === 'POST') {
+        const params = { id, metadata };
+        return reply.send(taskToProto(await rh.cancelTask(params, contextFor(header, params)) as Task as never));
+      }
+      if (action === '' && method === 'GET') {
+        const raw = query.historyLength ?? query.history_length;
+        const historyLength = raw === undefined ? undefined : /^-?\d+$/.test(String(raw)) ? Number(raw) : NaN;
+        const params = { id, historyLength, metadata };
+        if (Number.isNaN(historyLength)) throw A2AError.invalidParams('historyLength: must be a non-negative integer');
+        validateTaskQueryParams(params);
+        return reply.send(taskToProto(await rh.getTask(params, contextFor(header, params)) as never));
+      }
+      throw A2AError.methodNotFound(`${method} ${REST_PATH}/v1/tasks/${segment}`);
+    } catch (error) {
+      return fail(reply, error);
+    }
+  };
+  app.get(`${REST_PATH}/v1/tasks/:segment`, hidden, async (request, reply) =>
+    task((request.params as { segment: string }).segment, 'GET', request.query as Record<string, unknown>, request.headers['x-api-key'], reply));
+  app.post(`${REST_PATH}/v1/tasks/:segment`, hidden, async (request, reply) =>
+    task((request.params as { segment: string }).segment, 'POST', request.query as Record<string, unknown>, request.headers['x-api-key'], reply));
+
+  // Push notifications are not offered, and there is no authenticated extended card.
+  const pushUnsupported = async (_request: unknown, reply: FastifyReply) => fail(reply, A2AError.pushNotificationNotSupported());
+  app.post(`${REST_PATH}/v1/tasks/:segment/pushNotificationConfigs`, hidden, pushUnsupported);
+  app.get(`${REST_PATH}/v1/tasks/:segment/pushNotificationConfigs`, hidden, pushUnsupported);
+  app.get(`${REST_PATH}/v1/tasks/:segment/pushNotificationConfigs/:configId`, hidden, pushUnsupported);
+  app.delete(`${REST_PATH}/v1/tasks/:segment/pushNotificationConfigs/:configId`, hidden, pushUnsupported);
+  app.get(`${REST_PATH}/v1/card`, hidden, async (_request, reply) => fail(reply, A2AError.authenticatedExtendedCardNotConfigured()));
+}
