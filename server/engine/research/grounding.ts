@@ -1,0 +1,211 @@
+/**
+ * Turns search hits into the grounding every model answers from: the files, the symbols in them
+ * that bear on the question (with signatures and line ranges), a short excerpt of each, and the
+ * edges between them (who imports whom, which function calls which). Generative models get it in
+ * their prompt; the built-in model composes its answer from it directly.
+ */
+import type { ResearchStore } from '../store/research-store';
+import type { SymbolKind } from '../types';
+import { splitIdentifier } from '../util/words';
+
+export interface ResearchHit {
+  repoId: string;
+  repoName: string;
+  filePath: string;
+  startLine?: number | null;
+  endLine?: number | null;
+  score: number;
+}
+
+export interface GroundingSymbol {
+  name: string;
+  kind: SymbolKind;
+  parent: string | null;
+  startLine: number;
+  endLine: number;
+  signature: string | null;
+  doc: string | null;
+  exported: boolean;
+  /** How many of the question's words the symbol's name, signature or doc contain. */
+  relevance: number;
+}
+
+export interface GroundingFile {
+  repoId: string;
+  repoName: string;
+  path: string;
+  language: string | null;
+  lines: number;
+  description: string | null;
+  excerpt: { startLine: number; endLine: number; text: string } | null;
+  symbols: GroundingSymbol[];
+}
+
+export interface GroundingEdge {
+  kind: 'imports' | 'calls';
+  fromPath: string;
+  fromSymbol: string | null;
+  /** The line of the import statement, or where the caller starts. */
+  fromLine: number;
+  toPath: string;
+  toSymbol: string | null;
+  toLine: number | null;
+}
+
+export interface GroundingContext {
+  question: string;
+  /** Best first. */
+  files: GroundingFile[];
+  edges: GroundingEdge[];
+}
+
+export interface GroundingLimits {
+  maxFiles: number;
+  maxSymbolsPerFile: number;
+  maxExcerptLines: number;
+  maxEdges: number;
+  maxImporters: number;
+}
+
+export const DEFAULT_GROUNDING_LIMITS: GroundingLimits = { maxFiles: 8, maxSymbolsPerFile: 6, maxExcerptLines: 24, maxEdges: 24, maxImporters: 12 };
+
+const STOPWORDS = new Set(('the and for are but not you all any can her was one our out has how what when where which who why does do is it in of on to a an be by '
+  + 'this that with from into use used using get set there their they them then than its also code file files function functions work works find show me '
+  + 'should would could about like make made way').split(' '));
+
+/** The question's content words, lower-cased, identifiers split into sub-words as the index does. */
+export function questionWords(question: string): Set<string> {
+  const words = new Set<string>();
+  for (const token of question.match(/[A-Za-z_$][A-Za-z0-9_$]*/g) ?? []) {
+    for (const w of [token.toLowerCase(), ...splitIdentifier(token)]) {
+      const stem = w.replace(/(ies|es|s)$/, (m) => (m === 'ies' ? 'y' : '')); // "shapes" finds "shape"
+      if (w.length >= 3 && !STOPWORDS.has(w)) words.add(w).add(stem);
+    }
+  }
+  return words;
+}
+
+function relevance(words: Set<string>, s: { name: string; signature: string | null; doc: string | null }): number {
+  const nameWords = new Set([s.name.toLowerCase(), ...splitIdentifier(s.name)]);
+  const text = `${s.signature ?? ''} ${s.doc ?? ''}`.toLowerCase();
+  let score = 0;
+  for (const w of words) {
+    if (nameWords.has(w)) score += 2;
+    else if (w.length >= 4 && text.includes(w)) score += 1;
+  }
+  return score;
+}
+
+const CALLABLE: ReadonlySet<SymbolKind> = new Set(['function', 'method', 'constant', 'variable', 'class']);
+const FUNCTION_KINDS: ReadonlySet<SymbolKind> = new Set(['function', 'method', 'class']);
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+export function buildGroundingContext(store: ResearchStore, question: string, hits: ResearchHit[], limits: GroundingLimits = DEFAULT_GROUNDING_LIMITS): GroundingContext {
+  const words = questionWords(question);
+  const seen = new Map<string, ResearchHit>();
+  for (const hit of hits) {
+    const key = `${hit.repoId}\0${hit.filePath}`;
+    if (!seen.has(key)) seen.set(key, hit);
+    if (seen.size >= limits.maxFiles) break;
+  }
+
+  const files: GroundingFile[] = [];
+  const edges: GroundingEdge[] = [];
+  const edgeKeys = new Set<string>();
+  const addEdge = (e: GroundingEdge) => {
+    const key = `${e.kind}|${e.fromPath}|${e.fromSymbol}|${e.toPath}|${e.toSymbol}`;
+    if (edgeKeys.has(key) || edges.length >= limits.maxEdges) return;
+    edgeKeys.add(key);
+    edges.push(e);
+  };
+
+  for (const hit of seen.values()) {
+    const row = store.file(hit.repoId, hit.filePath);
+    if (!row) continue; // removed since the search ran
+    const all = store.symbols(row.id);
+    const inHit = (s: { startLine: number; endLine: number }) =>
+      hit.startLine != null && hit.endLine != null && s.startLine <= hit.endLine && s.endLine >= hit.startLine;
+    const scored = all.map((s) => ({ ...s, relevance: relevance(words, s) + (inHit(s) ? 1 : 0) }));
+    let chosen = scored.filter((s) => s.relevance > 0);
+    if (!chosen.length) chosen = scored.filter((s) => s.exported && s.parent === null);
+    chosen = chosen.sort((a, b) => b.relevance - a.relevance || a.startLine - b.startLine).slice(0, limits.maxSymbolsPerFile)
+      .sort((a, b) => a.startLine - b.startLine);
+
+    const best = [...chosen].sort((a, b) => b.relevance - a.relevance)[0];
+    const range = hit.startLine != null && hit.endLine != null && (!best || best.relevance <= 1)
+      ? { start: hit.startLine, end: hit.endLine }
+      : best ? { start: best.doc ? Math.max(1, best.startLine - 1) : best.startLine, end: best.endLine } : { start: 1, end: row.lines };
+    const end = Math.min(range.end, range.start + limits.maxExcerptLines - 1, row.lines);
+    const text = store.lines(row.id, range.start, end).join('\n');
+    files.push({
+      repoId: row.repoId, repoName: hit.repoName, path: row.path, language: row.language, lines: row.lines,
+      description: row.description, excerpt: text.trim() ? { startLine: range.start, endLine: end, text } : null, symbols: chosen,
+    });
+    collectEdges(store, row.id, row.path, row.repoId, all, addEdge);
+  }
+
+  // One hop out: who uses the files we found, and through which calls.
+  for (const repoId of new Set(files.map((f) => f.repoId))) {
+    const paths = files.filter((f) => f.repoId === repoId).map((f) => f.path);
+    const found = new Set(paths);
+    const importers = store.importersOf(repoId, paths, limits.maxImporters * 4).filter((i) => !found.has(i.path));
+    for (const importer of importers.slice(0, limits.maxImporters)) {
+      const row = store.file(repoId, importer.path);
+      if (row) collectEdges(store, row.id, row.path, repoId, store.symbols(row.id), addEdge, new Set(paths));
+    }
+  }
+  return { question, files, edges };
+}
+
+/**
+ * Edges out of one file: its imports of other repository files, and the calls its functions make
+ * to what it imports or to its own functions (a call is the name followed by `(`, or passed on as a
+ * value, inside the caller's line range). `onlyTargets` keeps just the edges into those paths.
+ */
+function collectEdges(
+  store: ResearchStore, fileId: number, path: string, repoId: string, symbols: { name: string; kind: SymbolKind; startLine: number; endLine: number; parent: string | null }[],
+  add: (e: GroundingEdge) => void, onlyTargets?: Set<string>,
+): void {
+  const imports = store.localImports(fileId).filter((i) => !onlyTargets || onlyTargets.has(i.targetPath!));
+  const callers = symbols.filter((s) => s.kind === 'function' || s.kind === 'method' || (s.kind === 'constant' && s.endLine > s.startLine));
+  const bodies = new Map(callers.map((s) => [s, store.lines(fileId, s.startLine, s.endLine).join('\n')]));
+  const targets: { name: string; toPath: string; toLine: number | null; callable: boolean }[] = [];
+  for (const imp of imports) {
+    add({ kind: 'imports', fromPath: path, fromSymbol: null, fromLine: imp.line, toPath: imp.targetPath!, toSymbol: null, toLine: null });
+    for (const name of imp.names) {
+      if (name === '*' || name === 'default') continue;
+      targets.push({ name, ...locate(store, repoId, imp.targetPath!, name) });
+    }
+  }
+  if (!onlyTargets) {
+    for (const s of symbols) if (s.parent === null && CALLABLE.has(s.kind)) targets.push({ name: s.name, toPath: path, toLine: s.startLine, callable: FUNCTION_KINDS.has(s.kind) });
+  }
+  for (const [caller, body] of bodies) {
+    // Skip the caller's own declaration line so a function does not "call" itself by being declared.
+    const rest = body.split('\n').slice(1).join('\n');
+    for (const t of targets) {
+      if (t.name === caller.name && t.toPath === path) continue;
+      const name = escapeRe(t.name);
+      // A call, or a function handed on as a value (`shapes.map(area)`); constants only count when called.
+      const pattern = t.callable ? `(?<![\\w$.])${name}\\s*\\(|[(,]\\s*${name}\\s*[),]` : `(?<![\\w$.])${name}\\s*\\(`;
+      if (new RegExp(pattern).test(rest)) {
+        add({ kind: 'calls', fromPath: path, fromSymbol: caller.name, fromLine: caller.startLine, toPath: t.toPath, toSymbol: t.name, toLine: t.toLine });
+      }
+    }
+  }
+}
+
+/** Where `name` is defined: in the imported file, or one re-export further (barrel files). */
+function locate(store: ResearchStore, repoId: string, targetPath: string, name: string): { toPath: string; toLine: number | null; callable: boolean } {
+  const row = store.file(repoId, targetPath);
+  if (!row) return { toPath: targetPath, toLine: null, callable: false };
+  const own = store.symbols(row.id).find((s) => s.name === name && s.parent === null);
+  if (own) return { toPath: targetPath, toLine: own.startLine, callable: FUNCTION_KINDS.has(own.kind) };
+  for (const re of store.localImports(row.id)) {
+    if ((re.kind !== 'export' && re.kind !== 'export-all') || !(re.names.includes(name) || re.names.includes('*'))) continue;
+    const next = store.file(repoId, re.targetPath!);
+    const sym = next && store.symbols(next.id).find((s) => s.name === name && s.parent === null);
+    if (sym) return { toPath: re.targetPath!, toLine: sym.startLine, callable: FUNCTION_KINDS.has(sym.kind) };
+  }
+  return { toPath: targetPath, toLine: null, callable: false };
+}

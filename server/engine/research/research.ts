@@ -1,0 +1,185 @@
+/**
+ * Research: a search, then an answer streamed from a chat model grounded in what the search found.
+ * `prepare()` does everything that may refuse the request (unknown model 400, someone else's
+ * conversation 404, too few credits 402) before a byte is streamed; `run()` yields the events.
+ */
+import { LoupeError } from '../errors';
+import type { Logger } from '../log';
+import type { ResearchStore } from '../store/research-store';
+import { buildGroundingContext, type GroundingContext, type ResearchHit } from './grounding';
+import { abortError, type ChatMessage, type ChatUsage } from './model-provider';
+import type { ModelRegistry, ResolvedModel } from './model-registry';
+import { buildPrompt } from './prompt';
+
+/** What the search half hands over: its wire answer for the `search` line, and the hits to ground on. */
+export interface ResearchSearchOutcome {
+  results: unknown[];
+  total: number;
+  meta: Record<string, unknown>;
+  hits: ResearchHit[];
+}
+
+export interface ContextFile {
+  repo_id: string;
+  repo_name: string;
+  file_path: string;
+  start_line: number | null;
+  end_line: number | null;
+}
+
+export type ResearchEvent =
+  | { type: 'search'; results: unknown[]; total: number; meta: Record<string, unknown> }
+  | { type: 'chunk'; text: string }
+  | {
+    type: 'done'; model: string; context_files: ContextFile[];
+    usage: { input_tokens: number; output_tokens: number; estimated: boolean };
+    credits_used: number; conversation_id: string | null; history_id: string | null;
+  };
+
+/**
+ * The parts of the accounts service research needs, written structurally so that the engine's
+ * `Accounts` satisfies it as is (reserve → settle with a history row in one transaction).
+ */
+export interface ResearchAccounts {
+  reserve(userId: string, credits: number, operation: string): unknown;
+  settle(charge: {
+    userId: string; operation: string; credits: number; reservation?: any; capAtBalance?: boolean;
+    history?: { category: string; query?: string | null; repoIds?: string[]; conversationId?: string | null; newConversation?: boolean; summary?: string | null; result?: unknown; durationMs?: number };
+  }): { charged: number; history: { historyId: string; conversationId: string | null } | null };
+  release?(reservation: any): void;
+  /** The caller's earlier turns of a conversation, oldest first; 404 when it is not theirs. */
+  conversationTurns(userId: string, conversationId: string): { query: string | null; result: unknown; category: string }[];
+}
+
+export interface ResearchRequest {
+  userId: string;
+  question: string;
+  model?: string | null;
+  conversationId?: string | null;
+  repoIds?: string[];
+  /** Runs the search with the caller's request; research grounds on its hits. */
+  search: (signal: AbortSignal) => Promise<ResearchSearchOutcome>;
+}
+
+export const RESEARCH_SEARCH_COST = 5;
+export const RESEARCH_OPERATION = 'search.research';
+/** The answer kept in history, for the thread view and to feed follow-ups. */
+const KEPT_ANSWER_CHARS = 16_000;
+
+export function usageCredits(usage: ChatUsage, creditsPer1kTokens: number): number {
+  if (creditsPer1kTokens <= 0) return 0;
+  return Math.ceil(((usage.inputTokens + usage.outputTokens) / 1000) * creditsPer1kTokens);
+}
+
+export class Research {
+  constructor(
+    private readonly store: ResearchStore,
+    readonly models: ModelRegistry,
+    private readonly accounts: ResearchAccounts | null,
+    private readonly log: Logger,
+  ) {}
+
+  async prepare(request: ResearchRequest): Promise<PreparedResearch> {
+    const model = await this.models.resolve(request.model);
+    const history = request.conversationId && this.accounts
+      ? turnsToMessages(this.accounts.conversationTurns(request.userId, request.conversationId))
+      : [];
+    const reservation = this.accounts?.reserve(request.userId, RESEARCH_SEARCH_COST, RESEARCH_OPERATION) ?? null;
+    return new PreparedResearch(this.store, this.accounts, this.log, request, model, history, reservation);
+  }
+}
+
+function turnsToMessages(turns: { query: string | null; result: unknown; category: string }[]): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  for (const t of turns) {
+    if (t.category !== 'research' || !t.query) continue;
+    out.push({ role: 'user', content: t.query });
+    const answer = (t.result as { answer?: unknown } | null)?.answer;
+    if (typeof answer === 'string' && answer) out.push({ role: 'assistant', content: answer });
+  }
+  return out;
+}
+
+export class PreparedResearch {
+  private settled = false;
+
+  constructor(
+    private readonly store: ResearchStore,
+    private readonly accounts: ResearchAccounts | null,
+    private readonly log: Logger,
+    readonly request: ResearchRequest,
+    readonly model: ResolvedModel,
+    readonly history: ChatMessage[],
+    private readonly reservation: unknown,
+  ) {}
+
+  /** Gives back the reserved credits when the run never starts (or fails before charging). */
+  cancel(): void {
+    if (!this.settled && this.reservation && this.accounts?.release) this.accounts.release(this.reservation);
+    this.settled = true;
+  }
+
+  /**
+   * Yields `search`, then `chunk`s as the model writes, then `done`. Throws on failure (the
+   * transport turns it into the terminal `error` line); an aborted signal throws an AbortError.
+   * The search is charged only when the answer completes; a failed or abandoned one costs nothing.
+   */
+  async *run(signal: AbortSignal): AsyncGenerator<ResearchEvent> {
+    const started = Date.now();
+    try {
+      const outcome = await this.request.search(signal);
+      if (signal.aborted) throw abortError(signal);
+      yield { type: 'search', results: outcome.results, total: outcome.total, meta: outcome.meta };
+
+      const context: GroundingContext = buildGroundingContext(this.store, this.request.question, outcome.hits);
+      const { info, provider } = this.model;
+      const messages = buildPrompt(context, this.history, { contextWindow: info.contextWindow, maxOutput: info.maxOutput });
+      let answer = '';
+      let usage: ChatUsage | null = null;
+      for await (const event of provider.chat({ model: info.id, messages, context, maxOutputTokens: info.maxOutput, signal })) {
+        if (event.type === 'text') {
+          answer += event.text;
+          yield { type: 'chunk', text: event.text };
+        } else {
+          usage = event.usage;
+        }
+      }
+      if (signal.aborted) throw abortError(signal);
+      if (!usage) throw new LoupeError('SERVICE_UNAVAILABLE', `chat model: ${info.id} ended without reporting usage`);
+
+      const contextFiles: ContextFile[] = context.files.map((f) => ({
+        repo_id: f.repoId, repo_name: f.repoName, file_path: f.path, start_line: f.excerpt?.startLine ?? null, end_line: f.excerpt?.endLine ?? null,
+      }));
+      const credits = RESEARCH_SEARCH_COST + usageCredits(usage, info.creditsPer1kTokens);
+      let charged = credits;
+      let ref: { historyId: string; conversationId: string | null } | null = null;
+      if (this.accounts) {
+        const settled = this.accounts.settle({
+          userId: this.request.userId, operation: RESEARCH_OPERATION, credits, reservation: this.reservation,
+          // The answer has been delivered: charge what is left rather than refuse after the fact.
+          capAtBalance: true,
+          history: {
+            category: 'research', query: this.request.question, repoIds: this.request.repoIds ?? [],
+            conversationId: this.request.conversationId ?? null, newConversation: !this.request.conversationId,
+            summary: `${info.id}: ${outcome.total} results, answer of ${answer.length} characters from ${contextFiles.length} files`,
+            result: { model: info.id, answer: answer.slice(0, KEPT_ANSWER_CHARS), context_files: contextFiles, usage },
+            durationMs: Date.now() - started,
+          },
+        });
+        this.settled = true;
+        charged = settled.charged;
+        ref = settled.history;
+      }
+      yield {
+        type: 'done', model: info.id, context_files: contextFiles,
+        usage: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, estimated: usage.estimated },
+        credits_used: charged, conversation_id: ref?.conversationId ?? null, history_id: ref?.historyId ?? null,
+      };
+    } catch (error) {
+      if ((error as Error).name !== 'AbortError') this.log.warn(`research with ${this.model.info.id} failed: ${(error as Error).message}`);
+      throw error;
+    } finally {
+      this.cancel();
+    }
+  }
+}
