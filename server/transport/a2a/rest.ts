@@ -30,8 +30,19 @@ function fail(reply: FastifyReply, error: unknown) {
  */
 export async function restRoutes(app: FastifyInstance, binding: A2aBinding): Promise<void> {
   const rh = binding.requestHandler;
+  // Cancel and subscribe are POSTs without a body, often still labelled application/json.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    if (!String(body).trim()) return done(null, undefined);
+    try {
+      done(null, JSON.parse(String(body)));
+    } catch (error) {
+      done(A2AError.parseError(`Invalid JSON payload: ${(error as Error).message}`), undefined);
+    }
+  });
   // Errors Fastify raises before a handler runs (bad JSON, wrong content type) in the A2A error shape.
   app.setErrorHandler((error, _request, reply) => {
+    if (error instanceof A2AError) return fail(reply, error);
     const e = error as { statusCode?: number; message: string };
     if ((error as Error).name === 'SyntaxError' || e.statusCode === 400) return fail(reply, A2AError.parseError(`Invalid JSON payload: ${e.message}`));
     if (e.statusCode && e.statusCode < 500) return reply.code(e.statusCode).send(A2AError.invalidRequest(e.message).toJSONRPCError());
