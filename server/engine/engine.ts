@@ -7,10 +7,18 @@ import { FilesStore } from './store/files-store';
 import { A2aTasksStore } from './store/a2a-tasks-store';
 import { Accounts, type AccountsConfig } from './accounts/accounts';
 import type { History } from './accounts/history';
+import { Auth } from './accounts/auth';
 import { Indexer, DEFAULT_INDEXER_OPTIONS, type IndexerOptions } from './indexer/indexer';
 import { IndexQueue } from './repos/index-queue';
 import { Repositories } from './repos/repositories';
 import { Files } from './files/files';
+import { Research, researchAccounts } from './research/research';
+import { ModelRegistry } from './research/model-registry';
+import { ResearchStore } from './store/research-store';
+import { OpenAICompatibleProvider, type OpenAICompatibleConfig } from './research/providers/openai-compatible';
+import { AnalysisStore } from './store/analysis-store';
+import { Analysis } from './analysis/analysis';
+import { FileDocs } from './docs/file-docs';
 
 export interface EngineConfig {
   dataDir: string;
@@ -18,9 +26,13 @@ export interface EngineConfig {
   /** Local folders callers may index through the API. */
   allowedRoots?: string[];
   githubToken?: string;
+  /** GitHub REST API base for pull request lookups (default https://api.github.com; tests use a local server). */
+  githubApiUrl?: string;
   indexer?: Partial<IndexerOptions>;
   /** Plans, costs, the owner's plan and balance, sign-up and mail settings (local defaults). */
   accounts?: AccountsConfig;
+  /** Chat models for research besides the built-in one: an OpenAI-compatible server, and the default model id. */
+  research?: { openai?: OpenAICompatibleConfig | null; defaultModel?: string };
 }
 
 /**
@@ -37,10 +49,18 @@ export class Engine {
   readonly accounts: Accounts;
   /** Query history and conversations: `history.record(...)`, or through `accounts.settle({ history })`. */
   readonly history: History;
+  /** Sign-up, sign-in, one-time codes, sessions (the /v2/auth routes). */
+  readonly auth: Auth;
   readonly indexer: Indexer;
   readonly queue: IndexQueue;
   readonly repos: Repositories;
   readonly files: Files;
+  /** Streaming research answers and the chat models behind them (`research.models`). */
+  readonly research: Research;
+  /** Blast radius, blueprint, scope, map, review signals, coverage gaps. */
+  readonly analysis: Analysis;
+  /** Per-file documentation, generated in the background (a DerivedIndex). */
+  readonly docs: FileDocs;
   readonly startedAt = new Date();
 
   constructor(config: EngineConfig) {
@@ -53,6 +73,7 @@ export class Engine {
     this.a2aTasks = new A2aTasksStore(this.db);
     this.accounts = new Accounts(this.db, config.accounts);
     this.history = this.accounts.history;
+    this.auth = new Auth(this.db, this.accounts, this.log, this.dataDir, config.accounts?.auth);
     const indexerOptions: IndexerOptions = {
       ...DEFAULT_INDEXER_OPTIONS,
       ...config.indexer,
@@ -66,12 +87,22 @@ export class Engine {
       allowedRoots: (config.allowedRoots ?? []).map((r) => fs.realpathSync(r)),
       githubToken: config.githubToken,
       walkOptions: indexerOptions,
+      repoCap: (caller, count) => this.accounts.checkRepoCap(caller, count),
     }, this.log);
+    const models = new ModelRegistry(this.log, config.research?.defaultModel);
+    if (config.research?.openai) models.register(new OpenAICompatibleProvider(config.research.openai));
+    this.research = new Research(new ResearchStore(this.db), models, researchAccounts(this.accounts, this.history), this.log);
+    const analysisStore = new AnalysisStore(this.db);
+    this.analysis = new Analysis(analysisStore, this.log, { githubToken: config.githubToken, githubApiUrl: config.githubApiUrl });
+    this.docs = new FileDocs(analysisStore, this.filesStore, this.analysis.ctx, this.log);
+    this.indexer.addDerivedIndex(this.docs);
   }
 
   async close(): Promise<void> {
     this.queue.pause();
+    await this.docs.idle();
     await this.indexer.close();
+    this.auth.close();
     this.db.close();
   }
 }

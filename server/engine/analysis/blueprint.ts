@@ -1,0 +1,140 @@
+import path from 'node:path';
+import type { RepoRecord } from '../types';
+import type { AnalysisContext } from './context';
+import { measureConventions, type Conventions } from './conventions';
+import type { ImportGraph } from './import-graph';
+import type { RepoFacts } from './repo-facts';
+
+export interface BlueprintOptions {
+  /** How many top symbols the caller's plan allows (0: none). */
+  symbolLimit: number;
+  /** Whether the plan includes conventions, and under which path to measure them. */
+  conventions: boolean;
+  conventionsPathPrefix?: string;
+}
+
+export interface BlueprintSymbol { name: string; kind: string; file_path: string; line: number; used_by: number; signature: string | null }
+
+export interface BlueprintResult {
+  documentation: string;
+  data: string | null;
+  dependencies: { name: string; version: string | null; type: string; ecosystem: string; manifest: string | null; files: number }[];
+  symbols: BlueprintSymbol[];
+  conventions: Conventions | null;
+  notes: string[];
+}
+
+const TOP_DEPENDENCIES = 30;
+
+/** The repository overview: a Markdown tour built from the index, the README, manifests and the import graph. */
+export function blueprint(ctx: AnalysisContext, repo: RepoRecord, options: BlueprintOptions): BlueprintResult {
+  const graph = ctx.graph(repo.id);
+  const facts = ctx.facts(repo.id, graph);
+  const notes: string[] = [];
+  const dependencies = [...facts.dependencies.values()]
+    .filter((d) => d.type !== 'local')
+    .sort((a, b) => b.files.size - a.files.size || a.name.localeCompare(b.name))
+    .slice(0, TOP_DEPENDENCIES)
+    .map((d) => ({ name: d.name, version: d.version, type: d.type, ecosystem: d.ecosystem, manifest: d.manifest, files: d.files.size }));
+  const symbols = options.symbolLimit > 0 ? topSymbols(ctx, repo, graph, facts, options.symbolLimit) : [];
+  if (options.symbolLimit === 0) notes.push('symbols need the DEV plan or higher');
+  let conventions: Conventions | null = null;
+  if (options.conventions) conventions = measureConventions(ctx, repo, graph, options.conventionsPathPrefix ?? null);
+  else notes.push('conventions need the PRO plan or higher');
+  if (!facts.readme) notes.push('the repository has no README');
+  return { documentation: overview(ctx, repo, graph, facts), data: facts.readme?.text ?? null, dependencies, symbols, conventions, notes };
+}
+
+/** Exported functions and variables ranked by how many files import them by name. */
+export function topSymbols(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, facts: RepoFacts, limit: number): BlueprintSymbol[] {
+  const out: BlueprintSymbol[] = [];
+  for (const [index, list] of ctx.symbols(repo.id, graph)) {
+    for (const s of list) {
+      if (!s.exported || s.parent !== null || !['function', 'variable', 'constant', 'class'].includes(s.kind)) continue;
+      const usedBy = facts.importedNames.get(`${index}\0${s.name}`)?.size ?? 0;
+      if (usedBy === 0) continue;
+      out.push({ name: s.name, kind: s.kind, file_path: graph.path(index), line: s.startLine, used_by: usedBy, signature: s.signature });
+    }
+  }
+  return out.sort((a, b) => b.used_by - a.used_by || a.name.localeCompare(b.name)).slice(0, limit);
+}
+
+function overview(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, facts: RepoFacts): string {
+  const lines: string[] = [];
+  const rootManifest = facts.manifests.find((m) => !m.path.includes('/'));
+  lines.push(`# ${repo.name}`, '');
+  const purpose = rootManifest?.description ?? (facts.readme ? firstParagraph(facts.readme.text) : null);
+  lines.push(purpose ?? '_No README or manifest description; the sections below are measured from the code._', '');
+
+  const languages = new Map<string, { files: number; lines: number }>();
+  for (const f of graph.files) {
+    const key = f.language ?? 'other';
+    const entry = languages.get(key) ?? { files: 0, lines: 0 };
+    entry.files++; entry.lines += f.lines;
+    languages.set(key, entry);
+  }
+  lines.push('## Languages', '', '| language | files | lines |', '|---|---:|---:|');
+  for (const [lang, v] of [...languages.entries()].sort((a, b) => b[1].lines - a[1].lines).slice(0, 10)) lines.push(`| ${lang} | ${v.files} | ${v.lines} |`);
+
+  const top = new Map<string, number>();
+  for (const f of graph.files) {
+    const first = f.path.includes('/') ? `${f.path.split('/')[0]}/` : '(root files)';
+    top.set(first, (top.get(first) ?? 0) + 1);
+  }
+  lines.push('', '## Layout', '');
+  for (const [dir, n] of [...top.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15)) lines.push(`- \`${dir}\` — ${n} file${n === 1 ? '' : 's'}`);
+
+  const entries = ctx.entries(repo.id, graph).filter((e) => e.kind !== 'test');
+  const tests = ctx.entries(repo.id, graph).filter((e) => e.kind === 'test').length;
+  lines.push('', '## Entry points', '');
+  if (entries.length === 0) lines.push('_None declared in manifests or found by name._');
+  for (const e of entries.slice(0, 15)) lines.push(`- \`${graph.path(e.file)}\` (${e.detail})`);
+  if (tests) lines.push(`- ${tests} test file${tests === 1 ? '' : 's'}`);
+
+  const central = graph.in.map((edges, i) => ({ i, n: edges.length })).filter((x) => x.n > 0).sort((a, b) => b.n - a.n || a.i - b.i).slice(0, 10);
+  lines.push('', '## Central modules', '', 'Most imported files (direct importers; all files that depend on it transitively):', '');
+  if (central.length === 0) lines.push('_No import edges between files._');
+  for (const c of central) {
+    const f = graph.files[c.i];
+    lines.push(`- \`${f.path}\` — imported by ${c.n}, reaches ${graph.dependents([c.i]).length}`);
+  }
+
+  const build = [...new Set(facts.manifests.flatMap((m) => m.commands.build))];
+  const test = [...new Set(facts.manifests.flatMap((m) => m.commands.test))];
+  const installs = [...new Set(facts.manifests.map((m) => installCommand(m.ecosystem, m.path)).filter((c): c is string => !!c))];
+  lines.push('', '## Build and test', '');
+  if (!build.length && !test.length && !installs.length) lines.push('_No manifest declares build or test commands._');
+  if (installs.length) lines.push(`- install: ${installs.map((c) => `\`${c}\``).join(', ')}`);
+  if (build.length) lines.push(`- build: ${build.slice(0, 6).map((c) => `\`${c}\``).join(', ')}`);
+  if (test.length) lines.push(`- test: ${test.slice(0, 6).map((c) => `\`${c}\``).join(', ')}`);
+
+  const deps = [...facts.dependencies.values()].filter((d) => d.type === 'package').sort((a, b) => b.files.size - a.files.size).slice(0, 10);
+  if (deps.length) {
+    lines.push('', '## Main dependencies', '');
+    for (const d of deps) lines.push(`- \`${d.name}\`${d.version ? ` ${d.version}` : ''} — imported by ${d.files.size} file${d.files.size === 1 ? '' : 's'}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function installCommand(ecosystem: string, manifest: string): string | null {
+  const dir = path.posix.dirname(manifest);
+  const cd = dir === '.' ? '' : `cd ${dir} && `;
+  switch (ecosystem) {
+    case 'npm': return `${cd}npm install`;
+    case 'pypi': return manifest.endsWith('.txt') ? `${cd}pip install -r ${path.posix.basename(manifest)}` : `${cd}pip install -e .`;
+    case 'composer': return `${cd}composer install`;
+    case 'rubygems': return `${cd}bundle install`;
+    case 'go': return `${cd}go mod download`;
+    default: return null;
+  }
+}
+
+function firstParagraph(markdown: string): string | null {
+  for (const block of markdown.split(/\n\s*\n/)) {
+    const text = block.trim();
+    if (!text || /^(#|!\[|\[!\[|<|```|---|===)/.test(text)) continue;
+    const clean = text.replace(/\s+/g, ' ');
+    return clean.length > 600 ? `${clean.slice(0, 597)}...` : clean;
+  }
+  return null;
+}

@@ -1,0 +1,81 @@
+import type { AnalysisStore, RepoSymbolRow } from '../store/analysis-store';
+import type { Logger } from '../log';
+import { CoChangeHistory } from './co-change';
+import { findEntryPoints, type EntryPoint } from './entry-points';
+import { GraphCache, type ImportGraph } from './import-graph';
+import { findUsages, type Usage } from './references';
+import type { PullRequestConfig } from './pull-requests';
+import { computeFacts, type RepoFacts } from './repo-facts';
+
+const USAGE_CACHE_SIZE = 20_000;
+
+/**
+ * What every analysis shares: the graph cache, git history, and per-graph derived facts (entry
+ * points, symbols) cached on the graph object so they die with it when the index changes.
+ */
+export class AnalysisContext {
+  readonly graphs: GraphCache;
+  readonly history = new CoChangeHistory();
+  private readonly entryPoints = new WeakMap<ImportGraph, EntryPoint[]>();
+  private readonly factsByGraph = new WeakMap<ImportGraph, RepoFacts>();
+  private readonly symbolsByGraph = new WeakMap<ImportGraph, Map<number, RepoSymbolRow[]>>();
+  /** Parsed usages by file hash and the specifiers asked about; file content never changes under a hash. */
+  private readonly usages = new Map<string, Usage[]>();
+
+  constructor(readonly store: AnalysisStore, readonly log: Logger, readonly pullRequests: PullRequestConfig) {
+    this.graphs = new GraphCache(store);
+  }
+
+  graph(repoId: string): ImportGraph {
+    return this.graphs.get(repoId);
+  }
+
+  entries(repoId: string, graph: ImportGraph): EntryPoint[] {
+    let list = this.entryPoints.get(graph);
+    if (!list) {
+      list = findEntryPoints(graph, (p) => this.store.fileText(repoId, p));
+      this.entryPoints.set(graph, list);
+    }
+    return list;
+  }
+
+  facts(repoId: string, graph: ImportGraph): RepoFacts {
+    let facts = this.factsByGraph.get(graph);
+    if (!facts) {
+      facts = computeFacts(graph, (p) => this.store.fileText(repoId, p));
+      this.factsByGraph.set(graph, facts);
+    }
+    return facts;
+  }
+
+  /** Symbols of every file, by file index in the graph. */
+  symbols(repoId: string, graph: ImportGraph): Map<number, RepoSymbolRow[]> {
+    let map = this.symbolsByGraph.get(graph);
+    if (!map) {
+      map = new Map();
+      for (const s of this.store.symbols(repoId)) {
+        const index = graph.indexOfFileId.get(s.fileId);
+        if (index === undefined) continue;
+        let list = map.get(index);
+        if (!list) map.set(index, (list = []));
+        list.push(s);
+      }
+      this.symbolsByGraph.set(graph, map);
+    }
+    return map;
+  }
+
+  /** Where file `index` uses what it imports through `specifiers`. */
+  usagesIn(repoId: string, graph: ImportGraph, index: number, specifiers: Set<string>): Usage[] {
+    const file = graph.files[index];
+    const key = `${file.hash}\0${file.path}\0${[...specifiers].sort().join('\0')}`;
+    let found = this.usages.get(key);
+    if (!found) {
+      const text = this.store.fileText(repoId, file.path) ?? '';
+      found = findUsages(file.path, text, specifiers);
+      if (this.usages.size >= USAGE_CACHE_SIZE) this.usages.delete(this.usages.keys().next().value!);
+      this.usages.set(key, found);
+    }
+    return found;
+  }
+}

@@ -1,0 +1,68 @@
+import path from 'node:path';
+import type { ImportGraph } from './import-graph';
+
+export type EntryKind = 'package-entry' | 'binary' | 'entry-file' | 'test';
+
+export interface EntryPoint { file: number; kind: EntryKind; detail: string }
+
+const TEST_FILE = /(^|\/)(__tests__|__test__|tests?|spec|e2e)\/|\.(test|spec|e2e)\.[cm]?[jt]sx?$|(^|\/)test_[^/]+\.py$|_test\.(go|py)$/i;
+const CONVENTIONAL_ENTRY = /^(src\/)?(index|main|cli|server|app)\.[cm]?[jt]sx?$/;
+const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
+
+export const isTestPath = (p: string): boolean => TEST_FILE.test(p);
+
+/**
+ * The files a program is started or consumed from: package.json `main`/`module`/`types`/`exports`
+ * (mapped from build output back to sources when the source of the same name exists), `bin`
+ * scripts, conventional entry names, and test files.
+ */
+export function findEntryPoints(graph: ImportGraph, readText: (p: string) => string | null): EntryPoint[] {
+  const found = new Map<number, EntryPoint>();
+  const add = (file: number | undefined, kind: EntryKind, detail: string) => {
+    if (file !== undefined && !found.has(file)) found.set(file, { file, kind, detail });
+  };
+  for (const f of graph.files) {
+    if (path.posix.basename(f.path) !== 'package.json' || f.path.includes('node_modules/')) continue;
+    let manifest: Record<string, unknown>;
+    try { manifest = JSON.parse(readText(f.path) ?? '') as Record<string, unknown>; } catch { continue; }
+    const dir = path.posix.dirname(f.path);
+    const bin = manifest.bin;
+    const bins = typeof bin === 'string' ? { [String(manifest.name ?? 'bin')]: bin } : (bin && typeof bin === 'object' ? bin as Record<string, unknown> : {});
+    for (const [name, target] of Object.entries(bins)) {
+      if (typeof target === 'string') add(locate(graph, dir, target), 'binary', `bin ${name} in ${f.path}`);
+    }
+    for (const field of ['main', 'module', 'browser', 'types', 'typings']) {
+      const value = manifest[field];
+      if (typeof value === 'string') add(locate(graph, dir, value), 'package-entry', `${field} in ${f.path}`);
+    }
+    for (const target of exportTargets(manifest.exports)) add(locate(graph, dir, target), 'package-entry', `exports in ${f.path}`);
+  }
+  graph.files.forEach((f, i) => {
+    if (CONVENTIONAL_ENTRY.test(f.path)) add(i, 'entry-file', 'conventional entry name');
+    else if (TEST_FILE.test(f.path)) add(i, 'test', 'test file');
+  });
+  return [...found.values()];
+}
+
+function exportTargets(exports: unknown): string[] {
+  if (typeof exports === 'string') return [exports];
+  if (Array.isArray(exports)) return exports.flatMap(exportTargets);
+  if (exports && typeof exports === 'object') return Object.values(exports).flatMap(exportTargets);
+  return [];
+}
+
+/** A manifest path as an indexed file: as written, then as the source that builds it. */
+function locate(graph: ImportGraph, dir: string, target: string): number | undefined {
+  const rel = path.posix.normalize(path.posix.join(dir === '.' ? '' : dir, target.replace(/^\.\//, '')));
+  const direct = graph.indexOfPath.get(rel) ?? graph.indexOfPath.get(`${rel}/index.js`) ?? graph.indexOfPath.get(`${rel}/index.ts`);
+  if (direct !== undefined) return direct;
+  const stem = rel.replace(/(\.d)?\.[cm]?[jt]sx?$/, '');
+  const candidates = [stem, stem.replace(/^(dist|lib|build|out)(\/(cjs|esm|esm5|types|es\d+))?\//, 'src/')];
+  for (const c of candidates) {
+    for (const ext of SOURCE_EXTENSIONS) {
+      const hit = graph.indexOfPath.get(c + ext) ?? graph.indexOfPath.get(`${c}/index${ext}`);
+      if (hit !== undefined) return hit;
+    }
+  }
+  return undefined;
+}

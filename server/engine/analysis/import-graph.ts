@@ -1,0 +1,180 @@
+import type { AnalysisStore, GraphEdgeRow, GraphFileRow } from '../store/analysis-store';
+
+/** One import relation between two indexed files (several statements between the same pair are merged). */
+export interface FileEdge {
+  from: number;
+  to: number;
+  /** True only when every statement of the pair is type-only (erased at run time). */
+  typeOnly: boolean;
+  /** True when one of the statements re-exports (`export … from`, `export * from`). */
+  reexport: boolean;
+}
+
+export interface Dependent {
+  file: number;
+  /** 1 = imports a target directly. */
+  depth: number;
+  /** File indexes from the dependent to the target it reaches (a shortest path). */
+  via: number[];
+  /** True when no chain of run-time imports reaches a target: only types flow. */
+  typeOnly: boolean;
+}
+
+/**
+ * A repository's import graph in memory: files by dense index, forward and reverse adjacency, and
+ * the package imports. Built once from two queries and reused until the repository's generation
+ * counter moves, so a radius query is a breadth-first walk over arrays, not SQL.
+ */
+export class ImportGraph {
+  readonly files: GraphFileRow[];
+  readonly edges: GraphEdgeRow[];
+  readonly indexOfPath = new Map<string, number>();
+  readonly indexOfFileId = new Map<number, number>();
+  readonly out: FileEdge[][];
+  readonly in: FileEdge[][];
+  /** Raw import statements of each file, by file index. */
+  readonly statements: GraphEdgeRow[][];
+  /** package or import name → files importing it */
+  readonly packageImporters = new Map<string, Set<number>>();
+  private readonly depth: Int32Array;
+  private readonly parent: Int32Array;
+  private readonly runtime: Uint8Array;
+
+  constructor(readonly generation: number, files: GraphFileRow[], edges: GraphEdgeRow[]) {
+    this.files = files;
+    this.edges = edges;
+    files.forEach((f, i) => { this.indexOfPath.set(f.path, i); this.indexOfFileId.set(f.id, i); });
+    const n = files.length;
+    this.out = Array.from({ length: n }, () => []);
+    this.in = Array.from({ length: n }, () => []);
+    this.statements = Array.from({ length: n }, () => []);
+    const pair = new Map<string, FileEdge>();
+    for (const e of edges) {
+      const from = this.indexOfFileId.get(e.fileId);
+      if (from === undefined) continue;
+      this.statements[from].push(e);
+      if (e.packageName) {
+        let set = this.packageImporters.get(e.packageName);
+        if (!set) this.packageImporters.set(e.packageName, (set = new Set()));
+        set.add(from);
+      }
+      if (e.targetPath === null) continue;
+      const to = this.indexOfPath.get(e.targetPath);
+      if (to === undefined || to === from) continue;
+      const key = `${from}:${to}`;
+      const reexport = e.kind === 'export' || e.kind === 'export-all';
+      const existing = pair.get(key);
+      if (existing) {
+        existing.typeOnly &&= e.typeOnly;
+        existing.reexport ||= reexport;
+        continue;
+      }
+      const edge: FileEdge = { from, to, typeOnly: e.typeOnly, reexport };
+      pair.set(key, edge);
+      this.out[from].push(edge);
+      this.in[to].push(edge);
+    }
+    this.depth = new Int32Array(n);
+    this.parent = new Int32Array(n);
+    this.runtime = new Uint8Array(n);
+  }
+
+  static load(store: AnalysisStore, repoId: string): ImportGraph {
+    const { generation, files, edges } = store.graph(repoId);
+    return new ImportGraph(generation, files, edges);
+  }
+
+  path(index: number): string {
+    return this.files[index].path;
+  }
+
+  /**
+   * Every file that reaches one of `targets` through imports (the reverse transitive closure),
+   * nearest first. Depth and `via` come from a breadth-first walk over all edges; `typeOnly` from
+   * a second walk over run-time edges only.
+   */
+  dependents(targets: number[], seedDepth = 0): Dependent[] {
+    const { depth, parent, runtime } = this;
+    depth.fill(-1);
+    runtime.fill(0);
+    const queue: number[] = [];
+    for (const t of targets) {
+      if (depth[t] !== -1) continue;
+      depth[t] = seedDepth;
+      parent[t] = -1;
+      queue.push(t);
+    }
+    for (let head = 0; head < queue.length; head++) {
+      const node = queue[head];
+      for (const e of this.in[node]) {
+        if (depth[e.from] !== -1) continue;
+        depth[e.from] = depth[node] + 1;
+        parent[e.from] = node;
+        queue.push(e.from);
+      }
+    }
+    const runtimeQueue = [...new Set(targets)];
+    for (const t of runtimeQueue) runtime[t] = 1;
+    for (let head = 0; head < runtimeQueue.length; head++) {
+      for (const e of this.in[runtimeQueue[head]]) {
+        if (e.typeOnly || runtime[e.from]) continue;
+        runtime[e.from] = 1;
+        runtimeQueue.push(e.from);
+      }
+    }
+    const targetSet = new Set(targets);
+    const out: Dependent[] = [];
+    for (const node of queue) {
+      if (targetSet.has(node)) continue;
+      const via: number[] = [];
+      for (let at = node; at !== -1; at = parent[at]) via.push(at);
+      out.push({ file: node, depth: depth[node], via, typeOnly: runtime[node] === 0 });
+    }
+    return out;
+  }
+
+  /** Files one of `sources` imports, directly or transitively (the forward closure). */
+  reachableFrom(sources: number[]): Set<number> {
+    const seen = new Set(sources);
+    const queue = [...seen];
+    for (let head = 0; head < queue.length; head++) {
+      for (const e of this.out[queue[head]]) {
+        if (!seen.has(e.to)) { seen.add(e.to); queue.push(e.to); }
+      }
+    }
+    return seen;
+  }
+
+  /** Files importing a package or import name (a bare specifier or its package), by index. */
+  importersOf(name: string): number[] {
+    const byPackage = this.packageImporters.get(name);
+    const found = new Set(byPackage ?? []);
+    for (let i = 0; i < this.statements.length; i++) {
+      if (this.statements[i].some((s) => s.specifier === name)) found.add(i);
+    }
+    return [...found].sort((a, b) => a - b);
+  }
+}
+
+/**
+ * Keeps one graph per repository and rebuilds it only when the repository's generation counter
+ * (bumped by triggers on every index write) has moved. Checking the counter is one indexed read.
+ */
+export class GraphCache {
+  private readonly graphs = new Map<string, ImportGraph>();
+
+  constructor(private readonly store: AnalysisStore) {}
+
+  get(repoId: string): ImportGraph {
+    const generation = this.store.generation(repoId);
+    const cached = this.graphs.get(repoId);
+    if (cached && cached.generation === generation) return cached;
+    const graph = ImportGraph.load(this.store, repoId);
+    this.graphs.set(repoId, graph);
+    return graph;
+  }
+
+  forget(repoId: string): void {
+    this.graphs.delete(repoId);
+  }
+}

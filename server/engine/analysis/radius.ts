@@ -1,0 +1,251 @@
+import { LoupeError } from '../errors';
+import type { RepoRecord } from '../types';
+import type { AnalysisContext } from './context';
+import type { Dependent, ImportGraph } from './import-graph';
+import { resolvePullRequest, type ResolvedPullRequest } from './pull-requests';
+import { symbolUsers, usersOfFile } from './symbol-users';
+
+export const RADIUS_PARTS = ['dependents', 'related_files', 'entry_points', 'call_edges', 'data_flows'] as const;
+export type RadiusPart = (typeof RADIUS_PARTS)[number];
+
+export interface RadiusRequest {
+  files: string[];
+  dependencies: string[];
+  pr?: number;
+  include?: RadiusPart[];
+  /** Cap on dependents listed per target (the totals stay exact). */
+  limit: number;
+}
+
+export interface DependentOut { file_path: string; depth: number; via: string[]; type_only: boolean }
+export interface CallEdgeOut { from_file: string; from_symbol: string | null; line: number; to_symbol: string; kind: 'call' | 'new' }
+export interface DataFlowOut { symbol: string; file_path: string; line: number; kind: string; in: string | null }
+
+export interface RadiusTarget {
+  target: string;
+  kind: 'file' | 'symbol' | 'dependency';
+  found: boolean;
+  reason?: string;
+  dependents_total: number;
+  direct_dependents: number;
+  type_only_dependents: number;
+  max_depth: number;
+  truncated: boolean;
+  dependents?: DependentOut[];
+  related_files?: { file_path: string; co_changes: number; ratio: number }[];
+  entry_points?: { file_path: string; kind: string; detail: string; depth: number }[];
+  call_edges?: CallEdgeOut[];
+  data_flows?: DataFlowOut[];
+}
+
+export interface RadiusResult {
+  source: 'files' | 'dependencies' | 'pull_request';
+  pull_request?: { number: number; source: string; detail: string; files: string[] };
+  summary: {
+    targets: number;
+    found: number;
+    unknown: string[];
+    total_dependents: number;
+    direct_dependents: number;
+    type_only_dependents: number;
+    max_depth: number;
+    entry_points: number;
+    tests: number;
+    files_in_repo: number;
+    risk: 'none' | 'low' | 'medium' | 'high';
+  };
+  targets: RadiusTarget[];
+  warnings: string[];
+}
+
+const EDGE_LIMIT = 500;
+
+/**
+ * Blast radius: for each target, every file that depends on it (reverse transitive closure of the
+ * import graph) with depth, path and type-only flag, plus co-change, entry points, call edges and
+ * data flows. Unknown targets are answered per item (`found: false` and why), never as a failure.
+ */
+export async function radius(ctx: AnalysisContext, repo: RepoRecord, req: RadiusRequest): Promise<RadiusResult> {
+  const include = new Set<RadiusPart>(req.include?.length ? req.include : RADIUS_PARTS);
+  const graph = ctx.graph(repo.id);
+  const warnings: string[] = [];
+  let source: RadiusResult['source'] = 'files';
+  let pr: ResolvedPullRequest | undefined;
+  let fileTargets = req.files;
+  if (req.files.length === 0 && req.dependencies.length === 0) {
+    if (req.pr === undefined) throw new LoupeError('VALIDATION_FAILED', 'file: give file/files, dependency/dependencies, or pr', { field: 'file' });
+    pr = await resolvePullRequest(repo, req.pr, ctx.pullRequests);
+    source = 'pull_request';
+    fileTargets = pr.files;
+  } else if (req.files.length === 0) source = 'dependencies';
+
+  const targets: RadiusTarget[] = [];
+  for (const t of fileTargets) targets.push(await fileTarget(ctx, repo, graph, t, include, req.limit, pr !== undefined));
+  for (const d of req.dependencies) targets.push(await dependencyTarget(ctx, repo, graph, d, include, req.limit));
+
+  const union = new Map<number, Dependent>();
+  const found = targets.filter((t) => t.found);
+  const seeds = found.flatMap((t) => seedIndexes(ctx, repo, graph, t));
+  for (const d of graph.dependents(seeds)) union.set(d.file, d);
+  const entries = ctx.entries(repo.id, graph);
+  const reached = new Set([...union.keys(), ...seeds]);
+  const entryHits = entries.filter((e) => reached.has(e.file));
+  const total = union.size;
+  const summary: RadiusResult['summary'] = {
+    targets: targets.length,
+    found: found.length,
+    unknown: targets.filter((t) => !t.found).map((t) => t.target),
+    total_dependents: total,
+    direct_dependents: [...union.values()].filter((d) => d.depth === 1).length,
+    type_only_dependents: [...union.values()].filter((d) => d.typeOnly).length,
+    max_depth: Math.max(0, ...found.map((t) => t.max_depth)),
+    entry_points: entryHits.filter((e) => e.kind !== 'test').length,
+    tests: entryHits.filter((e) => e.kind === 'test').length,
+    files_in_repo: graph.files.length,
+    risk: riskOf(total, graph.files.length, entryHits.filter((e) => e.kind !== 'test').length, found.length),
+  };
+  if (pr && pr.files.length === 0) warnings.push(`pull request #${pr.number} changes no files`);
+  return {
+    source,
+    ...(pr ? { pull_request: { number: pr.number, source: pr.source, detail: pr.detail, files: pr.files } } : {}),
+    summary, targets, warnings,
+  };
+}
+
+function riskOf(dependents: number, files: number, entryPoints: number, found: number): RadiusResult['summary']['risk'] {
+  if (found === 0 || dependents === 0) return 'none';
+  const share = dependents / Math.max(1, files);
+  if (dependents >= 50 || share >= 0.2 || entryPoints >= 5) return 'high';
+  if (dependents >= 10 || share >= 0.05 || entryPoints >= 1) return 'medium';
+  return 'low';
+}
+
+/** The graph nodes a found target stands for (the file itself; for a dependency, its importers). */
+function seedIndexes(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, t: RadiusTarget): number[] {
+  if (t.kind === 'dependency') return graph.importersOf(t.target);
+  const [file, symbol] = splitTarget(t.target);
+  const index = graph.indexOfPath.get(file)!;
+  if (t.kind === 'symbol' && symbol) return [...symbolUsers(ctx, repo.id, graph, index, symbol).keys()];
+  return [index];
+}
+
+const splitTarget = (t: string): [string, string | null] => {
+  const hash = t.lastIndexOf('#');
+  return hash > 0 ? [t.slice(0, hash), t.slice(hash + 1) || null] : [t, null];
+};
+
+const empty = (target: string, kind: RadiusTarget['kind'], reason: string): RadiusTarget => ({
+  target, kind, found: false, reason, dependents_total: 0, direct_dependents: 0, type_only_dependents: 0, max_depth: 0, truncated: false,
+});
+
+async function fileTarget(
+  ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, raw: string, include: Set<RadiusPart>, limit: number, fromPr: boolean,
+): Promise<RadiusTarget> {
+  const [rawFile, symbol] = splitTarget(raw);
+  const file = rawFile.replace(/\\/g, '/').replace(/^\.\//, '');
+  const index = graph.indexOfPath.get(file);
+  const kind = symbol ? 'symbol' : 'file';
+  if (index === undefined) {
+    return empty(raw, kind, fromPr ? 'changed by the pull request but not in the index (deleted, ignored or not source)' : 'no indexed file has this path');
+  }
+  let deps: Dependent[];
+  if (symbol) {
+    const users = symbolUsers(ctx, repo.id, graph, index, symbol);
+    const known = (ctx.symbols(repo.id, graph).get(index) ?? []).some((s) => s.name === symbol && s.parent === null);
+    if (!known && users.size === 0) return empty(raw, 'symbol', `${file} has no top-level symbol ${symbol}`);
+    deps = [...users.entries()].map(([user, typeOnly]) => ({ file: user, depth: 1, via: [user, index], typeOnly }));
+    const seen = new Set(users.keys());
+    for (const d of graph.dependents([...users.keys()], 1)) {
+      if (seen.has(d.file) || d.file === index) continue;
+      seen.add(d.file);
+      deps.push({ ...d, via: [...d.via, index], typeOnly: d.typeOnly || [...users.entries()].every(([u, typeOnly]) => typeOnly || !d.via.includes(u)) });
+    }
+  } else {
+    deps = graph.dependents([index]);
+  }
+  const out: RadiusTarget = {
+    target: symbol ? `${file}#${symbol}` : file, kind, found: true,
+    dependents_total: deps.length,
+    direct_dependents: deps.filter((d) => d.depth === 1).length,
+    type_only_dependents: deps.filter((d) => d.typeOnly).length,
+    max_depth: deps.reduce((m, d) => Math.max(m, d.depth), 0),
+    truncated: deps.length > limit,
+  };
+  if (include.has('dependents')) out.dependents = deps.slice(0, limit).map((d) => toOut(graph, d));
+  if (include.has('related_files')) out.related_files = await related(ctx, repo, graph, file);
+  if (include.has('entry_points')) out.entry_points = entryPointsOf(ctx, repo, graph, [{ file: index, depth: 0, via: [index], typeOnly: false }, ...deps]);
+  if (include.has('call_edges') || include.has('data_flows')) {
+    const { calls, flows } = callsAndFlows(ctx, repo, graph, index, symbol);
+    if (include.has('call_edges')) out.call_edges = calls;
+    if (include.has('data_flows')) out.data_flows = flows;
+  }
+  return out;
+}
+
+async function dependencyTarget(
+  ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, name: string, include: Set<RadiusPart>, limit: number,
+): Promise<RadiusTarget> {
+  const importers = graph.importersOf(name);
+  if (importers.length === 0) return empty(name, 'dependency', 'no indexed file imports this package or module name');
+  const direct: Dependent[] = importers.map((i) => ({
+    file: i, depth: 1, via: [i],
+    typeOnly: graph.statements[i].filter((s) => s.packageName === name || s.specifier === name).every((s) => s.typeOnly),
+  }));
+  const seen = new Set(importers);
+  const deps = [...direct];
+  for (const d of graph.dependents(importers, 1)) if (!seen.has(d.file)) deps.push(d);
+  const out: RadiusTarget = {
+    target: name, kind: 'dependency', found: true,
+    dependents_total: deps.length,
+    direct_dependents: direct.length,
+    type_only_dependents: deps.filter((d) => d.typeOnly).length,
+    max_depth: deps.reduce((m, d) => Math.max(m, d.depth), 0),
+    truncated: deps.length > limit,
+  };
+  if (include.has('dependents')) out.dependents = deps.slice(0, limit).map((d) => toOut(graph, d));
+  if (include.has('related_files')) out.related_files = [];
+  if (include.has('entry_points')) out.entry_points = entryPointsOf(ctx, repo, graph, deps);
+  if (include.has('call_edges')) out.call_edges = [];
+  if (include.has('data_flows')) out.data_flows = [];
+  return out;
+}
+
+const toOut = (graph: ImportGraph, d: Dependent): DependentOut => ({
+  file_path: graph.path(d.file), depth: d.depth, via: d.via.map((i) => graph.path(i)), type_only: d.typeOnly,
+});
+
+async function related(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, file: string) {
+  const history = await ctx.history.related(repo.rootPath, file, 25);
+  if (!history) return [];
+  return history.files.filter((f) => graph.indexOfPath.has(f.path)).slice(0, 10)
+    .map((f) => ({ file_path: f.path, co_changes: f.coChanges, ratio: f.ratio }));
+}
+
+function entryPointsOf(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, reached: Dependent[]) {
+  const depth = new Map(reached.map((d) => [d.file, d.depth]));
+  return ctx.entries(repo.id, graph).filter((e) => depth.has(e.file))
+    .map((e) => ({ file_path: graph.path(e.file), kind: e.kind, detail: e.detail, depth: depth.get(e.file)! }))
+    .sort((a, b) => a.depth - b.depth || a.file_path.localeCompare(b.file_path));
+}
+
+function callsAndFlows(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, index: number, symbol: string | null) {
+  const own = (ctx.symbols(repo.id, graph).get(index) ?? []).filter((s) => s.parent === null);
+  const kindOf = new Map(own.map((s) => [s.name, s.kind]));
+  const single = own.filter((s) => s.exported && (s.kind === 'class' || s.kind === 'function' || s.kind === 'constant' || s.kind === 'variable'));
+  const moduleName = single.length === 1 ? single[0].name : null;
+  const calls: CallEdgeOut[] = [];
+  const flows: DataFlowOut[] = [];
+  for (const { user, usage } of usersOfFile(ctx, repo.id, graph, index)) {
+    if (usage.kind === 'reexport') continue;
+    const name = usage.importedName === '*' || usage.importedName === 'default' ? (moduleName ?? usage.importedName) : usage.importedName;
+    if (symbol && name !== symbol) continue;
+    const kind = kindOf.get(name);
+    const isCallable = kind === 'function' || kind === 'class' || kind === 'method' || kind === undefined;
+    if ((usage.kind === 'call' || usage.kind === 'new') && isCallable) {
+      if (calls.length < EDGE_LIMIT) calls.push({ from_file: graph.path(user), from_symbol: usage.enclosing, line: usage.line, to_symbol: name, kind: usage.kind });
+    } else if (kind !== 'function' && kind !== 'interface' && kind !== 'type' && flows.length < EDGE_LIMIT) {
+      flows.push({ symbol: name, file_path: graph.path(user), line: usage.line, kind: usage.kind, in: usage.enclosing });
+    }
+  }
+  return { calls, flows };
+}

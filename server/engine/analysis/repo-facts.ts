@@ -1,0 +1,101 @@
+import path from 'node:path';
+import type { ImportGraph } from './import-graph';
+import { isManifest, parseManifest, type Manifest } from './manifests';
+
+export type DependencyKind = 'package' | 'builtin' | 'dev' | 'peer' | 'local';
+
+export interface DependencyFact {
+  name: string;
+  type: DependencyKind;
+  version: string | null;
+  ecosystem: string;
+  manifest: string | null;
+  /** Files that import it, by graph index. */
+  files: Set<number>;
+  /** Import statements naming it. */
+  usage: number;
+}
+
+export interface RepoFacts {
+  manifests: Manifest[];
+  readme: { path: string; text: string } | null;
+  dependencies: Map<string, DependencyFact>;
+  /** `fileIndex\0name` → files importing that name from that file. */
+  importedNames: Map<string, Set<number>>;
+}
+
+const README = /^readme(\.(md|markdown|rst|txt))?$/i;
+
+/** Facts several analyses read, computed once per graph generation. */
+export function computeFacts(graph: ImportGraph, readText: (p: string) => string | null): RepoFacts {
+  const manifests: Manifest[] = [];
+  for (const f of graph.files) {
+    if (!isManifest(f.path)) continue;
+    const text = readText(f.path);
+    const parsed = text === null ? null : parseManifest(f.path, text);
+    if (parsed) manifests.push(parsed);
+  }
+  manifests.sort((a, b) => a.path.split('/').length - b.path.split('/').length || a.path.localeCompare(b.path));
+
+  const readmes = graph.files.filter((f) => README.test(path.posix.basename(f.path)))
+    .sort((a, b) => a.path.split('/').length - b.path.split('/').length || a.path.localeCompare(b.path));
+  const readmeText = readmes.length ? readText(readmes[0].path) : null;
+
+  const dependencies = new Map<string, DependencyFact>();
+  for (const m of manifests) {
+    for (const d of m.dependencies) {
+      if (dependencies.has(d.name)) continue;
+      const type: DependencyKind = d.type === 'dev' ? 'dev' : d.type === 'peer' ? 'peer' : 'package';
+      dependencies.set(d.name, { name: d.name, type, version: d.version, ecosystem: d.ecosystem, manifest: m.path, files: new Set(), usage: 0 });
+    }
+  }
+  const importedNames = new Map<string, Set<number>>();
+  graph.statements.forEach((statements, from) => {
+    for (const s of statements) {
+      let name: string | null = null;
+      let type: DependencyKind = 'package';
+      if (s.packageName) {
+        name = s.packageName;
+        type = s.packageName.startsWith('node:') ? 'builtin' : 'package';
+      } else if (s.targetPath && !s.specifier.startsWith('.') && !s.specifier.startsWith('/')) {
+        name = s.specifier; // a path alias (tsconfig paths, baseUrl) that resolves inside the repository
+        type = 'local';
+      }
+      if (name) {
+        let fact = dependencies.get(name);
+        if (!fact) {
+          fact = { name, type, version: null, ecosystem: ecosystemOf(graph.files[from].language), manifest: null, files: new Set(), usage: 0 };
+          dependencies.set(name, fact);
+        }
+        fact.files.add(from);
+        fact.usage++;
+      }
+      if (s.targetPath) {
+        const to = graph.indexOfPath.get(s.targetPath);
+        if (to === undefined) continue;
+        for (const n of s.names) {
+          if (n === '*' || n === 'default') continue;
+          const key = `${to}\0${n}`;
+          let users = importedNames.get(key);
+          if (!users) importedNames.set(key, (users = new Set()));
+          users.add(from);
+        }
+      }
+    }
+  });
+  return { manifests, readme: readmes.length && readmeText !== null ? { path: readmes[0].path, text: readmeText } : null, dependencies, importedNames };
+}
+
+function ecosystemOf(language: string | null): string {
+  switch (language) {
+    case 'typescript': case 'javascript': case 'tsx': case 'jsx': return 'npm';
+    case 'python': return 'pypi';
+    case 'go': return 'go';
+    case 'rust': return 'cargo';
+    case 'java': case 'kotlin': return 'maven';
+    case 'csharp': return 'nuget';
+    case 'ruby': return 'rubygems';
+    case 'php': return 'composer';
+    default: return language ?? 'unknown';
+  }
+}

@@ -1,0 +1,59 @@
+import type { AnalysisContext } from './context';
+import type { ImportGraph } from './import-graph';
+import type { Usage } from './references';
+
+const MAX_CONSUMERS = 400;
+
+/** The target file and every barrel that re-exports it (`export … from`), transitively. */
+export function reexportClosure(graph: ImportGraph, index: number): Set<number> {
+  const seen = new Set([index]);
+  const queue = [index];
+  for (let head = 0; head < queue.length; head++) {
+    for (const e of graph.in[queue[head]]) {
+      if (e.reexport && !seen.has(e.from)) { seen.add(e.from); queue.push(e.from); }
+    }
+  }
+  return seen;
+}
+
+/**
+ * Every use of the target's exports in other files: files that import the target itself or a
+ * barrel re-exporting it, parsed for the bindings they import from those modules. Through a
+ * barrel only names the target itself declares count.
+ */
+export function usersOfFile(ctx: AnalysisContext, repoId: string, graph: ImportGraph, index: number): { user: number; usage: Usage }[] {
+  const closure = reexportClosure(graph, index);
+  const targetPaths = new Map([...closure].map((i) => [graph.path(i), i]));
+  const own = new Set((ctx.symbols(repoId, graph).get(index) ?? []).filter((s) => s.parent === null).map((s) => s.name));
+  const consumers = new Set<number>();
+  for (const r of closure) for (const e of graph.in[r]) consumers.add(e.from);
+  consumers.delete(index);
+  const out: { user: number; usage: Usage }[] = [];
+  let parsed = 0;
+  for (const user of [...consumers].sort((a, b) => a - b)) {
+    if (parsed++ >= MAX_CONSUMERS) break;
+    const direct = new Set<string>();
+    const viaBarrel = new Set<string>();
+    for (const s of graph.statements[user]) {
+      const hit = s.targetPath === null ? undefined : targetPaths.get(s.targetPath);
+      if (hit === undefined) continue;
+      (hit === index ? direct : viaBarrel).add(s.specifier);
+    }
+    const specifiers = new Set([...direct, ...viaBarrel]);
+    for (const usage of ctx.usagesIn(repoId, graph, user, specifiers)) {
+      if (!direct.has(usage.specifier) && !own.has(usage.importedName)) continue;
+      out.push({ user, usage });
+    }
+  }
+  return out;
+}
+
+/** Files that use `symbol` of the target (not merely re-export it); true when they use it only as a type. */
+export function symbolUsers(ctx: AnalysisContext, repoId: string, graph: ImportGraph, index: number, symbol: string): Map<number, boolean> {
+  const users = new Map<number, boolean>();
+  for (const { user, usage } of usersOfFile(ctx, repoId, graph, index)) {
+    if (usage.kind === 'reexport' || usage.importedName !== symbol) continue;
+    users.set(user, (users.get(user) ?? true) && usage.kind === 'type');
+  }
+  return users;
+}

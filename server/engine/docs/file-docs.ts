@@ -1,0 +1,124 @@
+import type { Logger } from '../log';
+import type { AnalysisStore } from '../store/analysis-store';
+import type { FilesStore } from '../store/files-store';
+import type { FileRecord } from '../types';
+import type { DerivedIndex, IndexProgress } from '../indexer/derived-index';
+import type { AnalysisContext } from '../analysis/context';
+import { buildStaticDoc, renderDoc, type DocDepth, type StaticDoc } from './static-doc';
+
+/**
+ * Writes the narrative part of a file's documentation. A model provider adapter implements it when
+ * the user has configured one; without it docs are static analysis only.
+ */
+export interface DocNarrator {
+  readonly id: string;
+  narrate(input: { path: string; text: string; facts: StaticDoc }, signal: AbortSignal): Promise<string | null>;
+}
+
+export type FileDocAnswer =
+  | { state: 'ready'; markdown: string; generator: string; generatedAt: string }
+  | { state: 'processing' };
+
+/**
+ * Per-file documentation, generated in the background and stored against the content hash it
+ * describes. A request for a file without a current doc queues it and answers `processing`; once
+ * written, requests render it (with live dependents from the import graph) at the asked depth.
+ * As a DerivedIndex it regenerates, after each index update, the docs whose file has changed.
+ */
+export class FileDocs implements DerivedIndex {
+  readonly name = 'docs';
+  private readonly queue = new Map<number, string>();
+  private running: Promise<void> | null = null;
+  private narrator: DocNarrator | null = null;
+
+  constructor(
+    private readonly store: AnalysisStore,
+    private readonly files: FilesStore,
+    private readonly analysis: AnalysisContext,
+    private readonly log: Logger,
+  ) {}
+
+  setNarrator(narrator: DocNarrator | null): void {
+    this.narrator = narrator;
+  }
+
+  /** The doc of `file` at `depth` if it describes the file's current content; otherwise queue it. */
+  get(repoId: string, file: FileRecord, depth: DocDepth): FileDocAnswer {
+    const row = this.store.fileDoc(file.id);
+    if (!row || row.sourceHash !== file.hash) {
+      this.enqueue(repoId, file.id);
+      return { state: 'processing' };
+    }
+    const doc = JSON.parse(row.doc) as StaticDoc;
+    return { state: 'ready', markdown: renderDoc(doc, this.live(repoId, file.path), depth), generator: row.generator, generatedAt: row.generatedAt };
+  }
+
+  /** Resolves when every queued doc is written (tests and benchmarks wait on it). */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  async *update(repoId: string, signal: AbortSignal): AsyncGenerator<IndexProgress> {
+    const stale = this.store.staleDocs(repoId);
+    let done = 0;
+    for (const s of stale) {
+      if (signal.aborted) return;
+      await this.generate(repoId, s.fileId, signal);
+      yield { index: this.name, done: ++done, total: stale.length };
+    }
+  }
+
+  private enqueue(repoId: string, fileId: number): void {
+    this.queue.set(fileId, repoId);
+    if (this.running) return;
+    this.running = (async () => {
+      // Off the request's own tick: the answer goes out first, generation follows.
+      await new Promise((r) => setImmediate(r));
+      while (this.queue.size) {
+        const [id, repo] = this.queue.entries().next().value!;
+        this.queue.delete(id);
+        try {
+          await this.generate(repo, id, new AbortController().signal);
+        } catch (error) {
+          this.log.warn(`documentation of file ${id} failed:`, error as Error);
+        }
+      }
+    })().finally(() => { this.running = null; });
+  }
+
+  private async generate(repoId: string, fileId: number, signal: AbortSignal): Promise<void> {
+    const path = this.pathOf(repoId, fileId);
+    if (!path) return;
+    const record = this.files.getByPath(repoId, path);
+    if (!record) return;
+    const text = this.files.content(record.id);
+    const doc = buildStaticDoc(record, this.files.symbols(record.id), this.files.imports(record.id), text);
+    let generator = 'static';
+    if (this.narrator) {
+      try {
+        const narrative = await this.narrator.narrate({ path, text, facts: doc }, signal);
+        if (narrative) { doc.narrative = narrative; generator = this.narrator.id; }
+      } catch (error) {
+        this.log.warn(`the narrator ${this.narrator.id} failed for ${path}; keeping static docs:`, error as Error);
+      }
+    }
+    // The file may have changed while a narrator ran: store the hash the doc was built from.
+    this.store.putFileDoc(record.id, record.hash, generator, JSON.stringify(doc));
+  }
+
+  private pathOf(repoId: string, fileId: number): string | null {
+    const graph = this.analysis.graph(repoId);
+    const index = graph.indexOfFileId.get(fileId);
+    return index === undefined ? null : graph.path(index);
+  }
+
+  private live(repoId: string, path: string) {
+    const graph = this.analysis.graph(repoId);
+    const index = graph.indexOfPath.get(path);
+    if (index === undefined) return { direct: [], total: 0, tests: [] };
+    const deps = graph.dependents([index]);
+    const reached = new Set([index, ...deps.map((d) => d.file)]);
+    const tests = this.analysis.entries(repoId, graph).filter((e) => e.kind === 'test' && reached.has(e.file)).map((e) => graph.path(e.file));
+    return { direct: deps.filter((d) => d.depth === 1).map((d) => graph.path(d.file)), total: deps.length, tests };
+  }
+}
