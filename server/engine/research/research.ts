@@ -10,6 +10,8 @@ import { buildGroundingContext, type GroundingContext, type ResearchHit } from '
 import { abortError, type ChatMessage, type ChatUsage } from './model-provider';
 import type { ModelRegistry, ResolvedModel } from './model-registry';
 import { buildPrompt } from './prompt';
+import type { Accounts } from '../accounts/accounts';
+import type { History } from '../accounts/history';
 
 /** What the search half hands over: its wire answer for the `search` line, and the hits to ground on. */
 export interface ResearchSearchOutcome {
@@ -51,6 +53,16 @@ export interface ResearchAccounts {
   conversationTurns(userId: string, conversationId: string): { query: string | null; result: unknown; category: string }[];
 }
 
+/** The engine's accounts and history, seen as research needs them. */
+export function researchAccounts(accounts: Accounts, history: History): ResearchAccounts {
+  return {
+    reserve: (userId, credits, operation) => accounts.reserve(userId, credits, operation),
+    settle: (charge) => accounts.settle(charge as never),
+    release: (reservation) => accounts.credits.release(reservation),
+    conversationTurns: (userId, conversationId) => history.conversation(userId, conversationId).items,
+  };
+}
+
 export interface ResearchRequest {
   userId: string;
   question: string;
@@ -59,6 +71,8 @@ export interface ResearchRequest {
   repoIds?: string[];
   /** Runs the search with the caller's request; research grounds on its hits. */
   search: (signal: AbortSignal) => Promise<ResearchSearchOutcome>;
+  /** Credits already reserved for this call (the HTTP preHandler does it); otherwise prepare() reserves. */
+  reservation?: unknown;
 }
 
 export const RESEARCH_SEARCH_COST = 5;
@@ -84,7 +98,7 @@ export class Research {
     const history = request.conversationId && this.accounts
       ? turnsToMessages(this.accounts.conversationTurns(request.userId, request.conversationId))
       : [];
-    const reservation = this.accounts?.reserve(request.userId, RESEARCH_SEARCH_COST, RESEARCH_OPERATION) ?? null;
+    const reservation = request.reservation ?? this.accounts?.reserve(request.userId, RESEARCH_SEARCH_COST, RESEARCH_OPERATION) ?? null;
     return new PreparedResearch(this.store, this.accounts, this.log, request, model, history, reservation);
   }
 }
