@@ -51,7 +51,7 @@ export interface ParsedSymbol {
   doc: string | null;
 }
 
-export type ImportKind = 'import' | 'export' | 'export-all' | 'require' | 'dynamic' | 'include' | 'use';
+export type ImportKind = 'import' | 'export' | 'export-all' | 'require' | 'require-relative' | 'dynamic' | 'include' | 'use';
 
 export interface ParsedImport {
   specifier: string;

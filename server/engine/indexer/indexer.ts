@@ -5,6 +5,8 @@ import type { ParsedFile, RepoRecord } from '../types';
 import type { DerivedIndex } from './derived-index';
 import { FileParser, type ParseJob, type ParseOptions, type ParseResult } from './parse-file';
 import { ParsePool } from './parse-pool';
+import { resetTreeSitterResolution, resolveTreeSitterImport } from './parse-tree-sitter';
+import { detectLanguage } from './languages';
 import { isIndexable, walk, type WalkOptions } from './walk';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -184,9 +186,15 @@ export class Indexer {
 
   /** Imports that did not resolve may resolve now that files were added (or stop resolving when removed). */
   private relinkImports(repo: RepoRecord): void {
-    const resolver = this.localParser(repo.rootPath).moduleResolver;
+    const root = repo.rootPath;
+    const resolver = this.localParser(root).moduleResolver;
     resolver.reset();
-    const updates = this.files.staleImports(repo.id).map((i) => ({ id: i.id, ...resolver.resolve(i.filePath, i.specifier) }));
+    resetTreeSitterResolution(root);
+    const updates = this.files.staleImports(repo.id).map((i) => ({
+      id: i.id,
+      ...(resolveTreeSitterImport(root, detectLanguage(path.basename(i.filePath)), i.filePath, i.specifier, i.kind)
+        ?? resolver.resolve(i.filePath, i.specifier)),
+    }));
     if (updates.length) this.files.setImportTarget(updates);
   }
 

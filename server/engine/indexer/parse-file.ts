@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type { ParsedFile } from '../types';
 import { detectLanguage, isScriptLanguage } from './languages';
 import { analyzeScript, type ScriptAnalysis } from './parse-typescript';
-import { analyzeWithTreeSitter, treeSitterLanguages } from './parse-tree-sitter';
+import { analyzeWithTreeSitter, resetTreeSitterResolution, treeSitterLanguages } from './parse-tree-sitter';
 import { ModuleResolver } from './resolver';
 import { chunkFile } from './chunker';
 
@@ -41,6 +41,7 @@ export class FileParser {
   /** After files are added or removed, cached file-system answers used by resolution are stale. */
   resetResolution(): void {
     this.resolver.reset();
+    resetTreeSitterResolution(this.root);
   }
 
   get moduleResolver(): ModuleResolver {

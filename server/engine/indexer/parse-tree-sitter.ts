@@ -1,11 +1,83 @@
+import path from 'node:path';
+import type { ImportKind, ParsedImport, ParsedSymbol } from '../types';
 import type { ScriptAnalysis } from './parse-typescript';
+import type { Resolution } from './resolver';
+import { collectSymbols } from './tree-sitter/definitions';
+import type { LanguageSpec } from './tree-sitter/language';
+import { RepoFiles } from './tree-sitter/repo-files';
+import { loadGrammar } from './tree-sitter/runtime';
+import { SourceText } from './tree-sitter/source';
+import { cpp } from './tree-sitter/cpp';
+import { csharp } from './tree-sitter/csharp';
+import { go } from './tree-sitter/go';
+import { java } from './tree-sitter/java';
+import { php } from './tree-sitter/php';
+import { python } from './tree-sitter/python';
+import { ruby } from './tree-sitter/ruby';
+import { rust } from './tree-sitter/rust';
+
+/** Each language's grammar, queries and rules. C is parsed with the C++ grammar, which accepts it. */
+const SPECS: Record<string, LanguageSpec> = {
+  python, go, rust, java, csharp, c: cpp, cpp, ruby, php,
+};
 
 /**
  * Languages parsed with the tree-sitter WASM grammars that VS Code ships (@vscode/tree-sitter-wasm).
- * Filled in by the polyglot parser; until a language is listed here its files are indexed as text.
+ * Files of other languages are indexed as text.
  */
-export const treeSitterLanguages = new Set<string>();
+export const treeSitterLanguages: ReadonlySet<string> = new Set(Object.keys(SPECS));
 
-export async function analyzeWithTreeSitter(_language: string, _relPath: string, _text: string, _root: string): Promise<ScriptAnalysis> {
-  return { symbols: [], imports: [], description: null };
+const repoFiles = new Map<string, RepoFiles>();
+
+function filesOf(root: string): RepoFiles {
+  const key = path.resolve(root);
+  let files = repoFiles.get(key);
+  if (!files) repoFiles.set(key, (files = new RepoFiles(key)));
+  return files;
+}
+
+/** Files were added or removed under root: cached answers used by import resolution are stale. */
+export function resetTreeSitterResolution(root: string): void {
+  repoFiles.get(path.resolve(root))?.reset();
+}
+
+/** Symbols, imports (resolved inside the repository where the language decides it) and the file's description. */
+export async function analyzeWithTreeSitter(language: string, relPath: string, text: string, root: string): Promise<ScriptAnalysis> {
+  const spec = SPECS[language];
+  if (!spec) return { symbols: [], imports: [], description: null };
+  const grammar = await loadGrammar(spec.grammar);
+  const tree = grammar.parser.parse(text);
+  if (!tree) return { symbols: [], imports: [], description: null };
+  try {
+    const rootNode = tree.rootNode;
+    const source = new SourceText(text, grammar.query(spec.comments).captures(rootNode).map((c) => c.node));
+    const symbols = collectSymbols(rootNode, grammar.query(spec.definitions), spec, source);
+    const files = filesOf(root);
+    const imports: ParsedImport[] = [];
+    for (const match of grammar.query(spec.imports).matches(rootNode)) {
+      for (const raw of spec.importsOf(match, source)) {
+        for (const imp of spec.expand ? spec.expand(relPath, raw, files) : [raw]) {
+          imports.push({ ...imp, ...spec.resolve(relPath, imp.specifier, imp.kind, files) });
+        }
+      }
+    }
+    return { symbols, imports, description: spec.description(rootNode, source) ?? firstTypeDoc(spec, symbols) };
+  } finally {
+    tree.delete();
+  }
+}
+
+function firstTypeDoc(spec: LanguageSpec, symbols: ParsedSymbol[]): string | null {
+  if (!spec.describeByFirstType) return null;
+  const type = symbols.find((s) => s.parent === null && s.doc && ['class', 'interface', 'struct', 'enum', 'trait'].includes(s.kind));
+  return type?.doc ? type.doc.split(/\n\s*\n/)[0].replace(/\s+/g, ' ').trim() : null;
+}
+
+/**
+ * Resolves a stored import again (after files were added or removed) from its specifier and kind alone,
+ * for files of a tree-sitter language; null for other languages.
+ */
+export function resolveTreeSitterImport(root: string, language: string | null, fromPath: string, specifier: string, kind: ImportKind): Resolution | null {
+  const spec = language ? SPECS[language] : undefined;
+  return spec ? spec.resolve(fromPath, specifier, kind, filesOf(root)) : null;
 }

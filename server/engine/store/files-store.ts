@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Db } from './db';
-import type { FileRecord, ParsedFile, ParsedImport, ParsedSymbol } from '../types';
+import type { FileRecord, ImportKind, ParsedFile, ParsedImport, ParsedSymbol } from '../types';
 import { nowIso, stableUuid } from '../util/ids';
 import { identifierWords } from '../util/words';
 
@@ -208,13 +208,13 @@ export class FilesStore {
    * Imports to resolve again after files were added or removed: local ones that did not resolve,
    * and ones whose target file is gone.
    */
-  staleImports(repoId: string): { id: number; filePath: string; specifier: string }[] {
+  staleImports(repoId: string): { id: number; filePath: string; specifier: string; kind: ImportKind }[] {
     return this.stmt(
-      `SELECT i.id, f.path AS filePath, i.specifier FROM imports i JOIN files f ON f.id = i.file_id
+      `SELECT i.id, f.path AS filePath, i.specifier, i.kind FROM imports i JOIN files f ON f.id = i.file_id
        WHERE f.repo_id = ? AND (
          (i.target_path IS NULL AND i.package IS NULL)
          OR (i.target_path IS NOT NULL AND NOT EXISTS (SELECT 1 FROM files t WHERE t.repo_id = f.repo_id AND t.path = i.target_path)))`,
-    ).all(repoId) as { id: number; filePath: string; specifier: string }[];
+    ).all(repoId) as { id: number; filePath: string; specifier: string; kind: ImportKind }[];
   }
 
   setImportTarget(updates: { id: number; targetPath: string | null; packageName: string | null }[]): void {

@@ -1,0 +1,94 @@
+import type { Node, Query } from '@vscode/tree-sitter-wasm';
+import type { ParsedSymbol, SymbolKind } from '../../types';
+import type { Definition, LanguageSpec } from './language';
+import { endLineOf, signatureOf, startLineOf, type SourceText } from './source';
+
+const DEFAULT_MEMBER_CONTAINERS: ReadonlySet<string> = new Set(['class', 'struct', 'interface', 'trait', 'enum', 'scope']);
+const CALLABLE = new Set(['function', 'method']);
+/** Captured kinds that own members; other captures (a typedef, a variable) are transparent to what they hold. */
+const CONTAINERS = new Set(['class', 'struct', 'interface', 'trait', 'enum', 'module', 'scope']);
+
+/**
+ * Runs a language's definition query and turns the captures into symbols. Parents come from the tree (the
+ * nearest enclosing captured definition) or from the syntax (`@parent`); namespaces are not captured, so
+ * they are transparent; anything inside a function or method is local and left out.
+ */
+export function collectSymbols(root: Node, query: Query, spec: LanguageSpec, source: SourceText): ParsedSymbol[] {
+  type Captured = Definition & { scopeOnly: boolean; pattern: number };
+  const byNode = new Map<number, Captured>();
+  const ordered: Captured[] = [];
+  for (const match of query.matches(root)) {
+    let defNode: Node | null = null;
+    let kind = '';
+    let nameNode: Node | null = null;
+    let parentNode: Node | null = null;
+    for (const capture of match.captures) {
+      if (capture.name.startsWith('def.')) { defNode = capture.node; kind = capture.name.slice(4); }
+      else if (capture.name === 'name') nameNode = capture.node;
+      else if (capture.name === 'parent') parentNode = capture.node;
+    }
+    if (!defNode) continue;
+    const earlier = byNode.get(defNode.id);
+    if (earlier && earlier.pattern <= match.patternIndex) continue;
+    let name = nameNode?.text ?? null;
+    let explicitParent = parentNode?.text ?? null;
+    if (name === null && spec.nameOf) {
+      const named = spec.nameOf(defNode, kind as SymbolKind);
+      if (named) { name = named.name; explicitParent = named.parent ?? explicitParent; kind = named.kind ?? kind; }
+    }
+    if (!name) continue;
+    if (spec.refineKind) {
+      const refined = spec.refineKind(defNode, kind as SymbolKind, name);
+      if (refined === null) continue;
+      kind = refined;
+    }
+    const def: Captured = { node: defNode, kind: kind as SymbolKind, name, container: null, explicitParent, scopeOnly: kind === 'scope', pattern: match.patternIndex };
+    byNode.set(defNode.id, def);
+    if (earlier) ordered[ordered.indexOf(earlier)] = def;
+    else ordered.push(def);
+  }
+
+  const members = spec.memberContainers ?? DEFAULT_MEMBER_CONTAINERS;
+  const symbols: { symbol: ParsedSymbol; start: number }[] = [];
+  const locals = new Set<Definition>();
+  for (const def of ordered) {
+    for (let up = def.node.parent; up; up = up.parent) {
+      const enclosing = byNode.get(up.id);
+      if (!enclosing) continue;
+      if (CALLABLE.has(enclosing.kind) || locals.has(enclosing)) { locals.add(def); break; }
+      if (CONTAINERS.has(enclosing.kind)) { def.container = enclosing; break; }
+    }
+    if (locals.has(def) || def.scopeOnly) continue;
+    let kind: SymbolKind = def.kind;
+    if (kind === 'function' && ((def.container && members.has(def.container.kind)) || def.explicitParent)) kind = 'method';
+    def.kind = kind;
+    const range = spec.rangeOf?.(def.node) ?? { first: def.node, last: def.node };
+    source.definitionRows.add(range.first.startPosition.row);
+    symbols.push({
+      start: range.first.startIndex,
+      symbol: {
+        name: def.name,
+        kind,
+        parent: def.explicitParent ?? def.container?.name ?? null,
+        startLine: startLineOf(range.first),
+        endLine: endLineOf(range.last),
+        exported: spec.isExported(def, source),
+        signature: signatureOf(spec.signatureNodeOf?.(def.node) ?? def.node),
+        doc: spec.innerDoc?.(def.node) ?? source.leadingComment(range.first),
+      },
+    });
+  }
+  return symbols.sort((a, b) => a.start - b.start).map((s) => s.symbol);
+}
+
+/** True when one of the node's direct children (or its `modifiers` list) is the given keyword. */
+export function hasModifier(node: Node, keyword: string): boolean {
+  for (const child of node.children) {
+    if (!child) continue;
+    if (child.text === keyword && (child.type === keyword || child.type.includes('modifier') || child.type.includes('specifier'))) return true;
+    if ((child.type === 'modifiers' || child.type === 'modifier') && child.text.split(/\s+/).includes(keyword)) return true;
+  }
+  return false;
+}
+
+export type { SymbolKind };

@@ -1,0 +1,65 @@
+import type { Node } from '@vscode/tree-sitter-wasm';
+import type { LanguageSpec, RawImport } from './language';
+import { resolvedTo, unresolved } from './language';
+import { ancestors, dirOf, joinRel, packageFile, type RepoFiles } from './repo-files';
+import { startLineOf, stringValue } from './source';
+
+const receiverType = '[(type_identifier) @parent (pointer_type (type_identifier) @parent) (generic_type type: (type_identifier) @parent) (pointer_type (generic_type type: (type_identifier) @parent))]';
+
+const definitions = `
+(function_declaration name: (identifier) @name) @def.function
+(method_declaration receiver: (parameter_list (parameter_declaration type: ${receiverType})) name: (field_identifier) @name) @def.method
+(type_spec name: (type_identifier) @name type: (struct_type)) @def.struct
+(type_spec name: (type_identifier) @name type: (interface_type)) @def.interface
+(type_spec name: (type_identifier) @name) @def.type
+(type_alias name: (type_identifier) @name) @def.type
+(method_elem name: (field_identifier) @name) @def.method
+(source_file (const_declaration (const_spec name: (identifier) @name) @def.constant))
+(source_file (var_declaration (var_spec name: (identifier) @name) @def.variable))
+(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @def.variable)))
+`;
+
+/** A spec alone in its declaration (`const X = 1`) covers the declaration's lines and takes its doc comment. */
+function declarationOf(node: Node): Node {
+  const parent = node.parent;
+  if (!parent || !/_declaration$/.test(parent.type) || parent.type === 'method_declaration') return node;
+  return parent.namedChildren.filter((c) => c && c.type !== 'comment').length === 1 ? parent : node;
+}
+
+/** The nearest go.mod above a file: its folder and module path. */
+function moduleOf(fromPath: string, files: RepoFiles): { dir: string; path: string } | null {
+  for (const dir of ancestors(dirOf(fromPath))) {
+    const text = files.read(joinRel(dir, 'go.mod') ?? '');
+    const name = text ? /^module\s+"?([^\s"]+)"?/m.exec(text)?.[1] : undefined;
+    if (name) return { dir, path: name };
+  }
+  return null;
+}
+
+export const go: LanguageSpec = {
+  grammar: 'go',
+  comments: '(comment) @comment',
+  definitions,
+  imports: '(import_spec) @import',
+  importsOf(match): RawImport[] {
+    const node = match.captures[0].node;
+    const path = node.childForFieldName('path');
+    if (!path) return [];
+    const alias = node.childForFieldName('name')?.text;
+    return [{ specifier: stringValue(path), kind: 'import', names: alias === '_' ? [] : ['*'], typeOnly: false, line: startLineOf(node) }];
+  },
+  rangeOf: (node) => {
+    const outer = declarationOf(node);
+    return { first: outer, last: outer };
+  },
+  signatureNodeOf: declarationOf,
+  isExported: (def) => /^\p{Lu}/u.test(def.name),
+  description: (root, source) => source.leadingDescription(root),
+  resolve(fromPath, specifier, _kind, files) {
+    const module = moduleOf(fromPath, files);
+    if (!module || (specifier !== module.path && !specifier.startsWith(`${module.path}/`))) return unresolved(specifier);
+    const dir = joinRel(module.dir, specifier.slice(module.path.length));
+    const target = dir === null ? null : packageFile(dir, '.go', files);
+    return target ? resolvedTo(target) : unresolved(null);
+  },
+};

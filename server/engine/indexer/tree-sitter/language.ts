@@ -1,0 +1,64 @@
+import type { Node, QueryMatch } from '@vscode/tree-sitter-wasm';
+import type { ImportKind, SymbolKind } from '../../types';
+import type { Resolution } from '../resolver';
+import type { RepoFiles } from './repo-files';
+import type { SourceText } from './source';
+
+/** A definition found by a language's query, before the shared code decides its parent and final kind. */
+export interface Definition {
+  node: Node;
+  kind: SymbolKind;
+  name: string;
+  /** The enclosing definition (class, struct, trait, impl, module) when the definition is a member. */
+  container: Definition | null;
+  /** A parent named by the syntax itself: a Go receiver, a C++ `Type::` qualifier, a Rust `impl` type. */
+  explicitParent: string | null;
+}
+
+export interface RawImport {
+  specifier: string;
+  kind: ImportKind;
+  names: string[];
+  typeOnly: boolean;
+  line: number;
+}
+
+/** What one language contributes: its grammar, its queries, and the few rules that differ between languages. */
+export interface LanguageSpec {
+  /** Stem of the grammar file: `tree-sitter-<grammar>.wasm`. */
+  grammar: string;
+  /** Captures the language's comment nodes as `@comment`. */
+  comments: string;
+  /**
+   * Captures definitions as `@def.<kind>` (a SymbolKind, or `scope` for a container that is not itself a
+   * symbol such as a Rust `impl`), with `@name` and optionally `@parent`. The first pattern that captures a
+   * node wins. Definitions inside functions are locals and are dropped.
+   */
+  definitions: string;
+  /** Captures import statements; each match goes to `importsOf`. */
+  imports: string;
+  importsOf(match: QueryMatch, source: SourceText): RawImport[];
+  /** Name (and parent, kind) when a pattern has no `@name` capture, e.g. C++ declarators. */
+  nameOf?(node: Node, kind: SymbolKind): { name: string; parent?: string; kind?: SymbolKind } | null;
+  /** Adjusts a captured kind (an UPPER_CASE Python variable is a constant); null drops the definition. */
+  refineKind?(node: Node, kind: SymbolKind, name: string): SymbolKind | null;
+  /** The node whose lines the symbol covers, when wider than the definition (decorators, attributes, `type (…)`). */
+  rangeOf?(node: Node): { first: Node; last: Node };
+  /** The node the signature is cut from, when not the definition itself. */
+  signatureNodeOf?(node: Node): Node;
+  /** A doc string held inside the definition (Python docstrings); comments above it are the fallback. */
+  innerDoc?(node: Node): string | null;
+  isExported(def: Definition, source: SourceText): boolean;
+  /** Kinds whose member functions are methods; default: class, struct, interface, trait, enum, scope. */
+  memberContainers?: ReadonlySet<string>;
+  description(root: Node, source: SourceText): string | null;
+  /** True for languages with one type per file by convention: the first type's doc describes the file. */
+  describeByFirstType?: boolean;
+  /** Splits one import into several when the file system decides it (Python `from pkg import submodule`). */
+  expand?(fromPath: string, imp: RawImport, files: RepoFiles): RawImport[];
+  /** Resolves an import to a repository file, or names the package; never leaves the repository. */
+  resolve(fromPath: string, specifier: string, kind: ImportKind, files: RepoFiles): Resolution;
+}
+
+export const unresolved = (packageName: string | null): Resolution => ({ targetPath: null, packageName });
+export const resolvedTo = (targetPath: string): Resolution => ({ targetPath, packageName: null });

@@ -1,0 +1,119 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Cached, read-only questions about files of one repository, by repository-relative POSIX path. Every
+ * path is normalised first and anything that would leave the root (`..`, absolute paths, symlinks that
+ * point outside) is treated as missing, so import resolution can never reach outside the repository.
+ */
+export class RepoFiles {
+  private readonly root: string;
+  private realRoot: string;
+  private readonly stats = new Map<string, 'file' | 'dir' | null>();
+  private readonly listings = new Map<string, string[]>();
+  private readonly texts = new Map<string, string | null>();
+
+  constructor(root: string) {
+    this.root = path.resolve(root);
+    this.realRoot = safeRealpath(this.root) ?? this.root;
+  }
+
+  /** Forget cached answers (files were added or removed). */
+  reset(): void {
+    this.stats.clear();
+    this.listings.clear();
+    this.texts.clear();
+    this.realRoot = safeRealpath(this.root) ?? this.root;
+  }
+
+  isFile(rel: string | null): rel is string {
+    return rel !== null && this.kind(rel) === 'file';
+  }
+
+  isDir(rel: string | null): rel is string {
+    return rel !== null && this.kind(rel) === 'dir';
+  }
+
+  /** The first candidate that is a file, or null. */
+  firstFile(candidates: (string | null)[]): string | null {
+    for (const c of candidates) if (this.isFile(c)) return c;
+    return null;
+  }
+
+  /** Sorted names of the files (not folders) directly in a folder. */
+  list(relDir: string): string[] {
+    let names = this.listings.get(relDir);
+    if (!names) {
+      names = [];
+      if (this.isDir(relDir)) {
+        try {
+          names = fs.readdirSync(path.join(this.root, relDir)).filter((n) => this.isFile(joinRel(relDir, n))).sort();
+        } catch { /* unreadable folder: no files */ }
+      }
+      this.listings.set(relDir, names);
+    }
+    return names;
+  }
+
+  /** A small text file (go.mod, composer.json), or null. */
+  read(rel: string): string | null {
+    let text = this.texts.get(rel);
+    if (text === undefined) {
+      try { text = this.isFile(rel) ? fs.readFileSync(path.join(this.root, rel), 'utf8') : null; } catch { text = null; }
+      this.texts.set(rel, text);
+    }
+    return text;
+  }
+
+  private kind(rel: string): 'file' | 'dir' | null {
+    let kind = this.stats.get(rel);
+    if (kind === undefined) {
+      kind = null;
+      try {
+        const abs = path.join(this.root, rel);
+        const stat = fs.statSync(abs);
+        const real = safeRealpath(abs);
+        const inside = real !== null && (real === this.realRoot || real.startsWith(this.realRoot + path.sep));
+        if (inside) kind = stat.isFile() ? 'file' : stat.isDirectory() ? 'dir' : null;
+      } catch { /* missing */ }
+      this.stats.set(rel, kind);
+    }
+    return kind;
+  }
+}
+
+/** Joins POSIX path parts inside the repository; null when the result would leave it. '' is the root. */
+export function joinRel(...parts: string[]): string | null {
+  const joined = path.posix.normalize(parts.filter((p) => p !== '').join('/') || '.');
+  if (joined === '.' ) return '';
+  if (joined === '..' || joined.startsWith('../') || joined.startsWith('/')) return null;
+  return joined.replace(/\/$/, '');
+}
+
+/** The folder of a repository-relative file path ('' at the root). */
+export const dirOf = (rel: string): string => {
+  const slash = rel.lastIndexOf('/');
+  return slash < 0 ? '' : rel.slice(0, slash);
+};
+
+/** A folder and each folder above it, up to and including the root (''). */
+export function ancestors(relDir: string): string[] {
+  const out = [relDir];
+  for (let d = relDir; d !== ''; ) { d = dirOf(d); out.push(d); }
+  return out;
+}
+
+function safeRealpath(p: string): string | null {
+  try { return fs.realpathSync.native(p); } catch { return null; }
+}
+
+/**
+ * A package (Go) or namespace (C#) is a folder, while an import edge points at one file: the one named
+ * like the folder, else the first other source file in name order.
+ */
+export function packageFile(dir: string, extension: string, files: RepoFiles, exclude = /_test\.go$/): string | null {
+  const names = files.list(dir).filter((n) => n.endsWith(extension) && !exclude.test(n));
+  const base = dir.slice(dir.lastIndexOf('/') + 1);
+  const chosen = names.find((n) => n === `${base}${extension}`) ?? names[0];
+  return chosen ? joinRel(dir, chosen) : null;
+}

@@ -1,0 +1,181 @@
+import type { Node } from '@vscode/tree-sitter-wasm';
+import type { LanguageSpec, RawImport } from './language';
+import { resolvedTo, unresolved } from './language';
+import { ancestors, dirOf, joinRel, type RepoFiles } from './repo-files';
+import { startLineOf } from './source';
+
+const implType = '[(type_identifier) @name (generic_type type: (type_identifier) @name) (scoped_type_identifier name: (type_identifier) @name)]';
+
+const definitions = `
+(function_item name: (identifier) @name) @def.function
+(function_signature_item name: (identifier) @name) @def.function
+(struct_item name: (type_identifier) @name) @def.struct
+(union_item name: (type_identifier) @name) @def.struct
+(enum_item name: (type_identifier) @name) @def.enum
+(trait_item name: (type_identifier) @name) @def.trait
+(type_item name: (type_identifier) @name) @def.type
+(mod_item name: (identifier) @name body: (declaration_list)) @def.module
+(const_item name: (identifier) @name) @def.constant
+(static_item name: (identifier) @name) @def.variable
+(macro_definition name: (identifier) @name) @def.function
+(impl_item type: ${implType}) @def.scope
+`;
+
+const imports = `
+(use_declaration argument: (_) @argument) @import
+(mod_item !body name: (identifier) @name) @import
+(extern_crate_declaration name: (identifier) @name) @import
+`;
+
+/** `use a::b::{c, d::e as f, g::*}` → [a::b, c], [a::b::d, e], [a::b::g, *]. */
+function usePaths(node: Node, prefix: string, out: [string, string][]): void {
+  const join = (p: string) => (prefix ? `${prefix}::${p}` : p);
+  switch (node.type) {
+    case 'scoped_use_list': {
+      const path = node.childForFieldName('path')?.text;
+      const list = node.childForFieldName('list');
+      if (list) usePaths(list, path ? join(path) : prefix, out);
+      return;
+    }
+    case 'use_list':
+      for (const child of node.namedChildren) if (child && !child.type.includes('comment')) usePaths(child, prefix, out);
+      return;
+    case 'use_as_clause': {
+      const path = node.childForFieldName('path');
+      if (path) usePaths(path, prefix, out);
+      return;
+    }
+    case 'use_wildcard': {
+      const path = node.namedChildren[0]?.text;
+      out.push([path ? join(path) : prefix, '*']);
+      return;
+    }
+    default: {
+      const full = join(node.text.replace(/\s+/g, ''));
+      const cut = full.lastIndexOf('::');
+      out.push(cut < 0 ? [full, '*'] : [full.slice(0, cut), full.slice(cut + 2)]);
+    }
+  }
+}
+
+const OWN_FOLDER_NAMES = new Set(['lib.rs', 'main.rs', 'mod.rs']);
+const CRATE_ROOT_DIRS = /(^|\/)(src\/bin|examples|tests|benches)$/;
+
+const baseName = (rel: string) => rel.slice(rel.lastIndexOf('/') + 1);
+
+/** The folder where a file's own submodules live: beside lib.rs/main.rs/mod.rs, else in a folder named after the file. */
+function moduleDir(fromPath: string): string | null {
+  const name = baseName(fromPath);
+  const dir = dirOf(fromPath);
+  if (OWN_FOLDER_NAMES.has(name) || CRATE_ROOT_DIRS.test(dir) || fromPath === 'build.rs') return dir;
+  return joinRel(dir, name.replace(/\.rs$/, ''));
+}
+
+/** `name` declared as a module of the module whose submodules live in dir: dir/name.rs or dir/name/mod.rs. */
+const moduleFile = (dir: string, name: string, files: RepoFiles) =>
+  files.firstFile([joinRel(dir, `${name}.rs`), joinRel(dir, name, 'mod.rs')]);
+
+/** The crate's source folder and root file, from the nearest Cargo.toml (else the nearest lib.rs/main.rs). */
+function crateOf(fromPath: string, files: RepoFiles): { dir: string; file: string | null } | null {
+  if (CRATE_ROOT_DIRS.test(dirOf(fromPath))) return { dir: dirOf(fromPath), file: fromPath };
+  const preferMain = baseName(fromPath) === 'main.rs';
+  const rootFile = (dir: string) => files.firstFile(preferMain
+    ? [joinRel(dir, 'main.rs'), joinRel(dir, 'lib.rs')]
+    : [joinRel(dir, 'lib.rs'), joinRel(dir, 'main.rs')]);
+  for (const dir of ancestors(dirOf(fromPath))) {
+    if (files.isFile(joinRel(dir, 'Cargo.toml'))) {
+      const src = joinRel(dir, 'src') ?? dir;
+      return { dir: src, file: rootFile(src) };
+    }
+  }
+  for (const dir of ancestors(dirOf(fromPath))) {
+    const file = rootFile(dir);
+    if (file) return { dir, file };
+  }
+  return null;
+}
+
+/** The file of the module whose submodules live in dir (the crate root, dir.rs or dir/mod.rs). */
+function fileOfModuleDir(dir: string, crate: { dir: string; file: string | null } | null, files: RepoFiles): string | null {
+  if (crate && dir === crate.dir) return crate.file;
+  return files.firstFile([`${dir}.rs`, joinRel(dir, 'mod.rs')]);
+}
+
+function resolveUse(fromPath: string, specifier: string, files: RepoFiles) {
+  const segments = specifier.split('::').filter(Boolean);
+  const own = moduleDir(fromPath);
+  if (own === null || segments.length === 0) return unresolved(null);
+  const crate = crateOf(fromPath, files);
+  let dir: string | null;
+  let file: string | null;
+  let rest: string[];
+  if (segments[0] === 'crate') {
+    if (!crate) return unresolved(null);
+    [dir, file, rest] = [crate.dir, crate.file, segments.slice(1)];
+  } else if (segments[0] === 'self' || segments[0] === 'super') {
+    let i = 0;
+    dir = own;
+    if (segments[0] === 'self') i = 1;
+    for (; segments[i] === 'super'; i++) dir = dir === '' ? null : dirOf(dir ?? '');
+    if (dir === null) return unresolved(null);
+    [file, rest] = [dir === own ? fromPath : fileOfModuleDir(dir, crate, files), segments.slice(i)];
+  } else if (moduleFile(own, segments[0], files)) {
+    // 2018-edition paths may start with a module declared in this module.
+    [dir, file, rest] = [own, null, segments];
+  } else {
+    return unresolved(segments[0]);
+  }
+  for (const segment of rest) {
+    const next = moduleFile(dir, segment, files);
+    if (!next) break;
+    file = next;
+    dir = joinRel(dir, segment) ?? dir;
+  }
+  return file ? resolvedTo(file) : unresolved(null);
+}
+
+function isPub(node: Node): boolean {
+  return node.namedChildren.some((c) => c?.type === 'visibility_modifier');
+}
+
+export const rust: LanguageSpec = {
+  grammar: 'rust',
+  comments: '[(line_comment) (block_comment)] @comment',
+  definitions,
+  imports,
+  importsOf(match): RawImport[] {
+    const node = match.captures[0].node;
+    const line = startLineOf(node);
+    if (node.type === 'mod_item') return [{ specifier: node.childForFieldName('name')!.text, kind: 'import', names: [], typeOnly: false, line }];
+    if (node.type === 'extern_crate_declaration') return [{ specifier: node.childForFieldName('name')!.text, kind: 'use', names: ['*'], typeOnly: false, line }];
+    const pairs: [string, string][] = [];
+    const argument = node.childForFieldName('argument');
+    if (argument) usePaths(argument, '', pairs);
+    const grouped = new Map<string, string[]>();
+    for (const [path, name] of pairs) grouped.set(path, [...(grouped.get(path) ?? []), name]);
+    return [...grouped].map(([specifier, names]) => ({ specifier, kind: 'use', names, typeOnly: false, line }));
+  },
+  // Attributes (`#[derive(...)]`) belong to the item below them, as decorators do in Python.
+  rangeOf(node) {
+    let first = node;
+    for (let prev = node.previousNamedSibling; prev?.type === 'attribute_item'; prev = prev.previousNamedSibling) first = prev;
+    return { first, last: node };
+  },
+  refineKind: (node, kind) => (kind === 'variable' && !node.namedChildren.some((c) => c?.type === 'mutable_specifier') ? 'constant' : kind),
+  isExported(def) {
+    if (isPub(def.node)) return true;
+    const owner = def.container?.node;
+    // Trait items and trait impls are as visible as the trait; `pub` is not even allowed there.
+    if (owner?.type === 'trait_item') return isPub(owner);
+    return owner?.type === 'impl_item' && owner.childForFieldName('trait') !== null;
+  },
+  description: (root, source) => source.leadingDescription(root),
+  resolve(fromPath, specifier, kind, files) {
+    if (kind === 'import') {
+      const own = moduleDir(fromPath);
+      const target = own === null ? null : moduleFile(own, specifier, files);
+      return target ? resolvedTo(target) : unresolved(null);
+    }
+    return resolveUse(fromPath, specifier, files);
+  },
+};
