@@ -14,7 +14,8 @@ import { installCreditHooks } from './context';
 import { reposRoutes } from './routes/v2/repos';
 import { filesRoutes } from './routes/v2/files';
 import { historyRoutes } from './routes/v2/history';
-import { modelsRoutes } from './routes/v2/models';
+import { analysisRoutes } from './routes/v2/analysis';
+import { fileDocsRoutes } from './routes/v2/file-docs';
 import { installGuard, serverLimits, type GuardOptions } from './guard';
 import { a2aRoutes } from '../a2a';
 
@@ -89,7 +90,7 @@ export async function createApp(engine: Engine, options: AppOptions = {}): Promi
         { name: 'repos', description: 'Indexing and listing repositories' },
         { name: 'files', description: 'Files and their documentation' },
         { name: 'history', description: 'Your operations and conversation threads' },
-        { name: 'research', description: 'Chat models for research (POST /v2/search with chat: true streams the answer)' },
+        { name: 'analysis', description: 'Blast radius, blueprint, scope, dependency map, review signals, coverage gaps' },
         { name: 'a2a', description: 'Agent-to-agent (A2A v0.3.0): the agent card; JSON-RPC at /a2a/jsonrpc and HTTP+JSON under /a2a/rest run these same operations' },
       ],
     },
@@ -107,7 +108,8 @@ export async function createApp(engine: Engine, options: AppOptions = {}): Promi
     await reposRoutes(v2, engine);
     await filesRoutes(v2, engine);
     await historyRoutes(v2, engine);
-    await modelsRoutes(v2, engine);
+    await analysisRoutes(v2, engine);
+    await fileDocsRoutes(v2, engine);
   });
   // After the API routes: the A2A binding reads them (from the OpenAPI document) as its operations.
   await a2aRoutes(app, engine, { publicUrl: options.publicUrl });
