@@ -9,11 +9,15 @@ import { LoupeError } from '../../engine/errors';
 import { ErrorBody } from '../../../protocol/api/common';
 import { validatorCompiler } from './validation';
 import { errorBody, makeErrorHandler } from './errors';
-import { installCreditHooks } from './context';
-import { installCreditHooks } from './context';
+import { authenticateRequest, installCreditHooks } from './context';
 import { reposRoutes } from './routes/v2/repos';
 import { filesRoutes } from './routes/v2/files';
 import { historyRoutes } from './routes/v2/history';
+import { modelsRoutes } from './routes/v2/models';
+import { authRoutes } from './routes/v2/auth';
+import { keysRoutes } from './routes/v2/keys';
+import { statsRoutes } from './routes/v2/stats';
+import { agentRoutes } from './routes/v2/agent';
 import { analysisRoutes } from './routes/v2/analysis';
 import { fileDocsRoutes } from './routes/v2/file-docs';
 import { installGuard, serverLimits, type GuardOptions } from './guard';
@@ -68,9 +72,8 @@ export async function createApp(engine: Engine, options: AppOptions = {}): Promi
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config?.public || request.url.startsWith('/docs')) return;
     if (!request.routeOptions.url) return; // not found: handled above
-    request.caller = engine.accounts.authenticate(request.headers['x-api-key'] as string | undefined);
+    request.caller = authenticateRequest(engine, request);
   });
-  installCreditHooks(app, engine);
   installCreditHooks(app, engine);
 
   await app.register(swagger, {
@@ -90,7 +93,11 @@ export async function createApp(engine: Engine, options: AppOptions = {}): Promi
         { name: 'repos', description: 'Indexing and listing repositories' },
         { name: 'files', description: 'Files and their documentation' },
         { name: 'history', description: 'Your operations and conversation threads' },
+        { name: 'auth', description: 'Sign-up and sign-in for scripts and agents (no key needed)' },
+        { name: 'keys', description: 'Your API keys and agent credentials' },
+        { name: 'stats', description: 'Usage, daily activity, languages' },
         { name: 'analysis', description: 'Blast radius, blueprint, scope, dependency map, review signals, coverage gaps' },
+        { name: 'research', description: 'Chat models for research (POST /v2/search with chat: true streams the answer)' },
         { name: 'a2a', description: 'Agent-to-agent (A2A v0.3.0): the agent card; JSON-RPC at /a2a/jsonrpc and HTTP+JSON under /a2a/rest run these same operations' },
       ],
     },
@@ -108,6 +115,11 @@ export async function createApp(engine: Engine, options: AppOptions = {}): Promi
     await reposRoutes(v2, engine);
     await filesRoutes(v2, engine);
     await historyRoutes(v2, engine);
+    await modelsRoutes(v2, engine);
+    await authRoutes(v2, engine);
+    await keysRoutes(v2, engine);
+    await statsRoutes(v2, engine);
+    await agentRoutes(v2, engine);
     await analysisRoutes(v2, engine);
     await fileDocsRoutes(v2, engine);
   });
