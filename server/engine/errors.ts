@@ -9,6 +9,8 @@ export const ERROR_CODES = {
   NOT_A_REPOSITORY: { status: 400, summary: 'The URL or path to index is not a git repository or an existing folder.' },
   UNKNOWN_REPOSITORIES: { status: 400, summary: 'Some repository ids or URLs in the request are not indexed for this caller.' },
   UNKNOWN_MODEL: { status: 400, summary: 'The `model` of a research request is not an available chat model (see GET /v2/models).' },
+  INVALID_CODE: { status: 400, summary: 'The one-time code is wrong or expired, or the address has no code; the three cases are not told apart.' },
+  INVALID_CREDENTIALS: { status: 400, summary: 'The email or password is incorrect (which one is not said).' },
   UNAUTHORIZED: { status: 401, summary: 'X-API-Key is missing, unknown, disabled or expired.' },
   INSUFFICIENT_CREDITS: { status: 402, summary: 'The operation costs more credits than remain; nothing was charged.' },
   FORBIDDEN: { status: 403, summary: 'Authenticated, but not allowed (plan or ownership).' },
@@ -29,7 +31,9 @@ export const ERROR_CODES = {
   RATE_LIMITED: { status: 429, summary: 'Too many requests; retry after the number of seconds in Retry-After.' },
   HEADERS_TOO_LARGE: { status: 431, summary: 'The request headers are larger than the server accepts.' },
   INTERNAL: { status: 500, summary: 'An unexpected failure; retry with backoff.' },
+  STORAGE_UNAVAILABLE: { status: 503, summary: 'The index cannot be written (read-only data dir, no permission, I/O error); nothing was half-written.' },
   SERVICE_UNAVAILABLE: { status: 503, summary: 'A service the operation needs (mail, model) is unavailable right now.' },
+  STORAGE_FULL: { status: 507, summary: 'The disk that holds the index is full; nothing was half-written. Free space and retry.' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -117,11 +117,21 @@ export class Indexer {
     const batches: ParseJob[][] = [];
     for (let i = 0; i < jobs.length; i += JOBS_PER_MESSAGE) batches.push(jobs.slice(i, i + JOBS_PER_MESSAGE));
     let next = 0;
+    let failed = false;
     const lanes = Array.from({ length: this.pool.threads }, async () => {
       while (next < batches.length) {
-        if (signal?.aborted) return;
+        // Once a write failed (disk full, read-only), the other lanes stop too instead of
+        // parsing the rest of the repository for nothing.
+        if (signal?.aborted || failed) return;
         const batch = batches[next++];
-        accept(await this.pool.parse(root, parseOptions, batch));
+        const parsed = await this.pool.parse(root, parseOptions, batch);
+        if (failed) return;
+        try {
+          accept(parsed);
+        } catch (error) {
+          failed = true;
+          throw error;
+        }
       }
     });
     await Promise.all(lanes);

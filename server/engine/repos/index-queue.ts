@@ -3,6 +3,7 @@ import type { Logger } from '../log';
 import type { Indexer, IndexRunProgress, IndexRunResult } from '../indexer/indexer';
 import type { ReposStore } from '../store/repos-store';
 import type { RepoRecord } from '../types';
+import { storageError } from '../store/storage-errors';
 
 export interface IndexQueueEvents {
   progress: [IndexRunProgress];
@@ -86,10 +87,16 @@ export class IndexQueue extends EventEmitter<IndexQueueEvents> {
       if ((error as Error).name === 'AbortError') {
         this.waiting.set(repoId, undefined); // paused: resume later from what is persisted
       } else {
-        const message = (error as Error).message;
-        this.log.error(`indexing ${repoId} failed: ${message}`);
-        this.repos.setState(repoId, 'failed', { error: message });
-        this.emit('failed', { repoId, error: error as Error });
+        const failure = storageError(error) ?? (error as Error);
+        this.log.error(`indexing ${repoId} failed: ${failure.message}`);
+        try {
+          this.repos.setState(repoId, 'failed', { error: failure.message });
+        } catch (recordError) {
+          // A full or read-only disk may refuse this write too; the repository then stays marked
+          // as interrupted and resumes at the next start.
+          this.log.error(`could not record the failure of ${repoId}: ${(recordError as Error).message}`);
+        }
+        this.emit('failed', { repoId, error: failure });
       }
     } finally {
       this.running = null;

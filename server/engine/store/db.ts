@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../log';
 import { MIGRATIONS } from './migrations';
+import { storageError } from './storage-errors';
 
 export type Db = Database.Database;
 
@@ -17,7 +18,10 @@ export class DatabaseUnusableError extends Error {}
  * Loupe database, or is corrupt, is moved aside with a clear message and a fresh one is created.
  */
 export function openDatabase(file: string, log: Logger): Db {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    assertWritable(file);
+  }
   try {
     return openAndMigrate(file);
   } catch (error) {
@@ -51,6 +55,7 @@ function openAndMigrate(file: string): Db {
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 10000');
     sqliteVec.load(db);
+    immediateTransactions(db);
     migrate(db);
     return db;
   } catch (error) {
@@ -58,7 +63,22 @@ function openAndMigrate(file: string): Db {
     if (error instanceof DatabaseUnusableError) throw error;
     const code = (error as { code?: string }).code ?? '';
     if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') throw new DatabaseUnusableError((error as Error).message);
-    throw error;
+    throw storageError(error, file) ?? error;
+  }
+}
+
+/**
+ * A read-only data dir must stop the start with a clear message. Left to SQLite it surfaces as
+ * "unable to open database file", which would be mistaken for a corrupt file and moved aside.
+ */
+function assertWritable(file: string): void {
+  for (const target of [path.dirname(file), file, `${file}-wal`, `${file}-shm`]) {
+    if (target !== path.dirname(file) && !fs.existsSync(target)) continue;
+    try {
+      fs.accessSync(target, fs.constants.W_OK);
+    } catch (error) {
+      throw storageError(error, target) ?? error;
+    }
   }
 }
 
@@ -67,15 +87,32 @@ function hasTables(db: Db): boolean {
 }
 
 export function migrate(db: Db): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
   for (const migration of MIGRATIONS) {
-    if (migration.version <= current) continue;
+    // The version is read inside the write transaction: two processes opening a new database at
+    // once must not both apply the same migration.
     db.transaction(() => {
+      if ((db.pragma('user_version', { simple: true }) as number) >= migration.version) return;
       db.exec(migration.sql);
       db.pragma(`application_id = ${APPLICATION_ID}`);
       db.pragma(`user_version = ${migration.version}`);
-    })();
+    }).immediate();
   }
+}
+
+/**
+ * better-sqlite3 begins transactions DEFERRED. One that reads before it writes then fails at once
+ * with SQLITE_BUSY or SQLITE_BUSY_SNAPSHOT when another process (the editor's language server and a
+ * CLI on one data dir) wrote in between: busy_timeout cannot help an upgrade from a read lock.
+ * Every transaction in the store writes, so each takes the write lock at BEGIN IMMEDIATE, where
+ * busy_timeout does wait. Nested calls still become savepoints.
+ */
+function immediateTransactions(db: Db): void {
+  const deferred = db.transaction.bind(db);
+  db.transaction = ((fn: (...args: any[]) => unknown) => {
+    const tx = deferred(fn);
+    const run = (...args: unknown[]) => tx.immediate(...args);
+    return Object.assign(run, { default: tx.default, deferred: tx.deferred, immediate: tx.immediate, exclusive: tx.exclusive });
+  }) as Db['transaction'];
 }
 
 export const schemaVersion = (db: Db): number => db.pragma('user_version', { simple: true }) as number;

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CODES, LoupeError, type ErrorCode } from '../../engine/errors';
 import type { Logger } from '../../engine/log';
 import { validationError } from './validation';
+import { storageError } from '../../engine/store/storage-errors';
 
 /** Fastify's own error codes mapped to ours, so that every failure has the documented shape. */
 const FASTIFY_CODES: Record<string, ErrorCode> = {
@@ -30,6 +31,9 @@ export function toLoupeError(error: unknown): LoupeError {
     const code = (Object.keys(ERROR_CODES) as ErrorCode[]).find((c) => ERROR_CODES[c].status === fe.statusCode) ?? 'BAD_REQUEST';
     return new LoupeError(code, fe.message);
   }
+  // A full disk or a read-only data dir is the machine's state, not a bug: say so.
+  const storage = storageError(error);
+  if (storage) return storage;
   return new LoupeError('INTERNAL', 'An unexpected error occurred; it was logged. Retry with backoff.');
 }
 
