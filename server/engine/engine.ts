@@ -8,6 +8,7 @@ import { A2aTasksStore } from './store/a2a-tasks-store';
 import { Accounts, type AccountsConfig } from './accounts/accounts';
 import type { History } from './accounts/history';
 import { Auth } from './accounts/auth';
+import { Auth } from './accounts/auth';
 import { Indexer, DEFAULT_INDEXER_OPTIONS, type IndexerOptions } from './indexer/indexer';
 import { IndexQueue } from './repos/index-queue';
 import { Repositories } from './repos/repositories';
@@ -51,6 +52,8 @@ export class Engine {
   readonly history: History;
   /** Sign-up, sign-in, one-time codes, sessions (the /v2/auth routes). */
   readonly auth: Auth;
+  /** Sign-up, sign-in, one-time codes, sessions (the /v2/auth routes). */
+  readonly auth: Auth;
   readonly indexer: Indexer;
   readonly queue: IndexQueue;
   readonly repos: Repositories;
@@ -74,6 +77,7 @@ export class Engine {
     this.accounts = new Accounts(this.db, config.accounts);
     this.history = this.accounts.history;
     this.auth = new Auth(this.db, this.accounts, this.log, this.dataDir, config.accounts?.auth);
+    this.auth = new Auth(this.db, this.accounts, this.log, this.dataDir, config.accounts?.auth);
     const indexerOptions: IndexerOptions = {
       ...DEFAULT_INDEXER_OPTIONS,
       ...config.indexer,
@@ -87,6 +91,7 @@ export class Engine {
       allowedRoots: (config.allowedRoots ?? []).map((r) => fs.realpathSync(r)),
       githubToken: config.githubToken,
       walkOptions: indexerOptions,
+      repoCap: (caller, count) => this.accounts.checkRepoCap(caller, count),
       repoCap: (caller, count) => this.accounts.checkRepoCap(caller, count),
     }, this.log);
     const models = new ModelRegistry(this.log, config.research?.defaultModel);
@@ -102,6 +107,7 @@ export class Engine {
     this.queue.pause();
     await this.docs.idle();
     await this.indexer.close();
+    this.auth.close();
     this.auth.close();
     this.db.close();
   }

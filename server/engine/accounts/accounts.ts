@@ -6,6 +6,7 @@ import { isUuid, newId, nowIso, sha256 } from '../util/ids';
 import { lowestPlanWith, planAtLeast, planTable, type DocDepth, type Plan, type PlanName } from './plans';
 import { Credits, type Charge, type Reservation, type Settled } from './credits';
 import { History } from './history';
+import type { AuthConfig } from './auth';
 
 export interface Caller {
   userId: string;
@@ -33,6 +34,8 @@ export interface AccountsConfig {
   signupPlan?: PlanName;
   /** Lifetime of an agent credential (default 15 minutes). */
   agentCredentialTtlMs?: number;
+  /** Sign-up and sign-in: SMTP, code and session lifetimes, rate limits. */
+  auth?: AuthConfig;
 }
 
 export interface KeyListItem {

@@ -20,6 +20,8 @@ export interface RepositoriesConfig {
   allowedRoots: string[];
   githubToken?: string;
   walkOptions: WalkOptions;
+  /** Refuses one more repository over the caller's plan cap (403 naming the plan needed); plans are configuration. */
+  repoCap?: (caller: Caller, count: number) => void;
 }
 
 export interface IndexRequest {
@@ -164,6 +166,7 @@ export class Repositories {
   }
 
   private checkRepoLimit(caller: Caller): void {
+    if (this.config.repoCap) return this.config.repoCap(caller, this.repos.countForUser(caller.userId));
     const plan = planOf(caller.plan);
     if (this.repos.countForUser(caller.userId) >= plan.maxRepos) {
       throw new LoupeError('REPO_LIMIT_REACHED', `the ${plan.name} plan allows ${plan.maxRepos} indexed repositories; remove one or move to a larger plan`);

@@ -93,10 +93,10 @@ export class HistoryStore {
       WHERE user_id = ? AND created_at >= ? GROUP BY day ORDER BY day`).all(userId, since) as never;
   }
 
-  /** Files and lines per language over the repositories the user has access to. */
-  languages(userId: string): { language: string | null; files: number; lines: number; bytes: number }[] {
+  /** Files and lines per language over the user's repositories (only files indexed since `since`, when given). */
+  languages(userId: string, since?: string): { language: string | null; files: number; lines: number; bytes: number }[] {
     return this.db.prepare(`SELECT f.language AS language, count(*) AS files, sum(f.lines) AS lines, sum(f.size) AS bytes
-      FROM files f JOIN user_repos u ON u.repo_id = f.repo_id WHERE u.user_id = ?
-      GROUP BY f.language ORDER BY files DESC, language`).all(userId) as never;
+      FROM files f JOIN user_repos u ON u.repo_id = f.repo_id WHERE u.user_id = ? AND f.indexed_at >= ?
+      GROUP BY f.language ORDER BY files DESC, language`).all(userId, since ?? '') as never;
   }
 }

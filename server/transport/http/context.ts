@@ -103,3 +103,16 @@ export function ok<T>(engine: Engine, request: FastifyRequest, reply: FastifyRep
 }
 
 export const page = (total: number, limit: number, offset: number): Pagination => ({ total, limit, offset, has_more: offset + limit < total });
+
+/**
+ * The caller of a protected route: `X-API-Key`, or else `Authorization: Bearer <session token>`
+ * from /v2/auth (the session stands for the key it was opened with).
+ */
+export function authenticateRequest(engine: Engine, request: FastifyRequest): Caller {
+  const key = request.headers['x-api-key'];
+  const authorization = request.headers.authorization;
+  if (key === undefined && typeof authorization === 'string' && /^bearer\s+/i.test(authorization)) {
+    return engine.auth.callerForSession(authorization.replace(/^bearer\s+/i, ''));
+  }
+  return engine.accounts.authenticate(typeof key === 'string' ? key : undefined);
+}

@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Engine } from '../../../../engine/engine';
+import { Envelope } from '../../../../../protocol/api/common';
+import { AgentCredential, AgentCredentialsRequest } from '../../../../../protocol/api/agent';
+import { callerOf, ok } from '../../context';
+import { errors } from '../../responses';
+
+/** POST /v2/agent/credentials: short-lived keys for agents, derived from the caller's key (free). */
+export async function agentRoutes(fastify: FastifyInstance, engine: Engine): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.post('/v2/agent/credentials', {
+    schema: {
+      operationId: 'agentCredentials', tags: ['keys'],
+      summary: 'Mint or refresh a short-lived agent credential (free)',
+      description: 'Each call returns a new credential usable as X-API-Key until it expires (15 minutes by default) or its parent key is disabled. ' +
+        'Calling it with an agent credential refreshes from the same parent. rotate: true disables the live ones first.',
+      body: AgentCredentialsRequest,
+      response: { 200: Envelope(AgentCredential), ...errors(400, 401) },
+    },
+    config: { cost: 0, operation: 'agent.credentials' },
+  }, async (request, reply) => {
+    const rotate = request.body?.rotate ?? false;
+    return ok(engine, request, reply, engine.accounts.agentCredential(callerOf(request), rotate));
+  });
+}

@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Engine } from '../../../../engine/engine';
+import { Envelope } from '../../../../../protocol/api/common';
+import { KeyIdParams, KeyItem, RegeneratedKey, RegenerateRequest } from '../../../../../protocol/api/keys';
+import { callerOf, ok } from '../../context';
+import { errors } from '../../responses';
+
+/** /v2/keys…: list (masked), rotate and disable the caller's keys (free). */
+export async function keysRoutes(fastify: FastifyInstance, engine: Engine): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.get('/v2/keys', {
+    schema: {
+      operationId: 'listKeys', tags: ['keys'], summary: 'Your keys, masked (free)',
+      response: { 200: Envelope(Type.Array(KeyItem)), ...errors(401) },
+    },
+    config: { cost: 0, operation: 'keys.list' },
+  }, async (request, reply) => ok(engine, request, reply, engine.accounts.listKeys(callerOf(request).userId)));
+
+  app.post('/v2/keys/regenerate', {
+    schema: {
+      operationId: 'regenerateKey', tags: ['keys'], summary: 'A new primary key; the old primary key stops working (free)',
+      body: RegenerateRequest,
+      response: { 200: Envelope(RegeneratedKey), ...errors(400, 401) },
+    },
+    config: { cost: 0, operation: 'keys.regenerate' },
+  }, async (request, reply) => ok(engine, request, reply, engine.accounts.regenerate(callerOf(request).userId), {
+    message: 'store this key now: it is not shown again',
+  }));
+
+  app.delete('/v2/keys/:key_id', {
+    schema: {
+      operationId: 'disableKey', tags: ['keys'], summary: 'Disable a key (and its agent credentials); it gets 401 from then on (free)',
+      params: KeyIdParams,
+      response: { 200: Envelope(KeyItem), ...errors(401, 404) },
+    },
+    config: { cost: 0, operation: 'keys.disable' },
+  }, async (request, reply) => ok(engine, request, reply, engine.accounts.disableKey(callerOf(request).userId, request.params.key_id)));
+}
