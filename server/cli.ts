@@ -13,6 +13,7 @@ import { watchFolder } from './engine/indexer/watcher';
 import { startSidecar } from './sidecar';
 import { ownerKey } from './owner-key';
 import { newId } from './engine/util/ids';
+import { openAIConfigFromEnv } from './engine/research/providers/openai-compatible';
 
 const USAGE = `Usage: npm start -- <folder> [options]
 
@@ -30,7 +31,9 @@ Options:
   --no-watch          do not watch the folder for changes
   -h, --help          show this help
 
-Environment: LOUPE_HOME, LOUPE_API_KEY (the owner's key, a UUID), GITHUB_TOKEN.`;
+Environment: LOUPE_HOME, LOUPE_API_KEY (the owner's key, a UUID), GITHUB_TOKEN.
+Research models: LOUPE_CHAT_BASE_URL (an OpenAI-compatible /v1), LOUPE_CHAT_MODELS (comma-separated),
+  LOUPE_CHAT_API_KEY, LOUPE_CHAT_CONTEXT_WINDOW, LOUPE_CHAT_MAX_OUTPUT, LOUPE_CHAT_DEFAULT_MODEL.`;
 
 function fail(message: string): never {
   process.stderr.write(`loupe: ${message}\n`);
@@ -82,6 +85,7 @@ async function main(): Promise<void> {
   const engine = new Engine({
     dataDir, log, allowedRoots: allowed, githubToken: process.env.GITHUB_TOKEN,
     indexer: { maxFileBytes, ignoreGlobs: values.ignore },
+    research: { openai: openAIConfigFromEnv(), defaultModel: process.env.LOUPE_CHAT_DEFAULT_MODEL },
   });
 
   let key: string | null;

@@ -1,4 +1,5 @@
 import * as init from './001-init';
+import * as search from './002-search';
 import * as analysis from './004-analysis';
 import * as accounts from './003-accounts';
 import * as a2aTasks from './005-a2a-tasks';
@@ -15,6 +16,7 @@ export interface Migration {
  */
 export const MIGRATIONS: Migration[] = [
   { version: 1, name: 'init', sql: init.sql },
+  { version: 2, name: 'search', sql: search.sql },
   { version: 3, name: 'accounts', sql: accounts.sql },
   { version: 4, name: 'analysis', sql: analysis.sql },
   { version: 5, name: 'a2a-tasks', sql: a2aTasks.sql },
