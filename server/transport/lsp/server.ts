@@ -1,8 +1,96 @@
-import { createConnection, ProposedFeatures } from 'vscode-languageserver/node';
+import {
+  createConnection, ProposedFeatures, TextDocuments, TextDocumentSyncKind, ResponseError, ErrorCodes,
+  type Connection, type InitializeParams, type InitializeResult,
+} from 'vscode-languageserver/node';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { createLogger, type Logger, type LogLevel } from '../../engine/log';
+import { Method, type LoupeInitOptions } from '../../../protocol/lsp';
+import { onLoupeRequest, sendLoupeNotification } from './typed';
+import { DEFAULT_SETTINGS, type LoupeSettings } from '../../../protocol/settings';
+import { Session } from './session';
+import { guarded } from './guarded';
+import { bindDocumentSync, FILE_OPERATION_FILTERS } from './features/document-sync';
+import { bindCodeLens } from './features/code-lens';
+import { bindHover } from './features/hover';
+import { bindPanel } from './features/panel';
+import { bindEditorModels } from './features/editor-models';
 
-/** Binds the language server connection. Features are added by the extension work (issue 7). */
+function connectionLogger(connection: Connection, minimum: LogLevel): Logger {
+  // window/logMessage lands in the client's LogOutputChannel; stdout carries nothing but LSP.
+  return createLogger((level, line) => {
+    if (level === 'error') connection.console.error(line);
+    else if (level === 'warn') connection.console.warn(line);
+    else if (level === 'info') connection.console.info(line);
+    else connection.console.log(line);
+  }, minimum);
+}
+
+/** Binds the language server connection to the engine's services. Only bindings here; features live in features/. */
 export function startLanguageServer(): void {
   const connection = createConnection(ProposedFeatures.all);
-  connection.onInitialize(() => ({ capabilities: {} }));
+  const log = connectionLogger(connection, process.env.LOUPE_LOG === 'debug' ? 'debug' : 'info');
+  const documents = new TextDocuments(TextDocument);
+  let session: Session | null = null;
+  let folders: string[] = [];
+
+  connection.onInitialize((params: InitializeParams): InitializeResult => {
+    const options = params.initializationOptions as Partial<LoupeInitOptions> | undefined;
+    if (!options?.dataDir || !options.ownerKey) throw new ResponseError(ErrorCodes.InvalidParams, 'initializationOptions need dataDir and ownerKey');
+    const settings: LoupeSettings = { ...DEFAULT_SETTINGS, ...options.settings };
+    const started = Date.now();
+    session = new Session({ dataDir: options.dataDir, ownerKey: options.ownerKey, settings }, log);
+    log.info(`index opened in ${Date.now() - started} ms at ${session.engine.dataDir}`);
+    folders = (params.workspaceFolders ?? []).map((f) => f.uri);
+    if (!folders.length && params.rootUri) folders = [params.rootUri];
+    bindFeatures(connection, documents, session, log);
+    return {
+      capabilities: {
+        textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
+        codeLensProvider: { resolveProvider: false },
+        hoverProvider: true,
+        workspace: {
+          workspaceFolders: { supported: true, changeNotifications: true },
+          fileOperations: { didCreate: FILE_OPERATION_FILTERS, didDelete: FILE_OPERATION_FILTERS, didRename: FILE_OPERATION_FILTERS },
+        },
+      },
+      serverInfo: { name: 'loupe' },
+    };
+  });
+
+  connection.onInitialized(() => {
+    const s = session!;
+    s.openFolders(folders);
+    void s.startSidecar();
+    connection.workspace.onDidChangeWorkspaceFolders((e) => {
+      s.closeFolders(e.removed.map((f) => f.uri));
+      s.openFolders(e.added.map((f) => f.uri));
+    });
+  });
+
+  connection.onShutdown(async () => {
+    await session?.close();
+    session = null;
+  });
+
+  documents.listen(connection);
   connection.listen();
+}
+
+function bindFeatures(connection: Connection, documents: TextDocuments<TextDocument>, session: Session, log: Logger): void {
+  session.on('status', (status) => sendLoupeNotification(connection, Method.statusChanged, status));
+  onLoupeRequest(connection, Method.status, guarded(log, 'status', () => session.status()));
+  onLoupeRequest(connection, Method.pause, guarded(log, 'pause', () => { session.pause(); return session.status(); }));
+  onLoupeRequest(connection, Method.cancelIndex, guarded(log, 'cancelIndex', () => { session.pause(); return session.status(); }));
+  onLoupeRequest(connection, Method.resume, guarded(log, 'resume', () => { session.resume(); return session.status(); }));
+  onLoupeRequest(connection, Method.reindex, guarded(log, 'reindex', () => { session.reindex(); return session.status(); }));
+  onLoupeRequest(connection, Method.sidecar, guarded(log, 'sidecar', () => ({
+    url: session.sidecar?.url ?? null,
+    docsUrl: session.sidecar ? `${session.sidecar.url}/docs` : null,
+    error: session.sidecarError,
+  })));
+  bindDocumentSync(connection, documents, session);
+  bindCodeLens(connection, session, log);
+  bindHover(connection, documents, session, log);
+  bindPanel(connection, session, log);
+  bindEditorModels(connection, session);
 }

@@ -1,0 +1,79 @@
+import * as vscode from 'vscode';
+import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import type { LoupeInitOptions, LoupeNotifications, LoupeRequests, LoupeStatus } from '../protocol/lsp';
+import { ownerKey } from './owner-key';
+import { currentSettings } from './settings';
+
+/**
+ * Owns everything the extension creates (as rust-analyzer's `Ctx` does): the language client, the
+ * log channel, and every disposable, released together on deactivate.
+ */
+export class Ctx implements vscode.Disposable {
+  readonly log: vscode.LogOutputChannel;
+  client!: LanguageClient;
+  status: LoupeStatus | null = null;
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly statusListeners = new Set<(s: LoupeStatus) => void>();
+
+  constructor(readonly extension: vscode.ExtensionContext) {
+    this.log = vscode.window.createOutputChannel('Loupe', { log: true });
+    this.push(this.log);
+  }
+
+  push(...items: vscode.Disposable[]): void {
+    this.disposables.push(...items);
+  }
+
+  async start(): Promise<void> {
+    const key = await ownerKey(this.extension.secrets);
+    const serverModule = vscode.Uri.joinPath(this.extension.extensionUri, 'dist', 'server.js').fsPath;
+    // The server runs on VS Code's own Node runtime (forked over IPC); better-sqlite3's Node-API
+    // binary loads there without a rebuild.
+    const serverOptions: ServerOptions = {
+      run: { module: serverModule, transport: TransportKind.ipc },
+      debug: { module: serverModule, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6019'] } },
+    };
+    const dataDir = this.extension.globalStorageUri.fsPath;
+    const initializationOptions: LoupeInitOptions = { dataDir, ownerKey: key, settings: currentSettings() };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [{ scheme: 'file' }],
+      outputChannel: this.log,
+      initializationOptions,
+      synchronize: {
+        // Changes made outside the editor (git checkout, a build) reach the server as
+        // workspace/didChangeWatchedFiles from VS Code's own watcher.
+        fileEvents: vscode.workspace.createFileSystemWatcher('**/*'),
+      },
+    };
+    this.client = new LanguageClient('loupe', 'Loupe', serverOptions, clientOptions);
+    this.push({ dispose: () => void this.client.stop() });
+    this.client.onNotification('loupe/statusChanged', (s: LoupeStatus) => this.setStatus(s));
+    await this.client.start();
+    this.setStatus(await this.request('loupe/status', undefined));
+  }
+
+  request<M extends keyof LoupeRequests>(method: M, params: LoupeRequests[M][0], token?: vscode.CancellationToken): Promise<LoupeRequests[M][1]> {
+    return (params === undefined ? this.client.sendRequest(method, token) : this.client.sendRequest(method, params, token)) as Promise<LoupeRequests[M][1]>;
+  }
+
+  onNotification<M extends keyof LoupeNotifications>(method: M, handler: (params: LoupeNotifications[M]) => void): vscode.Disposable {
+    return this.client.onNotification(method, handler);
+  }
+
+  onStatus(listener: (s: LoupeStatus) => void): vscode.Disposable {
+    this.statusListeners.add(listener);
+    if (this.status) listener(this.status);
+    return { dispose: () => this.statusListeners.delete(listener) };
+  }
+
+  private setStatus(s: LoupeStatus): void {
+    this.status = s;
+    for (const l of this.statusListeners) l(s);
+  }
+
+  dispose(): void {
+    for (const d of this.disposables.splice(0).reverse()) {
+      try { d.dispose(); } catch { /* keep disposing the rest */ }
+    }
+  }
+}

@@ -1,0 +1,205 @@
+/**
+ * Loupe's extensions to the Language Server Protocol, declared once for the client and the server.
+ * Custom methods are namespaced `loupe/…` (as vscode-eslint does with `eslint/status`).
+ * Methods are plain names with a type map (not vscode-jsonrpc `RequestType` objects): the client and
+ * the server libraries each bundle their own vscode-jsonrpc, whose classes do not mix.
+ */
+import type { LoupeSettings } from './settings';
+
+/** What the client hands the server at start (LSP `initializationOptions`). */
+export interface LoupeInitOptions {
+  /** Where the index lives: the extension's global storage folder. */
+  dataDir: string;
+  /** The owner's API key, kept by the client in SecretStorage. */
+  ownerKey: string;
+  settings: LoupeSettings;
+}
+
+export type IndexPhase = 'queued' | 'scanning' | 'parsing' | 'linking' | 'derived' | 'ready' | 'failed' | 'paused';
+
+export interface RepoStatus {
+  repoId: string;
+  name: string;
+  rootPath: string;
+  phase: IndexPhase;
+  filesDone: number;
+  filesTotal: number;
+  error: string | null;
+}
+
+export interface LoupeStatus {
+  repos: RepoStatus[];
+  paused: boolean;
+  /** The HTTP sidecar's base URL, or null when it is off or could not start. */
+  sidecarUrl: string | null;
+  sidecarError: string | null;
+  /** True while this is the first time any workspace folder is being indexed. */
+  firstIndex: boolean;
+}
+
+/** Cancels the first indexing run (the progress notification's Cancel): pauses the queue. */
+
+/** A file that depends on another, directly (depth 1) or through others. */
+export interface DependentEntry {
+  path: string;
+  /** file:// URI, for opening. */
+  uri: string;
+  depth: number;
+  isEntryPoint: boolean;
+  isTest: boolean;
+}
+
+export interface RadiusParams { uri: string }
+export interface RadiusResult {
+  uri: string;
+  path: string;
+  dependents: DependentEntry[];
+  entryPoints: number;
+  tests: number;
+  /** Set when the file is not (yet) in the index. */
+  note: string | null;
+}
+
+/** Files that use one exported symbol (the "used in N files" lens). */
+export interface SymbolUsersParams { uri: string; symbol: string }
+export interface SymbolUsersResult { symbol: string; files: { path: string; uri: string; line: number }[] }
+
+// ---- panel: search ----
+
+export type SearchScope = 'workspace' | 'repository' | 'file';
+export type ScanMode = 'hybrid' | 'lexical' | 'semantic' | 'grep';
+
+export interface SearchParams {
+  query: string;
+  scope: SearchScope;
+  mode: ScanMode;
+  /** File extensions without the dot (`ts`), or languages. */
+  fileTypes: string[];
+  /** Path prefixes or globs. */
+  paths: string[];
+  /** For scope `file` or `repository`: the active editor's file. */
+  activeUri?: string;
+  limit?: number;
+}
+
+export interface SearchHit {
+  repoName: string;
+  path: string;
+  uri: string;
+  line: number;
+  endLine: number;
+  snippet: string;
+  /** Character ranges inside `snippet` to highlight. */
+  highlights: [number, number][];
+  score: number;
+}
+
+export interface SearchResult { hits: SearchHit[]; total: number; tookMs: number; warnings: string[] }
+
+// ---- panel: research (streaming) ----
+
+export interface ModelInfo {
+  id: string;
+  label: string;
+  source: 'built-in' | 'configured' | 'vscode';
+}
+
+export interface ResearchParams {
+  /** Chosen by the client; every chunk notification carries it. */
+  streamId: string;
+  question: string;
+  modelId?: string;
+  /** Continue this conversation (a follow-up). */
+  threadId?: string;
+  scope: SearchScope;
+  activeUri?: string;
+}
+
+export interface Citation { path: string; uri: string; startLine: number; endLine: number }
+
+export type ResearchChunk =
+  | { streamId: string; type: 'text'; text: string }
+  | { streamId: string; type: 'citation'; citation: Citation }
+  | { streamId: string; type: 'status'; message: string }
+  | { streamId: string; type: 'done'; threadId: string | null }
+  | { streamId: string; type: 'error'; message: string };
+
+
+// ---- panel: history ----
+
+export interface HistoryEntry { id: string; query: string; kind: 'search' | 'research'; at: string; threadId: string | null }
+
+// ---- the owner key and sidecar ----
+
+export interface SidecarInfo { url: string | null; docsUrl: string | null; error: string | null }
+
+// ---- the method table ----
+
+/** Requests: method → [params, result]. */
+export interface LoupeRequests {
+  'loupe/status': [void, LoupeStatus];
+  'loupe/pause': [void, LoupeStatus];
+  'loupe/resume': [void, LoupeStatus];
+  'loupe/reindex': [void, LoupeStatus];
+  'loupe/cancelIndex': [void, LoupeStatus];
+  'loupe/models': [void, ModelInfo[]];
+  'loupe/sidecar': [void, SidecarInfo];
+  'loupe/radius': [RadiusParams, RadiusResult];
+  'loupe/symbolUsers': [SymbolUsersParams, SymbolUsersResult];
+  'loupe/search': [SearchParams, SearchResult];
+  'loupe/research': [ResearchParams, { threadId: string | null }];
+  'loupe/cancelResearch': [{ streamId: string }, void];
+  'loupe/history': [{ limit?: number }, HistoryEntry[]];
+}
+
+/** Notifications: method → params. */
+export interface LoupeNotifications {
+  'loupe/statusChanged': LoupeStatus;
+  'loupe/researchChunk': ResearchChunk;
+}
+
+export const Method = {
+  status: 'loupe/status',
+  pause: 'loupe/pause',
+  resume: 'loupe/resume',
+  reindex: 'loupe/reindex',
+  cancelIndex: 'loupe/cancelIndex',
+  models: 'loupe/models',
+  sidecar: 'loupe/sidecar',
+  radius: 'loupe/radius',
+  symbolUsers: 'loupe/symbolUsers',
+  search: 'loupe/search',
+  research: 'loupe/research',
+  cancelResearch: 'loupe/cancelResearch',
+  history: 'loupe/history',
+  statusChanged: 'loupe/statusChanged',
+  researchChunk: 'loupe/researchChunk',
+} as const satisfies Record<string, keyof LoupeRequests | keyof LoupeNotifications>;
+
+// ---- the vscode.lm bridge: the server borrows the editor's chat models (server → client) ----
+
+export interface LmModel { id: string; name: string; vendor: string; family?: string; maxInputTokens: number; maxOutputTokens?: number }
+export interface LmChatParams {
+  requestId: string;
+  modelId: string;
+  messages: { role: 'system' | 'user' | 'assistant'; content: string }[];
+  maxOutputTokens?: number;
+}
+
+/** Requests the server sends to the client: method → [params, result]. */
+export interface LoupeClientRequests {
+  /** The models `vscode.lm.selectChatModels()` offers. */
+  'loupe/lm/models': [void, LmModel[]];
+  /** Runs one chat; text arrives as `loupe/lm/chunk` notifications before the answer. */
+  'loupe/lm/chat': [LmChatParams, { inputTokens?: number; outputTokens?: number }];
+}
+
+/** Notifications for the bridge, by direction. */
+export interface LoupeLmNotifications {
+  /** client → server: a piece of a running chat's text. */
+  'loupe/lm/chunk': { requestId: string; text: string };
+  /** client → server: `vscode.lm.onDidChangeChatModels`. */
+  'loupe/lm/changed': Record<string, never>;
+  /** server → client: stop a running chat. */
+  'loupe/lm/cancel': { requestId: string };
+}

@@ -1,0 +1,57 @@
+/**
+ * The extension's settings (`loupe.*` in VS Code), as the client reads them and the server receives
+ * them. package.json's `contributes.configuration` declares the same keys and defaults; a unit test
+ * keeps the two equal.
+ */
+export type PlanName = 'FREE' | 'DEV' | 'PRO' | 'ENTERPRISE';
+
+export interface LoupeSettings {
+  sidecar: { enabled: boolean; port: number };
+  embedding: { provider: 'built-in' | 'openai-compatible' | 'none'; endpoint: string; model: string };
+  models: { provider: 'built-in' | 'vscode' | 'openai-compatible' | 'ollama'; endpoint: string; model: string };
+  codeLens: {
+    enabled: boolean;
+    /** Files with fewer dependents than this get no file lens. */
+    minDependents: number;
+    /** Exported symbols used in fewer files than this get no lens. */
+    minSymbolUsers: number;
+  };
+  /** gitignore-style patterns skipped in addition to .gitignore and .loupeignore. */
+  ignore: string[];
+  plan: { default: PlanName; credits: number | null };
+}
+
+export const DEFAULT_SETTINGS: LoupeSettings = {
+  sidecar: { enabled: true, port: 7341 },
+  embedding: { provider: 'built-in', endpoint: '', model: '' },
+  models: { provider: 'built-in', endpoint: '', model: '' },
+  codeLens: { enabled: true, minDependents: 1, minSymbolUsers: 1 },
+  ignore: [],
+  plan: { default: 'ENTERPRISE', credits: null },
+};
+
+/** Every setting key, flattened (`codeLens.minDependents`) with its default. */
+export function flattenSettings(value: object = DEFAULT_SETTINGS, prefix = ''): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    const name = prefix ? `${prefix}.${key}` : key;
+    if (v && typeof v === 'object' && !Array.isArray(v)) Object.assign(out, flattenSettings(v, name));
+    else out[name] = v;
+  }
+  return out;
+}
+
+/** Builds settings from a flat reader (VS Code's `getConfiguration('loupe').get`), falling back to defaults. */
+export function readSettings(get: (key: string) => unknown): LoupeSettings {
+  const flat = flattenSettings();
+  const result = structuredClone(DEFAULT_SETTINGS) as unknown as Record<string, Record<string, unknown> | unknown>;
+  for (const [name, fallback] of Object.entries(flat)) {
+    const raw = get(name);
+    const value = raw === undefined || (raw !== null && typeof raw !== typeof fallback && fallback !== null) ? fallback : raw;
+    const parts = name.split('.');
+    let target = result as Record<string, unknown>;
+    for (const part of parts.slice(0, -1)) target = target[part] as Record<string, unknown>;
+    target[parts[parts.length - 1]] = value;
+  }
+  return result as unknown as LoupeSettings;
+}

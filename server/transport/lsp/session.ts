@@ -1,0 +1,184 @@
+import { EventEmitter } from 'node:events';
+import { Engine } from '../../engine/engine';
+import type { Logger } from '../../engine/log';
+import type { IndexRunProgress } from '../../engine/indexer/indexer';
+import { startSidecar, type Sidecar } from '../../sidecar';
+import type { IndexPhase, LoupeInitOptions, LoupeStatus, RepoStatus } from '../../../protocol/lsp';
+import type { LoupeSettings } from '../../../protocol/settings';
+import type { RepoRecord } from '../../engine/types';
+import { EditorFacts } from '../../engine/editor/editor-facts';
+import { WorkspaceRepos, uriToPath } from './workspace-repos';
+
+/** How long a hover waits for a file's docs before it says they are processing. */
+const DOC_WAIT_MS = 150;
+
+export interface SessionEvents {
+  /** The import graph or symbols of a repository changed (an index run or an edit landed). */
+  graphChanged: [repoId: string];
+  status: [LoupeStatus];
+}
+
+/**
+ * Everything one language-server process holds: the engine (the same one the HTTP sidecar serves),
+ * the workspace's repositories and their live indexing state. Handlers read from here.
+ */
+export class Session extends EventEmitter<SessionEvents> {
+  readonly engine: Engine;
+  readonly workspace: WorkspaceRepos;
+  readonly ownerId: string;
+  readonly ownerKey: string;
+  readonly editorFacts: EditorFacts;
+  settings: LoupeSettings;
+  sidecar: Sidecar | null = null;
+  sidecarError: string | null = null;
+  private readonly live = new Map<string, { phase: IndexPhase; done: number; total: number }>();
+  private firstIndex = false;
+  private statusTimer: NodeJS.Timeout | null = null;
+
+  constructor(options: LoupeInitOptions, readonly log: Logger) {
+    super();
+    this.settings = options.settings;
+    this.engine = new Engine({
+      dataDir: options.dataDir,
+      log,
+      indexer: { ignoreGlobs: options.settings.ignore },
+    });
+    this.ownerId = this.engine.accounts.ensureOwner(options.ownerKey).userId;
+    this.ownerKey = options.ownerKey.toLowerCase();
+    this.workspace = new WorkspaceRepos(this.engine);
+    this.editorFacts = new EditorFacts(this.engine.analysis);
+    this.engine.queue.on('progress', (p) => this.onProgress(p));
+    this.engine.queue.on('finished', ({ repoId }) => {
+      this.live.set(repoId, { phase: 'ready', done: 0, total: 0 });
+      this.emit('graphChanged', repoId);
+      this.statusChanged(true);
+    });
+    this.engine.queue.on('failed', ({ repoId }) => {
+      this.live.set(repoId, { phase: 'failed', done: 0, total: 0 });
+      this.statusChanged(true);
+    });
+  }
+
+  /** Registers each workspace folder as a repository; a folder indexed before only catches up. */
+  openFolders(uris: string[]): void {
+    for (const uri of uris) {
+      const folder = uriToPath(uri);
+      if (!folder) continue;
+      try {
+        const known = this.engine.reposStore.all().some((r) => r.rootPath === folder && r.state === 'ready');
+        if (!known) this.firstIndex = true;
+        const repo = this.engine.repos.registerLocalFolder(this.ownerId, folder);
+        this.workspace.add(folder, repo.id);
+        this.live.set(repo.id, { phase: 'queued', done: repo.filesDone, total: repo.filesTotal });
+      } catch (error) {
+        this.log.error(`cannot index ${folder}:`, error as Error);
+      }
+    }
+    this.statusChanged(true);
+  }
+
+  closeFolders(uris: string[]): void {
+    for (const uri of uris) {
+      const folder = uriToPath(uri);
+      const id = folder ? this.workspace.remove(folder) : undefined;
+      if (id) this.live.delete(id);
+    }
+    this.statusChanged(true);
+  }
+
+  async startSidecar(): Promise<void> {
+    if (!this.settings.sidecar.enabled) return;
+    try {
+      this.sidecar = await startSidecar(this.engine, { host: '127.0.0.1', port: this.settings.sidecar.port });
+      this.sidecarError = null;
+      this.log.info(`Loupe API: ${this.sidecar.url} (docs at ${this.sidecar.url}/docs)`);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // Another window (or the CLI) may already serve this port from the same index: say so and go on.
+      this.sidecarError = code === 'EADDRINUSE'
+        ? `port ${this.settings.sidecar.port} is in use (another Loupe window or program); change loupe.sidecar.port`
+        : (error as Error).message;
+      this.log.warn(`HTTP sidecar not started: ${this.sidecarError}`);
+    }
+    this.statusChanged(true);
+  }
+
+  pause(): void {
+    this.engine.queue.pause();
+    this.statusChanged(true);
+  }
+
+  resume(): void {
+    this.engine.queue.resume();
+    this.statusChanged(true);
+  }
+
+  reindex(): void {
+    for (const id of this.workspace.ids()) this.engine.queue.enqueue(id);
+    this.engine.queue.resume();
+    this.statusChanged(true);
+  }
+
+  status(): LoupeStatus {
+    const paused = this.engine.queue.isPaused;
+    const repos: RepoStatus[] = this.workspace.repos().map((repo) => {
+      const live = this.live.get(repo.id);
+      let phase: IndexPhase = live?.phase ?? (repo.state === 'ready' ? 'ready' : repo.state === 'failed' ? 'failed' : 'queued');
+      if (paused && phase !== 'ready' && phase !== 'failed') phase = 'paused';
+      return {
+        repoId: repo.id, name: repo.name, rootPath: repo.rootPath, phase,
+        filesDone: live && live.total ? live.done : repo.filesDone,
+        filesTotal: live && live.total ? live.total : repo.filesTotal,
+        error: repo.error,
+      };
+    });
+    const busy = repos.some((r) => r.phase !== 'ready' && r.phase !== 'failed');
+    return {
+      repos, paused, sidecarUrl: this.sidecar?.url ?? null, sidecarError: this.sidecarError,
+      firstIndex: this.firstIndex && busy,
+    };
+  }
+
+  /**
+   * A file's documentation at summary depth, for hover. `processing` while the docs index has not
+   * written it yet; the file's own leading comment is shown meanwhile.
+   */
+  async fileDoc(repo: RepoRecord, relPath: string): Promise<{ markdown: string; processing: boolean }> {
+    const file = this.engine.filesStore.getByPath(repo.id, relPath);
+    if (!file) return { markdown: '_Not in the index._', processing: false };
+    const answer = this.engine.docs.get(repo.id, file, 'summary');
+    if (answer.state === 'ready') return { markdown: answer.markdown, processing: false };
+    // Docs are written in the background; a short wait usually covers a first hover.
+    await Promise.race([this.engine.docs.idle(), new Promise((r) => setTimeout(r, DOC_WAIT_MS))]);
+    const again = this.engine.docs.get(repo.id, file, 'summary');
+    if (again.state === 'ready') return { markdown: again.markdown, processing: false };
+    return { markdown: file.description ?? '', processing: true };
+  }
+
+  private onProgress(p: IndexRunProgress): void {
+    const phase: IndexPhase = p.phase === 'done' ? 'ready' : p.phase;
+    this.live.set(p.repoId, { phase, done: p.done, total: p.total });
+    this.statusChanged(p.phase === 'done');
+  }
+
+  /** Coalesces progress into at most four status messages a second; state changes go out at once. */
+  statusChanged(now = false): void {
+    if (now) {
+      if (this.statusTimer) clearTimeout(this.statusTimer);
+      this.statusTimer = null;
+      this.emit('status', this.status());
+      return;
+    }
+    if (this.statusTimer) return;
+    this.statusTimer = setTimeout(() => {
+      this.statusTimer = null;
+      this.emit('status', this.status());
+    }, 250);
+  }
+
+  async close(): Promise<void> {
+    if (this.statusTimer) clearTimeout(this.statusTimer);
+    await this.sidecar?.close().catch(() => {});
+    await this.engine.close();
+  }
+}

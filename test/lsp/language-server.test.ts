@@ -1,0 +1,89 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { copyFixture, tempDir } from '../helpers/engine';
+import { startLspClient, type TestLspClient } from '../helpers/lsp-client';
+import type { RadiusResult, SymbolUsersResult } from '../../protocol/lsp';
+
+// The real server process over stdio, on the e2e fixture: what the lens and hover say must follow
+// the import graph, and edits must move the numbers without a save.
+let folder: string;
+let lsp: TestLspClient;
+
+before(async () => {
+  assert.ok(fs.existsSync(path.join(__dirname, '..', '..', 'dist', 'server.js')), 'run `npm run build` first');
+  folder = copyFixture('e2e-app');
+  lsp = await startLspClient(folder, tempDir('loupe-lsp-data-'), randomUUID());
+  await lsp.ready();
+});
+
+after(async () => lsp?.stop());
+
+type Lens = { range: { start: { line: number } }; command: { title: string; command: string; arguments: unknown[] } };
+const lenses = (rel: string) => lsp.connection.sendRequest('textDocument/codeLens', { textDocument: { uri: lsp.uri(rel) } }) as Promise<Lens[]>;
+
+test('the file lens counts dependents, entry points and tests of the radius', async () => {
+  const found = await lenses('src/util/format.ts');
+  const top = found.find((l) => l.range.start.line === 0);
+  assert.equal(top?.command.title, '5 dependents · 1 entry point · 1 test');
+  assert.equal(top?.command.command, 'loupe.showDependents');
+});
+
+test('exported symbols get "used in N files"; unused ones and zero counts get no lens', async () => {
+  const found = await lenses('src/util/format.ts');
+  const byLine = new Map(found.map((l) => [l.range.start.line, l.command.title]));
+  assert.equal(byLine.get(3), 'used in 2 files'); // formatPrice: cart.ts and the spec
+  assert.equal(byLine.get(8), 'used in 1 file'); // formatDate: report.ts
+  assert.deepEqual(await lenses('src/index.ts'), []); // nobody imports the entry point
+});
+
+test('loupe/radius lists dependents with depth; loupe/symbolUsers the importing lines', async () => {
+  const radius = (await lsp.connection.sendRequest('loupe/radius', { uri: lsp.uri('src/util/format.ts') })) as RadiusResult;
+  const depth = Object.fromEntries(radius.dependents.map((d) => [d.path, d.depth]));
+  assert.deepEqual(depth, { 'src/cart/cart.ts': 1, 'src/report.ts': 1, 'test/format.spec.ts': 1, 'src/cart/checkout.ts': 2, 'src/index.ts': 2 });
+  assert.ok(radius.dependents.find((d) => d.path === 'test/format.spec.ts')?.isTest);
+  const users = (await lsp.connection.sendRequest('loupe/symbolUsers', { uri: lsp.uri('src/util/format.ts'), symbol: 'formatPrice' })) as SymbolUsersResult;
+  assert.deepEqual(users.files.map((f) => f.path), ['src/cart/cart.ts', 'test/format.spec.ts']);
+});
+
+test('hover on an import specifier shows the target file\'s docs with a link', async () => {
+  const text = fs.readFileSync(path.join(folder, 'src/cart/cart.ts'), 'utf8');
+  await lsp.open('src/cart/cart.ts', text);
+  const hover = await lsp.connection.sendRequest('textDocument/hover', {
+    textDocument: { uri: lsp.uri('src/cart/cart.ts') }, position: { line: 0, character: 32 },
+  }) as { contents: { value: string } } | null;
+  assert.ok(hover, 'a hover');
+  assert.match(hover.contents.value, /\[src\/util\/format\.ts\]\(file:\/\/.*format\.ts\)/);
+  assert.match(hover.contents.value, /formatPrice|processing/);
+});
+
+test('hover on an imported symbol shows its signature, doc comment and users', async () => {
+  const hover = await lsp.connection.sendRequest('textDocument/hover', {
+    textDocument: { uri: lsp.uri('src/cart/cart.ts') }, position: { line: 0, character: 12 },
+  }) as { contents: { value: string } } | null;
+  assert.ok(hover);
+  assert.match(hover.contents.value, /formatPrice\(cents: number/);
+  assert.match(hover.contents.value, /Formats an amount in cents/);
+  assert.match(hover.contents.value, /Used in 2 files/);
+});
+
+test('an unsaved edit changes the lens: removing report.ts\'s import drops a dependent', async () => {
+  const rel = 'src/report.ts';
+  const original = fs.readFileSync(path.join(folder, rel), 'utf8');
+  await lsp.open(rel, original);
+  const edited = original.replace("import { formatDate } from './util/format';\n", '');
+  await lsp.connection.sendNotification('textDocument/didChange', {
+    textDocument: { uri: lsp.uri(rel), version: 2 }, contentChanges: [{ text: edited }],
+  });
+  const deadline = Date.now() + 10_000;
+  let title = '';
+  while (Date.now() < deadline) {
+    title = (await lenses('src/util/format.ts')).find((l) => l.range.start.line === 0)?.command.title ?? '';
+    if (title.startsWith('4 dependents')) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal(title, '4 dependents · 1 entry point · 1 test');
+  assert.equal(fs.readFileSync(path.join(folder, rel), 'utf8'), original, 'the file on disk is untouched');
+});
