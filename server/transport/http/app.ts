@@ -18,6 +18,7 @@ import { authRoutes } from './routes/v2/auth';
 import { keysRoutes } from './routes/v2/keys';
 import { statsRoutes } from './routes/v2/stats';
 import { agentRoutes } from './routes/v2/agent';
+import { fundiRoutes } from './routes/v1/fundi';
 import { analysisRoutes } from './routes/v2/analysis';
 import { fileDocsRoutes } from './routes/v2/file-docs';
 import { installGuard, serverLimits, type GuardOptions } from './guard';
@@ -96,6 +97,7 @@ export async function createApp(engine: Engine, options: AppOptions = {}): Promi
         { name: 'auth', description: 'Sign-up and sign-in for scripts and agents (no key needed)' },
         { name: 'keys', description: 'Your API keys and agent credentials' },
         { name: 'stats', description: 'Usage, daily activity, languages' },
+        { name: 'v1', description: 'Legacy /v1/fundi adapters over V2 (deprecated)' },
         { name: 'analysis', description: 'Blast radius, blueprint, scope, dependency map, review signals, coverage gaps' },
         { name: 'research', description: 'Chat models for research (POST /v2/search with chat: true streams the answer)' },
         { name: 'a2a', description: 'Agent-to-agent (A2A v0.3.0): the agent card; JSON-RPC at /a2a/jsonrpc and HTTP+JSON under /a2a/rest run these same operations' },
@@ -120,6 +122,7 @@ export async function createApp(engine: Engine, options: AppOptions = {}): Promi
     await keysRoutes(v2, engine);
     await statsRoutes(v2, engine);
     await agentRoutes(v2, engine);
+    await fundiRoutes(v2, engine);
     await analysisRoutes(v2, engine);
     await fileDocsRoutes(v2, engine);
   });

@@ -1,0 +1,54 @@
+/** Legacy V1 (`/v1/fundi…`): thin, deprecated adapters over V2. New code should use /v2. */
+import { Type } from 'typebox';
+import { Uuid } from './common';
+
+export const FundiStatus = Type.Object({
+  service: Type.Literal('fundi'),
+  status: Type.Literal('ok'),
+  api_version: Type.Literal('v1'),
+  deprecated: Type.Literal(true),
+  successor: Type.String({ description: 'Where the V2 API lives.' }),
+  models: Type.Integer({ description: 'Chat models available.' }),
+  generative_models: Type.Integer({ description: 'Models that can run optimize/debug/comment/convert/explain.' }),
+  uptime_s: Type.Integer(),
+});
+
+export const FundiChatRequest = Type.Object({
+  message: Type.String({ minLength: 2, maxLength: 1000, description: 'The question (sent to POST /v2/search with chat: true).' }),
+  model: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  conversation_id: Type.Optional(Uuid),
+  repo_ids: Type.Optional(Type.Array(Uuid, { maxItems: 25 })),
+}, { additionalProperties: false });
+
+export const FundiChatResult = Type.Object({
+  answer: Type.String(),
+  model: Type.String(),
+  context_files: Type.Array(Type.Unknown()),
+  conversation_id: Type.Union([Uuid, Type.Null()]),
+  history_id: Type.Union([Uuid, Type.Null()]),
+  credits_used: Type.Integer(),
+});
+
+export const CodeOpRequest = Type.Object({
+  code: Type.String({ minLength: 1, maxLength: 20_000, description: 'The code to work on.' }),
+  language: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
+  target_language: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'convert only (required there).' })),
+  instructions: Type.Optional(Type.String({ maxLength: 1000 })),
+  model: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A model of kind llm (GET /v1/fundi/models).' })),
+}, { additionalProperties: false });
+
+export const CodeOpResult = Type.Object({
+  op: Type.String(),
+  result: Type.String(),
+  model: Type.String(),
+  usage: Type.Object({ input_tokens: Type.Integer(), output_tokens: Type.Integer(), estimated: Type.Boolean() }),
+  credits_used: Type.Integer(),
+  history_id: Type.Union([Uuid, Type.Null()]),
+});
+
+export const FundiHistoryRequest = Type.Union([Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Page size, 1-100 (default 20).' })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Zero-based (default 0).' })),
+  from: Type.Optional(Type.String({ maxLength: 40 })),
+  to: Type.Optional(Type.String({ maxLength: 40 })),
+}, { additionalProperties: false }), Type.Null()]);

@@ -1,0 +1,72 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTestApp } from '../helpers/engine';
+import { startLocalLlm } from '../research/local-llm-server';
+import { addUser } from './helpers';
+
+test('V1 code operations run on a generative model, charge 2 + usage, write history; deprecated in OpenAPI', async () => {
+  const llm = await startLocalLlm();
+  const t = await createTestApp({ research: { openai: { baseUrl: llm.baseUrl, models: ['echo-1'], contextWindow: 16384, maxOutput: 2048, creditsPer1kTokens: 1 } } });
+  try {
+    const u = addUser(t, { credits: 10 });
+    const status = await u.as('GET', '/v1/fundi');
+    assert.equal(status.status, 200);
+    assert.equal(status.headers.deprecation, 'true');
+    assert.equal(status.body.data.generative_models, 1);
+    const models = await u.as('GET', '/v1/fundi/models');
+    const v2 = await u.as('GET', '/v2/models');
+    assert.deepEqual(models.body.data, v2.body.data);
+
+    const optimized = await u.as('POST', '/v1/fundi/optimize', { code: 'for (let i = 0; i < a.length; i++) total += a[i];', language: 'js' });
+    assert.equal(optimized.status, 200, JSON.stringify(optimized.body));
+    assert.equal(optimized.body.data.model, 'echo-1');
+    assert.match(optimized.body.data.result, /total \+= a\[i\]/, 'the echo model answered with the code it was sent');
+    assert.equal(optimized.body.data.credits_used, 3, '2 + 1 per started 1,000 tokens');
+    assert.equal(optimized.body.meta.credits_remaining, 7);
+    const prompt = llm.requests.at(-1).messages;
+    assert.match(prompt[0].content, /faster or leaner/);
+
+    const converted = await u.as('POST', '/v1/fundi/convert', { code: 'print(1)', language: 'python', target_language: 'go' });
+    assert.equal(converted.status, 200);
+    assert.match(llm.requests.at(-1).messages[0].content, /Target language: go/);
+    assert.equal((await u.as('POST', '/v1/fundi/convert', { code: 'print(1)' })).body.message, 'target_language: is required for convert');
+    assert.equal((await u.as('POST', '/v1/fundi/debug', { code: 'x', model: 'loupe-grounded' })).status, 400);
+
+    const history = await u.as('POST', '/v1/fundi/history', { limit: 5 });
+    assert.equal(history.status, 200, JSON.stringify(history.body));
+    assert.deepEqual(history.body.data.map((h: any) => h.operation), ['fundi.convert', 'fundi.optimize']);
+    assert.equal(history.body.data[1].credits, 3);
+
+    // 4 credits left: a 2-credit call passes the pre-check, a third does not.
+    await u.as('POST', '/v1/fundi/comment', { code: 'x = 1' });
+    const broke = await u.as('POST', '/v1/fundi/explain', { code: 'x = 1' });
+    assert.equal(broke.status, 402);
+    assert.equal(broke.body.required, 2);
+
+    const spec = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    for (const p of ['/v1/fundi', '/v1/fundi/models', '/v1/fundi/chat', '/v1/fundi/explain', '/v1/fundi/history', '/v1/fundi/optimize', '/v1/fundi/debug', '/v1/fundi/comment', '/v1/fundi/convert']) {
+      const ops = Object.values(spec.paths[p] ?? {}) as { deprecated?: boolean }[];
+      assert.ok(ops.length && ops.every((o) => o.deprecated === true), `${p} is deprecated in OpenAPI`);
+    }
+    for (const p of ['/v2/auth/authenticate', '/v2/auth/verify', '/v2/auth/resend', '/v2/keys', '/v2/keys/regenerate', '/v2/keys/{key_id}', '/v2/history',
+      '/v2/history/{history_id}', '/v2/history/conversation/{conversation_id}', '/v2/stats/usage', '/v2/stats/activity', '/v2/stats/languages', '/v2/agent/credentials']) {
+      assert.ok(spec.paths[p], `${p} in /openapi.json`);
+    }
+    assert.deepEqual(spec.paths['/v2/auth/authenticate'].post.security, []);
+  } finally {
+    await t.close();
+    await llm.close();
+  }
+});
+
+test('V1 code operations without a generative model are a 503 that names the fix, and charge nothing', async () => {
+  const t = await createTestApp();
+  try {
+    const res = await t.call('POST', '/v1/fundi/optimize', { code: 'x' });
+    assert.equal(res.status, 503);
+    assert.match(res.body.message, /LOUPE_CHAT_BASE_URL/);
+    assert.equal(t.engine.accounts.meta(t.ownerId).credits_used, 0);
+  } finally {
+    await t.close();
+  }
+});
