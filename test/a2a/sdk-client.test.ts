@@ -32,7 +32,7 @@ async function clientFor(baseUrl: string, transport: 'JSONRPC' | 'HTTP+JSON', ke
 
 const message = (parts: Message['parts'], extra: Partial<Message> = {}): Message => ({ kind: 'message', messageId: randomUUID(), role: 'user', parts, ...extra });
 const op = (data: Record<string, unknown>): Message['parts'] => [{ kind: 'data', data }];
-const httpOutput = (task: Task) => (task.artifacts?.at(-1)?.parts[0] as { data: { status: number; body: any } }).data;
+const httpOutput = (task: Task) => (task.artifacts?.at(-1)?.parts[0] as unknown as { data: { status: number; body: any } }).data;
 
 for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
   test(`SDK client over ${transport}: help, index a fixture, list files, stream, get, cancel`, async () => {

@@ -77,7 +77,7 @@ export class A2aBinding {
   }
 
   stream<T>(reply: FastifyReply, events: AsyncGenerator<T, void, undefined>, format: (event: T) => unknown,
-    onFirstError: (error: unknown) => { status: number; body: unknown }, onLaterError: (error: unknown) => { event?: string; body: unknown }) {
+    onFirstError: (error: unknown) => { status: number; body: unknown } | { event?: string; body: unknown }, onLaterError: (error: unknown) => { event?: string; body: unknown }) {
     return sendEventStream(reply, events, format, onFirstError, onLaterError);
   }
 }

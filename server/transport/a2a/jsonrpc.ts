@@ -18,6 +18,9 @@ export async function jsonRpcRoutes(app: FastifyInstance, binding: A2aBinding): 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
 
+  // The card's `url` is this endpoint; a GET on it (a browser, a discovery probe) gets the card.
+  app.get(JSONRPC_PATH, { schema: { hide: true }, config: { public: true } }, async (request) => binding.card(`${request.protocol}://${request.host}`));
+
   app.post(JSONRPC_PATH, { schema: { hide: true }, config: { public: true } }, async (request, reply) => {
     let body: unknown;
     try {
@@ -49,7 +52,7 @@ export async function jsonRpcRoutes(app: FastifyInstance, binding: A2aBinding): 
     if (result && typeof (result as AsyncGenerator)[Symbol.asyncIterator] === 'function') {
       const stream = result as AsyncGenerator<unknown, void, undefined>;
       return binding.stream(reply, stream, (event) => event,
-        (error) => ({ status: 200, body: rpcError(id, asA2aError(error)) }),
+        (error) => ({ body: rpcError(id, asA2aError(error)) }),
         (error) => ({ body: rpcError(id, asA2aError(error)) }));
     }
     return result;
