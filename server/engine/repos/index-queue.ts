@@ -25,6 +25,8 @@ export class IndexQueue extends EventEmitter<IndexQueueEvents> {
   private paused = false;
   private controller: AbortController | null = null;
   private idleResolvers: (() => void)[] = [];
+  /** Failures the database refused to record (disk full, read-only), by repository. */
+  private readonly unrecorded = new Map<string, string>();
 
   constructor(private readonly indexer: Indexer, private readonly repos: ReposStore, private readonly log: Logger) {
     super();
@@ -41,6 +43,11 @@ export class IndexQueue extends EventEmitter<IndexQueueEvents> {
 
   get isPaused(): boolean {
     return this.paused;
+  }
+
+  /** The failure of the last run when it could not be written to the database. */
+  unrecordedFailure(repoId: string): string | undefined {
+    return this.unrecorded.get(repoId);
   }
 
   get current(): string | null {
@@ -75,6 +82,7 @@ export class IndexQueue extends EventEmitter<IndexQueueEvents> {
     const prepare = this.waiting.get(repoId);
     this.waiting.delete(repoId);
     this.running = repoId;
+    this.unrecorded.delete(repoId);
     this.controller = new AbortController();
     try {
       const repo = this.repos.get(repoId);
@@ -93,7 +101,8 @@ export class IndexQueue extends EventEmitter<IndexQueueEvents> {
           this.repos.setState(repoId, 'failed', { error: failure.message });
         } catch (recordError) {
           // A full or read-only disk may refuse this write too; the repository then stays marked
-          // as interrupted and resumes at the next start.
+          // as interrupted and resumes at the next start; until then its status reports the failure from memory.
+          this.unrecorded.set(repoId, failure.message);
           this.log.error(`could not record the failure of ${repoId}: ${(recordError as Error).message}`);
         }
         this.emit('failed', { repoId, error: failure });

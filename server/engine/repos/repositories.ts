@@ -145,7 +145,8 @@ export class Repositories {
   }
 
   list(caller: Caller, q: Omit<RepoListQuery, 'userId'>) {
-    return this.repos.list({ ...q, userId: caller.userId });
+    const page = this.repos.list({ ...q, userId: caller.userId });
+    return { ...page, items: page.items.map((r) => this.withUnrecordedFailure(r)) };
   }
 
   listPublic(limit: number, offset: number, since?: string) {
@@ -156,7 +157,14 @@ export class Repositories {
     return this.files.count(repoId);
   }
 
+  /** A failure the full or read-only disk would not let the queue record is still reported. */
+  private withUnrecordedFailure(repo: RepoRecord): RepoRecord {
+    const failure = this.queue.unrecordedFailure(repo.id);
+    return failure ? { ...repo, state: 'failed', updating: false, error: failure } : repo;
+  }
+
   private refreshPresence(repo: RepoRecord): RepoRecord {
+    if (this.queue.unrecordedFailure(repo.id)) return this.withUnrecordedFailure(repo);
     const present = fs.existsSync(repo.rootPath);
     if (!present && repo.source === 'local' && repo.state !== 'missing' && !repo.updating) {
       this.repos.setState(repo.id, 'missing', { error: `the folder ${repo.rootPath} no longer exists or cannot be read` });
