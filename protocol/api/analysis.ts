@@ -217,7 +217,8 @@ export const FileDocParams = Type.Object({
 });
 
 export const FileDocQuery = Type.Object({
-  fields: Type.Optional(Literals(['basic', 'summary', 'full'], { default: 'full', description: 'Depth: basic, summary or full (default).' })),
+  // No schema default: an absent `fields` means the deepest depth the plan allows, an explicit one is checked against the plan.
+  fields: Type.Optional(Literals(['basic', 'summary', 'full'], { description: 'Depth: basic, summary or full. Absent: full, or the deepest depth your plan allows.' })),
 }, { additionalProperties: false });
 
 export const FileDoc = Type.Object({

@@ -55,7 +55,11 @@ export function buildStaticDoc(
   if (file.lines > 800) risks.push(`large file (${file.lines} lines): harder to review and change safely`);
   return {
     path: file.path, language: file.language, lines: file.lines, description: file.description,
-    exports: symbols.filter((s) => s.exported && s.parent === null).map((s) => ({ name: s.name, kind: s.kind, line: s.startLine, signature: s.signature, doc: s.doc })),
+    // The parser gives the file's leading comment to the first declaration as well; keep it as the file's only.
+    exports: symbols.filter((s) => s.exported && s.parent === null).map((s) => ({
+      name: s.name, kind: s.kind, line: s.startLine, signature: s.signature,
+      doc: s.doc && file.description && s.doc.replace(/\s+/g, ' ').startsWith(file.description) ? null : s.doc,
+    })),
     functions,
     imports: imports.map((i) => ({ specifier: i.specifier, target: i.targetPath ?? i.packageName, type_only: i.typeOnly, names: i.names })),
     notable,
