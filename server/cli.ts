@@ -14,6 +14,7 @@ import { startSidecar } from './sidecar';
 import { ownerKey } from './owner-key';
 import { newId } from './engine/util/ids';
 import { openAIConfigFromEnv } from './engine/research/providers/openai-compatible';
+import { smtpConfigFromEnv, type SmtpConfig } from './engine/accounts/mailer';
 
 const USAGE = `Usage: npm start -- <folder> [options]
 
@@ -33,7 +34,10 @@ Options:
 
 Environment: LOUPE_HOME, LOUPE_API_KEY (the owner's key, a UUID), GITHUB_TOKEN.
 Research models: LOUPE_CHAT_BASE_URL (an OpenAI-compatible /v1), LOUPE_CHAT_MODELS (comma-separated),
-  LOUPE_CHAT_API_KEY, LOUPE_CHAT_CONTEXT_WINDOW, LOUPE_CHAT_MAX_OUTPUT, LOUPE_CHAT_DEFAULT_MODEL.`;
+  LOUPE_CHAT_API_KEY, LOUPE_CHAT_CONTEXT_WINDOW, LOUPE_CHAT_MAX_OUTPUT, LOUPE_CHAT_DEFAULT_MODEL.
+Sign-up mail: LOUPE_SMTP_HOST, LOUPE_SMTP_PORT, LOUPE_SMTP_USER, LOUPE_SMTP_PASSWORD, LOUPE_SMTP_FROM,
+  LOUPE_SMTP_SECURE (TLS from the start), LOUPE_SMTP_REQUIRE_TLS (STARTTLS or fail); without them codes go to
+  DATA_DIR/outbox and this terminal.`;
 
 function fail(message: string): never {
   process.stderr.write(`loupe: ${message}\n`);
@@ -82,10 +86,17 @@ async function main(): Promise<void> {
 
   const dataDir = path.resolve(values['data-dir'] ?? process.env.LOUPE_HOME ?? path.join(os.homedir(), '.loupe'));
   const log = stderrLogger(process.env.LOUPE_LOG === 'debug' ? 'debug' : 'info');
+  let smtp: SmtpConfig | undefined;
+  try {
+    smtp = smtpConfigFromEnv(process.env);
+  } catch (error) {
+    fail((error as Error).message);
+  }
   const engine = new Engine({
     dataDir, log, allowedRoots: allowed, githubToken: process.env.GITHUB_TOKEN,
     indexer: { maxFileBytes, ignoreGlobs: values.ignore },
     research: { openai: openAIConfigFromEnv(), defaultModel: process.env.LOUPE_CHAT_DEFAULT_MODEL },
+    accounts: { auth: { smtp } },
   });
 
   let key: string | null;
