@@ -1,0 +1,114 @@
+/**
+ * The extension in a real VS Code (code-server) driven through Chromium, on the e2e-app fixture.
+ * One code-server and one browser serve every scenario; each scenario saves a screenshot under
+ * test-output/e2e/. Timings go to test-output/e2e/timings.json (docs/benchmarks.md quotes them).
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { copyFixture } from '../helpers/engine';
+import { ensureE2eTools } from './harness/install';
+import { startCodeServer, findFiles, type CodeServer } from './harness/code-server';
+import { launchBrowser, Workbench, SCREENSHOTS } from './harness/workbench';
+import { extensionUnderTest } from './harness/extension-under-test';
+
+let server: CodeServer;
+let browser: Browser;
+let wb: Workbench;
+let workspace: string;
+const timings: Record<string, number | number[]> = {};
+
+before(async () => {
+  ensureE2eTools();
+  workspace = copyFixture('e2e-app');
+  const extension = await extensionUnderTest();
+  server = await startCodeServer({
+    workspace, ...extension,
+    // Port 0: never collide with a Loupe already serving 7341 on this machine.
+    settings: { 'loupe.sidecar.port': 0 },
+  });
+  browser = await launchBrowser();
+  wb = await Workbench.open(browser, server.url, workspace);
+});
+
+after(async () => {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  fs.writeFileSync(path.join(SCREENSHOTS, 'timings.json'), `${JSON.stringify(timings, null, 2)}\n`);
+  await browser?.close();
+  await server?.stop();
+});
+
+/** A scenario that saves a screenshot of the workbench when it fails, to see why. */
+function scenario(name: string, fn: () => Promise<void>): void {
+  test(name, async () => {
+    try {
+      await fn();
+    } catch (error) {
+      await wb?.screenshot(`failed-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`).catch(() => {});
+      throw error;
+    }
+  });
+}
+
+function extensionLog(): string {
+  const files = findFiles(server.userDataDir, /Loupe\.log$/);
+  return files.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+}
+
+async function waitForLog(pattern: RegExp, timeoutMs = 60_000): Promise<RegExpMatchArray> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const match = extensionLog().match(pattern);
+    if (match) return match;
+    if (Date.now() > deadline) throw new Error(`the Loupe log never matched ${pattern}:\n${extensionLog()}\n${server.output.join('')}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+scenario('activates, starts the language server and indexes the workspace', async () => {
+  const activated = await waitForLog(/Loupe activated in (\d+) ms/);
+  timings.activationMs = Number(activated[1]);
+  await wb.statusItem().filter({ hasText: /Loupe \d+ files/ }).waitFor({ timeout: 60_000 });
+  const text = await wb.statusItem().innerText();
+  assert.match(text, /Loupe 8 files/);
+  await wb.screenshot('01-activated');
+});
+
+scenario('the CodeLens on format.ts shows its known dependents', async () => {
+  const started = Date.now();
+  await wb.openFile('src/util/format.ts');
+  const lens = await wb.waitForLens(/dependents/);
+  timings.lensVisibleMs = Date.now() - started;
+  assert.equal(lens.trim(), '5 dependents · 1 entry point · 1 test');
+  await wb.waitForLens(/used in 2 files/);
+  await wb.waitForLens(/used in 1 file/);
+  await wb.screenshot('02-codelens');
+});
+
+scenario('hovering an import shows that file\'s docs', async () => {
+  await wb.openFile('src/cart/cart.ts');
+  const started = Date.now();
+  const hover = await wb.hover('../util/format', /format\.ts/);
+  timings.hoverVisibleMs = Date.now() - started;
+  assert.match(hover, /src\/util\/format\.ts/);
+  assert.match(hover, /formatPrice|processing/);
+  await wb.screenshot('03-hover-import');
+  await wb.page.keyboard.press('Escape');
+});
+
+scenario('editing a file updates the lens of the file it imported', async () => {
+  await wb.openFile('src/report.ts');
+  // Delete the import line without saving: the index follows the editor's text.
+  await wb.activeEditor().locator('.view-line').first().click();
+  await wb.page.keyboard.press('Home');
+  await wb.page.keyboard.press('Shift+End');
+  await wb.page.keyboard.press('Delete');
+  await wb.openFile('src/util/format.ts');
+  const started = Date.now();
+  const lens = await wb.waitForLens(/^4 dependents/);
+  timings.lensAfterEditMs = Date.now() - started;
+  assert.equal(lens.trim(), '4 dependents · 1 entry point · 1 test');
+  await wb.screenshot('06-lens-after-edit');
+});

@@ -1,0 +1,104 @@
+/**
+ * Driving VS Code's workbench in Chromium: open files, read lenses, hover, run commands, look
+ * into webviews. Every wait is on DOM state, never a fixed sleep.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
+import { CHROMIUM } from './install';
+
+export const SCREENSHOTS = path.join(__dirname, '..', '..', '..', 'test-output', 'e2e');
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+  });
+}
+
+export class Workbench {
+  constructor(readonly page: Page) {}
+
+  static async open(browser: Browser, url: string, folder: string): Promise<Workbench> {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
+    const page = await context.newPage();
+    await page.goto(`${url}/?folder=${encodeURIComponent(folder)}`);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    return new Workbench(page);
+  }
+
+  async screenshot(name: string): Promise<string> {
+    fs.mkdirSync(SCREENSHOTS, { recursive: true });
+    const file = path.join(SCREENSHOTS, `${name}.png`);
+    await this.page.screenshot({ path: file });
+    return file;
+  }
+
+  /** The Loupe status bar item. */
+  statusItem() {
+    return this.page.locator('.statusbar-item').filter({ hasText: 'Loupe' }).first();
+  }
+
+  async command(title: string): Promise<void> {
+    await this.page.keyboard.press('F1');
+    const input = this.page.locator('.quick-input-widget input');
+    await input.waitFor();
+    await input.fill(`>${title}`);
+    await this.page.locator('.quick-input-list .monaco-list-row').filter({ hasText: title }).first().waitFor();
+    await this.page.keyboard.press('Enter');
+  }
+
+  /** Opens a workspace file with Quick Open and waits for its editor tab. */
+  async openFile(relPath: string): Promise<void> {
+    await this.page.keyboard.press('Control+P');
+    const input = this.page.locator('.quick-input-widget input');
+    await input.waitFor();
+    await input.fill(relPath);
+    const name = path.basename(relPath);
+    const dir = path.dirname(relPath);
+    // Click the row naming both the file and its folder: the list may still be filling when Enter
+    // would pick its first row.
+    let row = this.page.locator('.quick-input-list .monaco-list-row').filter({ has: this.page.locator('.label-name', { hasText: new RegExp(`^${escape(name)}$`) }) });
+    if (dir !== '.') row = row.filter({ hasText: dir });
+    await row.first().waitFor();
+    await row.first().click();
+    await this.page.locator('.tab.active').filter({ hasText: name }).waitFor();
+    await this.page.locator('.editor-group-container.active .monaco-editor .view-lines').first().waitFor();
+  }
+
+  activeEditor() {
+    return this.page.locator('.editor-group-container.active .monaco-editor').first();
+  }
+
+  /** The text of every CodeLens in the active editor. */
+  codeLensTexts() {
+    return this.activeEditor().locator('.codelens-decoration');
+  }
+
+  async waitForLens(pattern: RegExp, timeoutMs = 30_000): Promise<string> {
+    const lens = this.codeLensTexts().filter({ hasText: pattern }).first();
+    await lens.waitFor({ timeout: timeoutMs });
+    return (await lens.textContent()) ?? '';
+  }
+
+  /** Hovers the first span of the active editor containing `text` and returns the hover's text. */
+  async hover(text: string, expect: RegExp, timeoutMs = 15_000): Promise<string> {
+    const target = this.activeEditor().locator('.view-line span span').filter({ hasText: text }).first();
+    await target.waitFor();
+    const box = (await target.boundingBox())!;
+    await this.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    const hover = this.page.locator('.monaco-hover:not(.hidden)').filter({ hasText: expect }).first();
+    await hover.waitFor({ timeout: timeoutMs });
+    return (await hover.innerText()) ?? '';
+  }
+
+  /** The panel's content frame (VS Code nests a webview's document in two iframes). */
+  webview(title: string): FrameLocator {
+    return this.page.frameLocator(`iframe.webview.ready[title="${title}"], iframe.webview.ready`).frameLocator('#active-frame');
+  }
+}
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
