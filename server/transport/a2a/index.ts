@@ -3,6 +3,7 @@ import type { Engine } from '../../engine/engine';
 import { A2aBinding } from './binding';
 import { jsonRpcRoutes } from './jsonrpc';
 import { restRoutes } from './rest';
+import { errors } from '../http/responses';
 
 export interface A2aOptions {
   /** The sidecar's public base URL; by default the card's URLs follow the request's Host. */
@@ -21,7 +22,7 @@ export async function a2aRoutes(app: FastifyInstance, engine: Engine, options: A
       response: { 200: { type: 'object', additionalProperties: true, required: ['protocolVersion', 'name', 'url', 'version', 'capabilities', 'skills'], properties: {
         protocolVersion: { type: 'string' }, name: { type: 'string' }, url: { type: 'string' }, version: { type: 'string' },
         capabilities: { type: 'object', additionalProperties: true }, skills: { type: 'array', items: { type: 'object', additionalProperties: true } },
-      } } },
+      } }, ...errors(403) },
     },
     config: { public: true },
   }, async (request) => binding.card(`${request.protocol}://${request.host}`));

@@ -83,6 +83,7 @@ export async function createApp(engine: Engine, options: AppOptions = {}): Promi
       info: {
         title: 'Loupe — Code Intelligence API',
         version: API_VERSION,
+        license: { name: 'MIT', identifier: 'MIT' },
         description: 'The Code Intelligence HTTP API (V2), served locally by Loupe over an index of your repositories.',
       },
       servers: options.publicUrl ? [{ url: options.publicUrl, description: 'This sidecar' }] : [],
