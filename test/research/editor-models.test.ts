@@ -24,7 +24,7 @@ async function editorPair(options: { fail?: boolean } = {}) {
   const client = createMessageConnection(new StreamMessageReader(toClient), new StreamMessageWriter(toServer));
   const cancelled = new Set<string>();
   client.onRequest('loupe/lm/models', () => [{ id: 'echo', name: 'Echo', vendor: 'test', family: 'echo', maxInputTokens: 8192, maxOutputTokens: 1024 }]);
-  client.onNotification('loupe/lm/cancel', ({ requestId }: { requestId: string }) => cancelled.add(requestId));
+  client.onNotification('loupe/lm/cancel', ({ requestId }: { requestId: string }) => { cancelled.add(requestId); });
   client.onRequest('loupe/lm/chat', async (params: { requestId: string; messages: { role: string; content: string }[] }) => {
     if (options.fail) throw new Error('the language model refused the request');
     const question = params.messages.at(-1)!.content;
