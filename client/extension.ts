@@ -29,6 +29,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   }
   panel.listen();
   registerLanguageModelBridge(ctx);
+  // Without SMTP, sign-up codes for the local sidecar land in the outbox: show them where the user is.
+  ctx.push(ctx.onNotification('loupe/mail', (m) => {
+    if (m.via === 'outbox') void vscode.window.showInformationMessage(`Loupe mail to ${m.to}: ${m.subject}`);
+  }));
   ctx.push(vscode.workspace.onDidChangeConfiguration((e) => {
     if (e.affectsConfiguration('loupe')) {
       void vscode.window.showInformationMessage('Loupe settings changed: reload the window to apply them.', 'Reload')

@@ -156,6 +156,16 @@ export interface LoupeRequests {
 export interface LoupeNotifications {
   'loupe/statusChanged': LoupeStatus;
   'loupe/researchChunk': ResearchChunk;
+  /** A sign-up or sign-in code was mailed (shown as a notification when it went to the local outbox). */
+  'loupe/mail': MailNotice;
+}
+
+export interface MailNotice {
+  to: string;
+  subject: string;
+  /** `outbox`: no SMTP is configured and the message was saved at `path` on this machine. */
+  via: 'smtp' | 'outbox';
+  path?: string;
 }
 
 export const Method = {

@@ -78,6 +78,7 @@ export function startLanguageServer(): void {
 
 function bindFeatures(connection: Connection, documents: TextDocuments<TextDocument>, session: Session, log: Logger): void {
   session.on('status', (status) => sendLoupeNotification(connection, Method.statusChanged, status));
+  session.engine.auth.onMail((m) => sendLoupeNotification(connection, 'loupe/mail', { to: m.to, subject: m.subject, via: m.via, path: m.path }));
   onLoupeRequest(connection, Method.status, guarded(log, 'status', () => session.status()));
   onLoupeRequest(connection, Method.pause, guarded(log, 'pause', () => { session.pause(); return session.status(); }));
   onLoupeRequest(connection, Method.cancelIndex, guarded(log, 'cancelIndex', () => { session.pause(); return session.status(); }));
