@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { Node, QueryMatch } from '@vscode/tree-sitter-wasm';
 import type { ImportKind, ParsedImport, ParsedSymbol } from '../types';
 import type { ScriptAnalysis } from './parse-typescript';
 import type { Resolution } from './resolver';
@@ -50,11 +51,21 @@ export async function analyzeWithTreeSitter(language: string, relPath: string, t
   if (!tree) return { symbols: [], imports: [], description: null };
   try {
     const rootNode = tree.rootNode;
-    const source = new SourceText(text, grammar.query(spec.comments).captures(rootNode).map((c) => c.node));
-    const symbols = collectSymbols(rootNode, grammar.query(spec.definitions), spec, source);
+    // One query with every pattern of the language: the tree is walked once for comments, definitions and imports.
+    const comments: Node[] = [];
+    const definitions: QueryMatch[] = [];
+    const importMatches: QueryMatch[] = [];
+    for (const match of grammar.query(`${spec.comments}\n${spec.definitions}\n${spec.imports}`).matches(rootNode)) {
+      const primary = match.captures.find((c) => c.name === 'comment' || c.name === 'import' || c.name.startsWith('def.'));
+      if (primary?.name === 'comment') comments.push(primary.node);
+      else if (primary?.name === 'import') importMatches.push(match);
+      else if (primary) definitions.push(match);
+    }
+    const source = new SourceText(text, comments);
+    const symbols = collectSymbols(definitions, spec, source);
     const files = filesOf(root);
     const imports: ParsedImport[] = [];
-    for (const match of grammar.query(spec.imports).matches(rootNode)) {
+    for (const match of importMatches) {
       for (const raw of spec.importsOf(match, source)) {
         for (const imp of spec.expand ? spec.expand(relPath, raw, files) : [raw]) {
           imports.push({ ...imp, ...spec.resolve(relPath, imp.specifier, imp.kind, files) });

@@ -1,4 +1,4 @@
-import type { Node, Query } from '@vscode/tree-sitter-wasm';
+import type { Node, QueryMatch } from '@vscode/tree-sitter-wasm';
 import type { ParsedSymbol, SymbolKind } from '../../types';
 import type { Definition, LanguageSpec } from './language';
 import { endLineOf, signatureOf, startLineOf, type SourceText } from './source';
@@ -9,15 +9,15 @@ const CALLABLE = new Set(['function', 'method']);
 const CONTAINERS = new Set(['class', 'struct', 'interface', 'trait', 'enum', 'module', 'scope']);
 
 /**
- * Runs a language's definition query and turns the captures into symbols. Parents come from the tree (the
+ * Turns the matches of a language's definition patterns into symbols. Parents come from the tree (the
  * nearest enclosing captured definition) or from the syntax (`@parent`); namespaces are not captured, so
  * they are transparent; anything inside a function or method is local and left out.
  */
-export function collectSymbols(root: Node, query: Query, spec: LanguageSpec, source: SourceText): ParsedSymbol[] {
+export function collectSymbols(matches: QueryMatch[], spec: LanguageSpec, source: SourceText): ParsedSymbol[] {
   type Captured = Definition & { scopeOnly: boolean; pattern: number };
   const byNode = new Map<number, Captured>();
   const ordered: Captured[] = [];
-  for (const match of query.matches(root)) {
+  for (const match of matches) {
     let defNode: Node | null = null;
     let kind = '';
     let nameNode: Node | null = null;
