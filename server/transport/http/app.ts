@@ -23,6 +23,7 @@ import { analysisRoutes } from './routes/v2/analysis';
 import { fileDocsRoutes } from './routes/v2/file-docs';
 import { installGuard, serverLimits, type GuardOptions } from './guard';
 import { a2aRoutes } from '../a2a';
+import { servedDocument } from './openapi-doc';
 
 export interface AppOptions {
   /** Shown in the OpenAPI `servers` list. */
@@ -112,7 +113,7 @@ export async function createApp(engine: Engine, options: AppOptions = {}): Promi
     uiConfig: { deepLinking: true },
     staticCSP: true,
   });
-  app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
+  app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async (request) => servedDocument(app.swagger() as never, request));
 
   await app.register(async (v2) => {
     await reposRoutes(v2, engine);
