@@ -59,6 +59,10 @@ test('radius of a file is the exact reverse closure with depth, via and type-onl
     assert.ok(typeDeps.every((d) => d.type_only), JSON.stringify(typeDeps));
     assert.equal(types.body.data.targets[0].related_files, undefined, 'include projects the parts');
 
+    // A `/// <reference path>` is a compile-time dependency only.
+    const globals = await t.call('POST', `/v2/repos/${repo}/radius`, { file: 'src/globals.d.ts', include: ['dependents'] });
+    assert.deepEqual(table(globals.body.data.targets[0].dependents), { 'src/index.ts': [1, true], 'bin/cli.js': [2, true] });
+
     // CommonJS require; a file nobody imports has no dependents.
     const helper = await t.call('POST', `/v2/repos/${repo}/radius`, { file: 'src/helper.cjs', include: ['dependents'] });
     assert.deepEqual(table(helper.body.data.targets[0].dependents), { 'src/legacy.cjs': [1, false] });

@@ -116,6 +116,13 @@ export function analyzeScript(relPath: string, text: string, resolver: ModuleRes
   }
 
   for (const s of symbols) if (s.parent === null && commonJsExports.has(s.name)) s.exported = true;
+  // `/// <reference path>` puts the file in the compiler's program (its global declarations): a
+  // dependency the compiler sees, erased at run time.
+  for (const ref of sf.referencedFiles) {
+    const targetPath = resolver.resolveReferencePath(relPath, ref.fileName);
+    imports.push({ specifier: ref.fileName, kind: 'include', typeOnly: true, targetPath, packageName: null, names: [], line: lineOf(ref.pos) });
+  }
+
   return { symbols, imports, description: fileDescription(sf) };
 }
 

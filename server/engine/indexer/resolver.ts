@@ -79,6 +79,17 @@ export class ModuleResolver {
     return { targetPath: null, packageName: null };
   }
 
+  /** A `/// <reference path>`: a path relative to the containing file, extension optional, as the compiler reads it. */
+  resolveReferencePath(fromRelPath: string, reference: string): string | null {
+    const base = path.resolve(this.root, path.dirname(fromRelPath), reference);
+    for (const candidate of [base, `${base}.ts`, `${base}.tsx`, `${base}.d.ts`]) {
+      if (!this.host.fileExists(candidate)) continue;
+      const rel = path.relative(this.root, candidate);
+      if (!rel.startsWith('..') && !path.isAbsolute(rel)) return rel.split(path.sep).join('/');
+    }
+    return null;
+  }
+
   private configFor(dir: string): { options: ts.CompilerOptions; cache: ts.ModuleResolutionCache } {
     const file = this.findConfigFile(dir);
     let entry = this.configs.get(file);
