@@ -24,7 +24,15 @@ export class Ctx implements vscode.Disposable {
     this.disposables.push(...items);
   }
 
-  async start(): Promise<void> {
+  private startup: Promise<void> | null = null;
+
+  /** Starts the language client once; requests made before it is up wait for it. */
+  start(): Promise<void> {
+    this.startup ??= this.startClient();
+    return this.startup;
+  }
+
+  private async startClient(): Promise<void> {
     const key = await ownerKey(this.extension.secrets);
     const serverModule = vscode.Uri.joinPath(this.extension.extensionUri, 'dist', 'server.js').fsPath;
     // The server runs on VS Code's own Node runtime (forked over IPC); better-sqlite3's Node-API
@@ -49,10 +57,11 @@ export class Ctx implements vscode.Disposable {
     this.push({ dispose: () => void this.client.stop() });
     this.client.onNotification('loupe/statusChanged', (s: LoupeStatus) => this.setStatus(s));
     await this.client.start();
-    this.setStatus(await this.request('loupe/status', undefined));
+    this.setStatus((await this.client.sendRequest('loupe/status')) as LoupeStatus);
   }
 
-  request<M extends keyof LoupeRequests>(method: M, params: LoupeRequests[M][0], token?: vscode.CancellationToken): Promise<LoupeRequests[M][1]> {
+  async request<M extends keyof LoupeRequests>(method: M, params: LoupeRequests[M][0], token?: vscode.CancellationToken): Promise<LoupeRequests[M][1]> {
+    await this.start();
     return (params === undefined ? this.client.sendRequest(method, token) : this.client.sendRequest(method, params, token)) as Promise<LoupeRequests[M][1]>;
   }
 

@@ -11,7 +11,7 @@ let ctx: Ctx | null = null;
  * Activation: everything the user sees is registered first (status bar, commands), then the
  * language server starts; indexing runs in that separate process, never in the extension host.
  */
-export async function activate(context: vscode.ExtensionContext): Promise<void> {
+export function activate(context: vscode.ExtensionContext): void {
   const started = Date.now();
   ctx = new Ctx(context);
   context.subscriptions.push(ctx);
@@ -19,27 +19,23 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   ctx.push(panel);
   registerStatusBar(ctx);
   registerCommands(ctx, panel);
-  try {
-    await ctx.start();
-  } catch (error) {
-    ctx.log.error(`Loupe could not start its language server: ${(error as Error).message}`);
-    void vscode.window.showErrorMessage(`Loupe could not start: ${(error as Error).message}`, 'Show logs')
-      .then((choice) => choice && ctx?.log.show());
-    return;
-  }
-  panel.listen();
-  registerLanguageModelBridge(ctx);
-  // Without SMTP, sign-up codes for the local sidecar land in the outbox: show them where the user is.
-  ctx.push(ctx.onNotification('loupe/mail', (m) => {
-    if (m.via === 'outbox') void vscode.window.showInformationMessage(`Loupe mail to ${m.to}: ${m.subject}`);
-  }));
+  // The language server starts in the background: activation returns as soon as the UI is wired.
+  const c = ctx;
+  void c.start().then(() => {
+    c.log.info(`Loupe language server ready ${Date.now() - started} ms after activation; indexing runs in the server process`);
+    panel.listen();
+    registerLanguageModelBridge(c);
+  }, (error: Error) => {
+    c.log.error(`Loupe could not start its language server: ${error.message}`);
+    void vscode.window.showErrorMessage(`Loupe could not start: ${error.message}`, 'Show logs').then((choice) => choice && c.log.show());
+  });
   ctx.push(vscode.workspace.onDidChangeConfiguration((e) => {
     if (e.affectsConfiguration('loupe')) {
       void vscode.window.showInformationMessage('Loupe settings changed: reload the window to apply them.', 'Reload')
         .then((choice) => choice && vscode.commands.executeCommand('workbench.action.reloadWindow'));
     }
   }));
-  ctx.log.info(`Loupe activated in ${Date.now() - started} ms (language server started, indexing in the background)`);
+  ctx.log.info(`Loupe activated in ${Date.now() - started} ms`);
 }
 
 export function deactivate(): Thenable<void> | undefined {

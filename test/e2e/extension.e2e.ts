@@ -70,6 +70,8 @@ async function waitForLog(pattern: RegExp, timeoutMs = 60_000): Promise<RegExpMa
 scenario('activates, starts the language server and indexes the workspace', async () => {
   const activated = await waitForLog(/Loupe activated in (\d+) ms/);
   timings.activationMs = Number(activated[1]);
+  const ready = await waitForLog(/language server ready (\d+) ms after activation/);
+  timings.serverReadyMs = Number(ready[1]);
   await wb.statusItem().filter({ hasText: /Loupe \d+ files/ }).waitFor({ timeout: 60_000 });
   const text = await wb.statusItem().innerText();
   assert.match(text, /Loupe 8 files/);
