@@ -6,10 +6,20 @@ import { ancestors, dirOf, joinRel } from './repo-files';
 import { startLineOf, stringValue } from './source';
 
 // Declarations and fields are named by walking their declarators (nameOf): `int *f(void)`, `T& C::g()`
-// and `int a = 1` nest differently and a query per shape would be longer than the walk.
+// and `int a = 1` nest differently and a query per shape would be longer than the walk. Declarations are
+// only matched where they can be file or class level, so the locals of every function body are not visited.
 const definitions = `
 (function_definition) @def.function
-(declaration) @def.variable
+[
+  (translation_unit (declaration) @def.variable)
+  (declaration_list (declaration) @def.variable)
+  (field_declaration_list (declaration) @def.variable)
+  (template_declaration (declaration) @def.variable)
+  (preproc_ifdef (declaration) @def.variable)
+  (preproc_if (declaration) @def.variable)
+  (preproc_else (declaration) @def.variable)
+  (preproc_elif (declaration) @def.variable)
+]
 (field_declaration) @def.property
 (class_specifier name: (_) @name body: (field_declaration_list)) @def.class
 (struct_specifier name: (_) @name body: (field_declaration_list)) @def.struct
@@ -76,7 +86,8 @@ export const cpp: LanguageSpec = {
     if (fn) return { ...splitQualified(name), kind: 'function' as SymbolKind };
     if (kind === 'function') return null;
     if (!/identifier$/.test(name.type)) return null;
-    return { name: name.text, kind: (isConst(node) ? 'constant' : kind) as SymbolKind };
+    // `const T Type::member = …` defines a static member out of line: named `member`, parent `Type`.
+    return { ...splitQualified(name), kind: (isConst(node) ? 'constant' : kind) as SymbolKind };
   },
   refineKind(node, kind, name): SymbolKind | null {
     // An include guard (`#ifndef X_H` / `#define X_H`) is not a constant anyone uses.

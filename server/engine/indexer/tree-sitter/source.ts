@@ -104,12 +104,14 @@ export function firstParagraph(text: string): string {
 export function signatureOf(node: Node, bodyField = 'body'): string | null {
   const body = node.childForFieldName(bodyField);
   let cut = body && body.startIndex > node.startIndex ? body.startIndex : -1;
-  // A comment between the header and the body (Ruby puts class docs there) is not part of the signature.
+  // A comment between the header and the body (Ruby puts class docs there) and a C++ constructor's
+  // member initialisers are not part of the signature.
   for (const child of node.children) {
-    if (child?.type.includes('comment') && child.startIndex > node.startIndex && (cut < 0 || child.startIndex < cut)) cut = child.startIndex;
+    if (!child || !(child.type.includes('comment') || child.type === 'field_initializer_list')) continue;
+    if (child.startIndex > node.startIndex && (cut < 0 || child.startIndex < cut)) cut = child.startIndex;
   }
   let text = cut > 0 ? node.text.slice(0, cut - node.startIndex) : node.text.split('\n')[0];
-  text = text.replace(/\s+/g, ' ').trim().replace(/\s*[{:;=]$/, '').trim();
+  text = text.replace(/\s+/g, ' ').replace(/[\s{:;=]+$/, '').trim();
   return text ? (text.length > 240 ? `${text.slice(0, 237)}...` : text) : null;
 }
 
