@@ -168,7 +168,10 @@ function collectEdges(
 ): void {
   const imports = store.localImports(fileId).filter((i) => !onlyTargets || onlyTargets.has(i.targetPath!));
   const callers = symbols.filter((s) => s.kind === 'function' || s.kind === 'method' || (s.kind === 'constant' && s.endLine > s.startLine));
-  const bodies = new Map(callers.map((s) => [s, store.lines(fileId, s.startLine, s.endLine).join('\n')]));
+  // One read of the file, sliced per function: a file may hold hundreds of them.
+  const last = callers.reduce((m, s) => Math.max(m, s.endLine), 0);
+  const text = last ? store.lines(fileId, 1, last) : [];
+  const bodies = new Map(callers.map((s) => [s, text.slice(s.startLine - 1, s.endLine).join('\n')]));
   const targets: { name: string; toPath: string; toLine: number | null; callable: boolean }[] = [];
   for (const imp of imports) {
     add({ kind: 'imports', fromPath: path, fromSymbol: null, fromLine: imp.line, toPath: imp.targetPath!, toSymbol: null, toLine: null });
