@@ -25,6 +25,10 @@ export function activate(context: vscode.ExtensionContext): void {
     c.log.info(`Loupe language server ready ${Date.now() - started} ms after activation; indexing runs in the server process`);
     panel.listen();
     registerLanguageModelBridge(c);
+    // Without SMTP, sign-up codes for the local sidecar land in the outbox: show them where the user is.
+    c.push(c.onNotification('loupe/mail', (m) => {
+      if (m.via === 'outbox') void vscode.window.showInformationMessage(`Loupe mail to ${m.to}: ${m.subject}`);
+    }));
   }, (error: Error) => {
     c.log.error(`Loupe could not start its language server: ${error.message}`);
     void vscode.window.showErrorMessage(`Loupe could not start: ${error.message}`, 'Show logs').then((choice) => choice && c.log.show());
