@@ -90,3 +90,30 @@ export function validSample(schema: any, doc: OpenApiDocument, name = 'x'): unkn
     default: return 'x';
   }
 }
+
+/**
+ * Checks research NDJSON lines against the spec's event table: `search` first, then `chunk`s,
+ * then exactly one terminal `done` (success) or `error` (failure), last; each line matching the
+ * documented schema of its type. Returns what is wrong, or null.
+ */
+export function checkResearchLines(events: Record<string, unknown>[], validateLine?: (event: unknown) => string | null): string | null {
+  if (!events.length) return 'the stream is empty';
+  const types = events.map((e) => e.type);
+  const terminal = types.at(-1);
+  if (terminal !== 'done' && terminal !== 'error') return `the last line is ${String(terminal)}, not done or error`;
+  if (types.slice(0, -1).some((t) => t === 'done' || t === 'error')) return `a terminal line before the end: ${types.join(',')}`;
+  if (terminal === 'done') {
+    if (types[0] !== 'search') return `a successful stream starts with ${String(types[0])}, not search`;
+    if (types.slice(1, -1).some((t) => t !== 'chunk')) return `between search and done only chunks may come: ${types.join(',')}`;
+  } else if (types.slice(0, -1).some((t, i) => (i === 0 ? t !== 'search' : t !== 'chunk'))) {
+    return `a failed stream is search?, chunk*, error: ${types.join(',')}`;
+  }
+  for (const [i, e] of events.entries()) {
+    const field = ({ search: ['results', 'total', 'meta'], chunk: ['text'], done: ['model', 'context_files'], error: ['message'] } as Record<string, string[]>)[String(e.type)];
+    const missing = field?.find((f) => !(f in e));
+    if (missing) return `line ${i + 1} (${String(e.type)}) has no ${missing}`;
+    const problem = validateLine?.(e);
+    if (problem) return `line ${i + 1}: ${problem}`;
+  }
+  return null;
+}
