@@ -8,7 +8,6 @@ import { A2aTasksStore } from './store/a2a-tasks-store';
 import { Accounts, type AccountsConfig } from './accounts/accounts';
 import type { History } from './accounts/history';
 import { Auth } from './accounts/auth';
-import { Auth } from './accounts/auth';
 import { Indexer, DEFAULT_INDEXER_OPTIONS, type IndexerOptions } from './indexer/indexer';
 import { IndexQueue } from './repos/index-queue';
 import { Repositories } from './repos/repositories';
@@ -20,6 +19,11 @@ import { OpenAICompatibleProvider, type OpenAICompatibleConfig } from './researc
 import { AnalysisStore } from './store/analysis-store';
 import { Analysis } from './analysis/analysis';
 import { FileDocs } from './docs/file-docs';
+import { SearchStore } from './store/search-store';
+import { VectorsStore } from './store/vectors-store';
+import { VectorIndex, type VectorIndexOptions } from './embed/vector-index';
+import type { EmbedderConfig } from './embed/embedder';
+import { SearchService, type SearchOptions } from './search/search-service';
 
 export interface EngineConfig {
   dataDir: string;
@@ -34,6 +38,8 @@ export interface EngineConfig {
   accounts?: AccountsConfig;
   /** Chat models for research besides the built-in one: an OpenAI-compatible server, and the default model id. */
   research?: { openai?: OpenAICompatibleConfig | null; defaultModel?: string };
+  /** Embedding provider (default: the corpus model learned from the index), vector and grep tuning. */
+  search?: { embedder?: EmbedderConfig; vectors?: Partial<VectorIndexOptions> } & Partial<SearchOptions>;
 }
 
 /**
@@ -52,8 +58,6 @@ export class Engine {
   readonly history: History;
   /** Sign-up, sign-in, one-time codes, sessions (the /v2/auth routes). */
   readonly auth: Auth;
-  /** Sign-up, sign-in, one-time codes, sessions (the /v2/auth routes). */
-  readonly auth: Auth;
   readonly indexer: Indexer;
   readonly queue: IndexQueue;
   readonly repos: Repositories;
@@ -64,6 +68,10 @@ export class Engine {
   readonly analysis: Analysis;
   /** Per-file documentation, generated in the background (a DerivedIndex). */
   readonly docs: FileDocs;
+  /** Chunk vectors (a DerivedIndex) and the embedding provider behind them. */
+  readonly vectors: VectorIndex;
+  /** POST /v2/search without chat: hybrid semantic search, grep over code and over docs. */
+  readonly search: SearchService;
   readonly startedAt = new Date();
 
   constructor(config: EngineConfig) {
@@ -76,7 +84,6 @@ export class Engine {
     this.a2aTasks = new A2aTasksStore(this.db);
     this.accounts = new Accounts(this.db, config.accounts);
     this.history = this.accounts.history;
-    this.auth = new Auth(this.db, this.accounts, this.log, this.dataDir, config.accounts?.auth);
     this.auth = new Auth(this.db, this.accounts, this.log, this.dataDir, config.accounts?.auth);
     const indexerOptions: IndexerOptions = {
       ...DEFAULT_INDEXER_OPTIONS,
@@ -92,7 +99,6 @@ export class Engine {
       githubToken: config.githubToken,
       walkOptions: indexerOptions,
       repoCap: (caller, count) => this.accounts.checkRepoCap(caller, count),
-      repoCap: (caller, count) => this.accounts.checkRepoCap(caller, count),
     }, this.log);
     const models = new ModelRegistry(this.log, config.research?.defaultModel);
     if (config.research?.openai) models.register(new OpenAICompatibleProvider(config.research.openai));
@@ -101,13 +107,27 @@ export class Engine {
     this.analysis = new Analysis(analysisStore, this.log, { githubToken: config.githubToken, githubApiUrl: config.githubApiUrl });
     this.docs = new FileDocs(analysisStore, this.filesStore, this.analysis.ctx, this.log);
     this.indexer.addDerivedIndex(this.docs);
+    const vectorsStore = new VectorsStore(this.db);
+    this.vectors = new VectorIndex(vectorsStore, this.log, config.search?.embedder, config.search?.vectors);
+    this.indexer.addDerivedIndex(this.vectors);
+    this.search = new SearchService(new SearchStore(this.db), vectorsStore, this.vectors, this.reposStore, this.log, config.search);
+    this.search.setDocSource({
+      markdown: (repoId, filePath, depth) => {
+        const file = this.filesStore.getByPath(repoId, filePath);
+        const answer = file ? this.docs.get(repoId, file, depth) : null;
+        return answer?.state === 'ready' ? answer.markdown : null;
+      },
+    });
+    // A configured provider other than the default loads (and fills anything missing) in the background.
+    if (config.search?.embedder && config.search.embedder.kind !== 'corpus') void this.vectors.refreshAll();
   }
 
   async close(): Promise<void> {
     this.queue.pause();
     await this.docs.idle();
+    await this.vectors.idle();
+    await this.search.close();
     await this.indexer.close();
-    this.auth.close();
     this.auth.close();
     this.db.close();
   }

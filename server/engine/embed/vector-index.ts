@@ -1,0 +1,201 @@
+import type { Logger } from '../log';
+import type { DerivedIndex, IndexProgress } from '../indexer/derived-index';
+import type { ChunkToEmbed, EmbeddingModelRow, VectorsStore } from '../store/vectors-store';
+import type { Embedder, EmbedderConfig } from './embedder';
+import { HashedEmbedder } from './hashed-embedder';
+import { CorpusEmbedder } from './corpus-embedder';
+import { deserializeModel, serializeModel, trainCorpusModel } from './corpus-model';
+import { createEmbedder } from './providers';
+
+export interface VectorIndexOptions {
+  /** The corpus model is trained once this many chunks are indexed; before that, hashed features. */
+  minTrainChunks: number;
+  /** Retrain when the index has grown this many times past the chunks the model was trained on. */
+  retrainGrowth: number;
+  corpusDims: number;
+  batchSize: number;
+  maxTrainDocs: number;
+}
+
+export const DEFAULT_VECTOR_OPTIONS: VectorIndexOptions = {
+  minTrainChunks: 200, retrainGrowth: 2, corpusDims: 128, batchSize: 256, maxTrainDocs: 20000,
+};
+
+export interface ActiveModel { id: number; embedder: Embedder; row: EmbeddingModelRow }
+
+/**
+ * Chunk vectors as a DerivedIndex. After each index update it embeds the chunks that have no vector
+ * in the current model (so a killed process resumes), in batches committed one by one. A new model
+ * (a retrained corpus model, or another provider) is filled in the background while search keeps
+ * using the active one; it becomes active only when every chunk has its vector.
+ */
+export class VectorIndex implements DerivedIndex {
+  readonly name = 'vectors';
+  private readonly options: VectorIndexOptions;
+  private readonly embedders = new Map<number, Embedder>();
+  private lock: Promise<void> = Promise.resolve();
+  private background: Promise<void> | null = null;
+  private providerEmbedder: Embedder | null = null;
+
+  constructor(
+    private readonly store: VectorsStore,
+    private readonly log: Logger,
+    private config: EmbedderConfig = { kind: 'corpus' },
+    options: Partial<VectorIndexOptions> = {},
+  ) {
+    this.options = { ...DEFAULT_VECTOR_OPTIONS, ...options };
+  }
+
+  /** The model search should use now, or null before any vector exists. */
+  active(): ActiveModel | null {
+    const row = this.store.models().find((m) => m.state === 'active');
+    if (!row) return null;
+    try {
+      return { id: row.id, row, embedder: this.embedderFor(row) };
+    } catch {
+      return null; // a provider not configured in this process: lexical search only until its replacement is built
+    }
+  }
+
+  /** Switches provider: the new model is filled in the background; search keeps the old one meanwhile. */
+  setProvider(config: EmbedderConfig): Promise<void> {
+    this.config = config;
+    this.providerEmbedder = null;
+    return this.refreshAll();
+  }
+
+  /** Embeds whatever is missing for every repository (after a provider change, or on start). */
+  refreshAll(): Promise<void> {
+    const run = this.exclusive(async () => {
+      const target = await this.target();
+      for await (const progress of this.fill(target, null, new AbortController().signal)) void progress;
+      this.finish(target.id);
+    }).catch((error) => this.log.warn('re-embedding failed:', error as Error));
+    this.background = run.finally(() => { if (this.background === run) this.background = null; });
+    return run;
+  }
+
+  /** Resolves when background re-embedding is done (tests, benchmarks). */
+  async idle(): Promise<void> {
+    while (this.background) await this.background;
+    await this.lock;
+  }
+
+  async *update(repoId: string, signal: AbortSignal): AsyncGenerator<IndexProgress> {
+    let release!: () => void;
+    const previous = this.lock;
+    this.lock = new Promise((r) => { release = r; });
+    await previous;
+    try {
+      const target = await this.target();
+      yield* this.fill(target, repoId, signal);
+      if (signal.aborted) return;
+      // A model still being built needs every repository's chunks before search may use it.
+      if (target.row.state === 'building') yield* this.fill(target, null, signal);
+      if (!signal.aborted) this.finish(target.id);
+    } finally {
+      release();
+    }
+  }
+
+  private async exclusive(fn: () => Promise<void>): Promise<void> {
+    let release!: () => void;
+    const previous = this.lock;
+    this.lock = new Promise((r) => { release = r; });
+    await previous;
+    try { await fn(); } finally { release(); }
+  }
+
+  private async *fill(target: ActiveModel, repoId: string | null, signal: AbortSignal): AsyncGenerator<IndexProgress> {
+    const total = this.store.countMissing(target.id, repoId);
+    let done = 0;
+    while (!signal.aborted) {
+      const batch = this.store.missing(target.id, repoId, this.options.batchSize);
+      if (!batch.length) break;
+      const vectors = await target.embedder.embed(batch.map(documentText), 'document', signal);
+      this.store.put(target.id, batch.map((c, i) => ({ chunkId: c.id, repoId: c.repoId, vector: vectors[i] })));
+      done += batch.length;
+      yield { index: this.name, done, total };
+      // Let searches and requests run between batches.
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+
+  /** Activates a complete model and drops the ones it replaces. */
+  private finish(id: number): void {
+    const row = this.store.models().find((m) => m.id === id);
+    if (!row || this.store.countMissing(id, null) > 0) return;
+    if (row.state !== 'active') this.store.activate(id);
+    for (const old of this.store.models().filter((m) => m.state === 'retired')) {
+      this.store.dropModel(old.id);
+      this.store.forget(old.id);
+      this.embedders.delete(old.id);
+    }
+  }
+
+  /** The model new vectors go into: the newest non-retired one of the configured provider, made if needed. */
+  private async target(): Promise<ActiveModel> {
+    const live = this.store.models().filter((m) => m.state !== 'retired');
+    if (this.config.kind === 'corpus') return this.corpusTarget(live);
+    const embedder = this.providerEmbedder ??= await createEmbedder(this.config);
+    const name = embedder.id;
+    let row = live.filter((m) => m.provider === this.config.kind && m.name === name).pop();
+    if (!row) {
+      this.retireBuilding(live);
+      const id = this.store.addModel(this.config.kind, name, embedder.dims, null, 0);
+      row = this.store.models().find((m) => m.id === id)!;
+    }
+    this.embedders.set(row.id, embedder);
+    return { id: row.id, row, embedder };
+  }
+
+  private corpusTarget(live: EmbeddingModelRow[]): ActiveModel {
+    const chunks = this.store.chunkCount();
+    const current = live.filter((m) => m.provider === 'corpus').pop();
+    const wantsTraining = chunks >= this.options.minTrainChunks
+      && (!current || current.name === 'hashed' || chunks >= current.trainedChunks * this.options.retrainGrowth);
+    if (current && !wantsTraining) return { id: current.id, row: current, embedder: this.embedderFor(current) };
+    this.retireBuilding(live);
+    let id: number;
+    if (wantsTraining) {
+      const started = Date.now();
+      const model = trainCorpusModel(this.store.sampleTexts(this.options.maxTrainDocs), { dims: this.options.corpusDims });
+      if (model) {
+        model.trainedChunks = chunks;
+        id = this.store.addModel('corpus', 'lsa', model.dims, serializeModel(model), chunks);
+        this.log.info(`trained the corpus embedding model on ${chunks} chunks (${model.terms.length} words) in ${Date.now() - started} ms`);
+      } else if (current) {
+        return { id: current.id, row: current, embedder: this.embedderFor(current) };
+      } else {
+        id = this.store.addModel('corpus', 'hashed', new HashedEmbedder().dims, null, 0);
+      }
+    } else {
+      id = this.store.addModel('corpus', 'hashed', new HashedEmbedder().dims, null, 0);
+    }
+    const row = this.store.models().find((m) => m.id === id)!;
+    return { id, row, embedder: this.embedderFor(row) };
+  }
+
+  /** A half-built model of another kind is abandoned when a newer target replaces it. */
+  private retireBuilding(live: EmbeddingModelRow[]): void {
+    for (const m of live.filter((r) => r.state === 'building')) {
+      this.store.dropModel(m.id);
+      this.store.forget(m.id);
+      this.embedders.delete(m.id);
+    }
+  }
+
+  private embedderFor(row: EmbeddingModelRow): Embedder {
+    let e = this.embedders.get(row.id);
+    if (e) return e;
+    if (row.provider === 'corpus' && row.name === 'lsa') e = new CorpusEmbedder(`corpus-lsa-${row.id}`, deserializeModel(this.store.modelData(row.id)!));
+    else if (row.provider === 'corpus') e = new HashedEmbedder(row.dims);
+    else if (this.providerEmbedder && this.providerEmbedder.id === row.name) e = this.providerEmbedder;
+    else throw new Error(`the embedding model ${row.provider}:${row.name} is not configured in this process`);
+    this.embedders.set(row.id, e);
+    return e;
+  }
+}
+
+/** What a chunk's vector describes: where it lives, what it defines, what it says. */
+export const documentText = (c: ChunkToEmbed) => `${c.path}\n${c.symbols ?? ''}\n${c.content}`;

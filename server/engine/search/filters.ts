@@ -1,0 +1,55 @@
+import picomatch from 'picomatch';
+import { invalid } from '../errors';
+import type { SearchFileRow, SearchStore } from '../store/search-store';
+import type { SearchFilters } from './types';
+
+/**
+ * Turns `filters` into the set of files a search may return, or null when nothing restricts files.
+ * SQL answers what it can (lines, functions, dependencies, visibility); types and path globs are
+ * matched here.
+ */
+export function allowedFiles(store: SearchStore, repoIds: string[], filters: SearchFilters | undefined): Map<number, SearchFileRow> | null {
+  if (!filters || !Object.values(filters).some((v) => v !== undefined && !(Array.isArray(v) && v.length === 0))) return null;
+  if (filters.minLines !== undefined && filters.maxLines !== undefined && filters.minLines > filters.maxLines) {
+    throw invalid('filters.min_lines', 'must not be greater than filters.max_lines');
+  }
+  const rows = store.files(repoIds, {
+    dependencies: filters.dependencies, functionNames: filters.functionNames, hasFunctions: filters.hasFunctions,
+    minLines: filters.minLines, maxLines: filters.maxLines, visibility: filters.visibility,
+  });
+  const typeTest = fileTypeTest(filters.fileTypes);
+  const pathTest = pathGlobTest(filters.filePaths);
+  const out = new Map<number, SearchFileRow>();
+  for (const r of rows) if (typeTest(r) && pathTest(r.path)) out.set(r.id, r);
+  return out;
+}
+
+/** `ts`, `.ts`, `*.ts` match the extension; a language name (`typescript`) matches the detected language. */
+function fileTypeTest(types: string[] | undefined): (r: SearchFileRow) => boolean {
+  if (!types?.length) return () => true;
+  const wanted = new Set(types.map((t) => t.trim().toLowerCase().replace(/^\*?\./, '')));
+  return (r) => {
+    const base = r.path.slice(r.path.lastIndexOf('/') + 1).toLowerCase();
+    const dot = base.lastIndexOf('.');
+    return (dot > 0 && wanted.has(base.slice(dot + 1))) || (!!r.language && wanted.has(r.language));
+  };
+}
+
+/** Globs (picomatch, dotfiles included); a glob-free entry also matches everything under that folder. */
+function pathGlobTest(globs: string[] | undefined): (path: string) => boolean {
+  if (!globs?.length) return () => true;
+  const tests = globs.map((g, i) => {
+    const glob = g.trim().replace(/^\.\//, '');
+    if (!glob) throw invalid(`filters.file_paths[${i}]`, 'must not be empty');
+    let matcher: (p: string) => boolean;
+    try {
+      matcher = picomatch(glob, { dot: true });
+    } catch (error) {
+      throw invalid(`filters.file_paths[${i}]`, `is not a valid glob (${(error as Error).message})`);
+    }
+    const folder = glob.replace(/\/+$/, '');
+    const plain = !/[*?[\]{}()!]/.test(glob);
+    return (p: string) => matcher(p) || (plain && (p === folder || p.startsWith(`${folder}/`)));
+  });
+  return (p) => tests.some((t) => t(p));
+}

@@ -1,0 +1,166 @@
+import path from 'node:path';
+import type { SearchFileRow, SearchStore, SymbolRow } from '../store/search-store';
+import type { RepoRecord } from '../types';
+import type { GrepLine } from './grep-scan';
+import type { GrepPool } from './grep-pool';
+import type { GrepTask } from './grep-worker';
+import { assemble, visible } from './hits';
+import type { GrepQuery } from './query';
+import type { DocSource, SearchHit, SearchScope } from './types';
+
+export interface GrepContext {
+  store: SearchStore;
+  pool: GrepPool;
+  docs: DocSource | null;
+  repos: Map<string, RepoRecord>;
+  repoIds: string[];
+  allowed: Map<number, SearchFileRow> | null;
+  limit: number;
+  maxMatches: number;
+  budgetMs: number;
+  visibility?: 'public' | 'private';
+  functionNames?: string[];
+}
+
+export interface GrepFileMatch { file: SearchFileRow; lines: GrepLine[] }
+
+export interface GrepRun {
+  matches: GrepFileMatch[];
+  candidateFiles: number;
+  scannedFiles: number;
+  truncated: boolean;
+  timings: { candidatesMs: number; scanMs: number };
+}
+
+const MAX_LINES_PER_FILE = 10000;
+
+/**
+ * grep_code: candidate files from the trigram index (when the query has a literal of 3+ characters
+ * every match must contain), then every candidate scanned from disk by the workers. Files come back
+ * in path order with their lines in order, as `rg --sort path` prints them.
+ */
+export async function grepCode(q: GrepQuery, ctx: GrepContext): Promise<GrepRun> {
+  let started = performance.now();
+  let files: SearchFileRow[];
+  const literals = [...q.requiredLiterals].sort((a, b) => b.length - a.length).slice(0, 3);
+  if (literals.length) {
+    const ids = ctx.store.trigramFiles(ctx.repoIds, literals);
+    files = ctx.allowed ? ids.map((id) => ctx.allowed!.get(id)).filter((f): f is SearchFileRow => !!f) : ctx.store.filesByIds(ids);
+  } else {
+    files = ctx.allowed ? [...ctx.allowed.values()] : ctx.store.files(ctx.repoIds);
+  }
+  const candidatesMs = performance.now() - started;
+  started = performance.now();
+  const tasks: GrepTask[] = [];
+  files.forEach((f, key) => {
+    const repo = ctx.repos.get(f.repoId);
+    if (repo) tasks.push({ key, path: path.join(repo.rootPath, f.path) });
+  });
+  const found = await ctx.pool.scan(q.matcher, tasks, MAX_LINES_PER_FILE, ctx.budgetMs);
+  const matches = collect(files, found, ctx.maxMatches);
+  return { ...matches, candidateFiles: files.length, scannedFiles: tasks.length, timings: { candidatesMs, scanMs: performance.now() - started } };
+}
+
+/** grep_docs: the same matcher over each file's generated documentation (or, until it exists, its description and doc comments). */
+export async function grepDocs(q: GrepQuery, ctx: GrepContext): Promise<GrepRun> {
+  let started = performance.now();
+  const files = ctx.allowed ? [...ctx.allowed.values()] : ctx.store.files(ctx.repoIds);
+  const fallback = new Map(ctx.store.docSources(files.map((f) => f.id)).map((d) => [d.fileId, d]));
+  const tasks: GrepTask[] = [];
+  files.forEach((f, key) => {
+    let text = ctx.docs?.markdown(f.repoId, f.path, 'full') ?? null;
+    if (text === null) {
+      const d = fallback.get(f.id);
+      text = [d?.description, d?.docs].filter(Boolean).join('\n');
+    }
+    if (text) tasks.push({ key, text });
+  });
+  const candidatesMs = performance.now() - started;
+  started = performance.now();
+  const found = await ctx.pool.scan(q.matcher, tasks, MAX_LINES_PER_FILE, ctx.budgetMs);
+  return { ...collect(files, found, ctx.maxMatches), candidateFiles: files.length, scannedFiles: tasks.length, timings: { candidatesMs, scanMs: performance.now() - started } };
+}
+
+function collect(files: SearchFileRow[], found: Map<number, GrepLine[]>, maxMatches: number): { matches: GrepFileMatch[]; truncated: boolean } {
+  const matches: GrepFileMatch[] = [];
+  for (const [key, lines] of found) matches.push({ file: files[key], lines });
+  matches.sort((a, b) => (a.file.repoId === b.file.repoId ? 0 : a.file.repoId < b.file.repoId ? -1 : 1) || (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0));
+  let count = 0;
+  let truncated = false;
+  const kept: GrepFileMatch[] = [];
+  for (const m of matches) {
+    if (count + m.lines.length > maxMatches) {
+      const rest = maxMatches - count;
+      if (rest > 0) kept.push({ file: m.file, lines: m.lines.slice(0, rest) });
+      truncated = true;
+      break;
+    }
+    kept.push(m);
+    count += m.lines.length;
+  }
+  return { matches: kept, truncated };
+}
+
+/** Grep hits for a scope: lines as code hits; files, enclosing functions and repositories ranked by how many lines matched. */
+export function grepHits(scope: SearchScope, run: GrepRun, ctx: GrepContext, docs: boolean): { hits: SearchHit[]; totals: Partial<Record<SearchHit['type'], number>> } {
+  const repoName = (id: string) => ctx.repos.get(id)?.name ?? id;
+  const lineHit = (m: GrepFileMatch, l: GrepLine): SearchHit => ({
+    type: 'code', repoId: m.file.repoId, repoName: repoName(m.file.repoId), filePath: m.file.path, score: 1,
+    startLine: l.line, endLine: l.line, language: docs ? 'markdown' : m.file.language,
+    snippet: { startLine: l.line, text: l.text, highlights: l.ranges.map(([start, end]) => ({ line: l.line, start, end })) },
+  });
+  const code = () => run.matches.flatMap((m) => m.lines.map((l) => lineHit(m, l)));
+  const files = () => {
+    const most = Math.max(1, ...run.matches.map((m) => m.lines.length));
+    return [...run.matches].sort((a, b) => b.lines.length - a.lines.length).map((m): SearchHit => {
+      const first = m.lines[0];
+      const window = m.lines.slice(0, 5);
+      return {
+        type: 'file', repoId: m.file.repoId, repoName: repoName(m.file.repoId), filePath: m.file.path,
+        score: Math.round((m.lines.length / most) * 1e4) / 1e4, language: m.file.language, matches: m.lines.length,
+        startLine: first.line, endLine: window[window.length - 1].line,
+        snippet: {
+          startLine: first.line, text: window.map((l) => l.text).join('\n'),
+          highlights: window.flatMap((l) => l.ranges.map(([start, end]) => ({ line: l.line, start, end }))),
+        },
+      };
+    });
+  };
+  const functions = () => {
+    const symbols = ctx.store.symbols(run.matches.map((m) => m.file.id)).filter((s) => (s.kind === 'function' || s.kind === 'method')
+      && visible(s, ctx.visibility) && (!ctx.functionNames?.length || ctx.functionNames.some((n) => n.toLowerCase() === s.name.toLowerCase())));
+    const byFile = new Map<number, SymbolRow[]>();
+    for (const s of symbols) byFile.set(s.fileId, [...(byFile.get(s.fileId) ?? []), s]);
+    const hits = new Map<number, { s: SymbolRow; m: GrepFileMatch; lines: GrepLine[] }>();
+    for (const m of run.matches) {
+      const own = byFile.get(m.file.id) ?? [];
+      for (const l of m.lines) {
+        // The innermost function around the line.
+        const inner = own.filter((s) => s.startLine <= l.line && s.endLine >= l.line).sort((a, b) => (a.endLine - a.startLine) - (b.endLine - b.startLine))[0];
+        if (!inner) continue;
+        const e = hits.get(inner.id) ?? { s: inner, m, lines: [] };
+        e.lines.push(l);
+        hits.set(inner.id, e);
+      }
+    }
+    const most = Math.max(1, ...[...hits.values()].map((h) => h.lines.length));
+    return [...hits.values()].sort((a, b) => b.lines.length - a.lines.length).map(({ s, m, lines }): SearchHit => ({
+      type: 'function', repoId: m.file.repoId, repoName: repoName(m.file.repoId), filePath: m.file.path,
+      score: Math.round((lines.length / most) * 1e4) / 1e4, startLine: s.startLine, endLine: s.endLine, language: m.file.language,
+      name: s.parent ? `${s.parent}.${s.name}` : s.name, kind: s.kind, signature: s.signature, exported: s.exported, matches: lines.length,
+      snippet: {
+        startLine: lines[0].line, text: lines.slice(0, 5).map((l) => l.text).join('\n'),
+        highlights: lines.slice(0, 5).flatMap((l) => l.ranges.map(([start, end]) => ({ line: l.line, start, end }))),
+      },
+    }));
+  };
+  const repos = () => {
+    const byRepo = new Map<string, number>();
+    for (const m of run.matches) byRepo.set(m.file.repoId, (byRepo.get(m.file.repoId) ?? 0) + m.lines.length);
+    const most = Math.max(1, ...byRepo.values());
+    return [...byRepo].sort((a, b) => b[1] - a[1]).map(([id, n]): SearchHit => ({
+      type: 'repo', repoId: id, repoName: repoName(id), filePath: null, score: Math.round((n / most) * 1e4) / 1e4, matches: n,
+    }));
+  };
+  return assemble(scope, { code, files, functions, repos }, ctx.limit);
+}

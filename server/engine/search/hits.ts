@@ -1,0 +1,153 @@
+import type { SearchStore, SymbolRow } from '../store/search-store';
+import type { RepoRecord } from '../types';
+import type { RankedChunk } from './hybrid';
+import type { QueryTerms } from './query';
+import type { Highlight, SearchHit, SearchScope, Snippet } from './types';
+
+const SNIPPET_LINES = 12;
+const FUNCTION_KINDS = new Set(['function', 'method']);
+
+/** Highlights every occurrence of the query's words (or words sharing their stem) in some lines. */
+export function highlighter(terms: QueryTerms): (line: string, lineNo: number) => Highlight[] {
+  const alternatives = [...new Set([...terms.words, ...terms.stems])].filter((w) => w.length >= 2)
+    .sort((a, b) => b.length - a.length).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  if (!alternatives.length) return () => [];
+  const re = new RegExp(`(?:${alternatives.join('|')})[a-z]*`, 'gi');
+  return (line, lineNo) => {
+    const out: Highlight[] = [];
+    for (const m of line.matchAll(re)) out.push({ line: lineNo, start: m.index, end: m.index + m[0].length });
+    return out;
+  };
+}
+
+/** The densest window of a chunk for the query, with its highlights. */
+export function chunkSnippet(content: string, startLine: number, highlight: ReturnType<typeof highlighter>): Snippet {
+  const lines = content.split('\n');
+  const counts = lines.map((l, i) => highlight(l, startLine + i).length);
+  let best = 0;
+  let bestSum = -1;
+  for (let s = 0; s < Math.max(1, lines.length - SNIPPET_LINES + 1); s++) {
+    let sum = 0;
+    for (let i = s; i < Math.min(lines.length, s + SNIPPET_LINES); i++) sum += counts[i];
+    if (sum > bestSum) { best = s; bestSum = sum; }
+  }
+  const window = lines.slice(best, best + SNIPPET_LINES);
+  return {
+    startLine: startLine + best,
+    text: window.join('\n'),
+    highlights: window.flatMap((l, i) => highlight(l, startLine + best + i)),
+  };
+}
+
+export interface HitContext {
+  store: SearchStore;
+  repos: Map<string, RepoRecord>;
+  terms: QueryTerms;
+  limit: number;
+  visibility?: 'public' | 'private';
+  functionNames?: string[];
+}
+
+/** Semantic hits for a scope from fused chunks: code as is; files, functions and repositories gathered from them. */
+export function semanticHits(scope: SearchScope, ranked: RankedChunk[], ctx: HitContext): { hits: SearchHit[]; totals: Partial<Record<SearchHit['type'], number>> } {
+  const highlight = highlighter(ctx.terms);
+  const top = ranked.length ? ranked[0].score : 1;
+  const norm = (s: number) => Math.round((s / top) * 1e4) / 1e4;
+  const repoName = (id: string) => ctx.repos.get(id)?.name ?? id;
+
+  const code = (): SearchHit[] => ranked.map((r) => ({
+    type: 'code', repoId: r.file.repoId, repoName: repoName(r.file.repoId), filePath: r.file.path, score: norm(r.score),
+    startLine: r.chunk.startLine, endLine: r.chunk.endLine, language: r.file.language,
+    snippet: chunkSnippet(r.chunk.content, r.chunk.startLine, highlight),
+  }));
+
+  const files = (): SearchHit[] => {
+    const byFile = new Map<number, { r: RankedChunk; score: number; n: number }>();
+    for (const r of ranked) {
+      const e = byFile.get(r.file.id);
+      // The best chunk decides; more matching chunks add a little.
+      if (e) { e.score += r.score * 0.1; e.n++; } else byFile.set(r.file.id, { r, score: r.score, n: 1 });
+    }
+    const sorted = [...byFile.values()].sort((a, b) => b.score - a.score);
+    const best = sorted[0]?.score ?? 1;
+    return sorted.map(({ r, score, n }) => ({
+      type: 'file', repoId: r.file.repoId, repoName: repoName(r.file.repoId), filePath: r.file.path,
+      score: Math.round((score / best) * 1e4) / 1e4, language: r.file.language, matches: n,
+      startLine: r.chunk.startLine, endLine: r.chunk.endLine, snippet: chunkSnippet(r.chunk.content, r.chunk.startLine, highlight),
+    }));
+  };
+
+  const functions = (): SearchHit[] => {
+    const fileIds = [...new Set(ranked.map((r) => r.file.id))];
+    const symbols = ctx.store.symbols(fileIds).filter((s) => FUNCTION_KINDS.has(s.kind) && visible(s, ctx.visibility)
+      && (!ctx.functionNames?.length || ctx.functionNames.some((n) => n.toLowerCase() === s.name.toLowerCase())));
+    const byFile = new Map<number, SymbolRow[]>();
+    for (const s of symbols) byFile.set(s.fileId, [...(byFile.get(s.fileId) ?? []), s]);
+    const scored = new Map<number, { s: SymbolRow; r: RankedChunk; score: number }>();
+    const wanted = new Set(ctx.terms.stems);
+    for (const r of ranked) {
+      for (const s of byFile.get(r.file.id) ?? []) {
+        // A function is found through the chunks its body overlaps; its own name matching the query counts extra.
+        if (s.endLine < r.chunk.startLine || s.startLine > r.chunk.endLine) continue;
+        const nameWords = (s.name.match(/[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+/g) ?? []).map((w) => w.toLowerCase());
+        const named = nameWords.filter((w) => [...wanted].some((st) => w.startsWith(st))).length / Math.max(1, nameWords.length);
+        const score = r.score * (1 + named);
+        const prev = scored.get(s.id);
+        if (!prev || prev.score < score) scored.set(s.id, { s, r, score });
+      }
+    }
+    const sorted = [...scored.values()].sort((a, b) => b.score - a.score);
+    const best = sorted[0]?.score ?? 1;
+    return sorted.map(({ s, r, score }) => {
+      const lines = r.chunk.content.split('\n');
+      const from = Math.max(s.startLine, r.chunk.startLine);
+      const to = Math.min(s.endLine, r.chunk.endLine, from + SNIPPET_LINES - 1);
+      const window = lines.slice(from - r.chunk.startLine, to - r.chunk.startLine + 1);
+      return {
+        type: 'function', repoId: r.file.repoId, repoName: repoName(r.file.repoId), filePath: r.file.path,
+        score: Math.round((score / best) * 1e4) / 1e4, startLine: s.startLine, endLine: s.endLine, language: r.file.language,
+        name: s.parent ? `${s.parent}.${s.name}` : s.name, kind: s.kind, signature: s.signature, exported: s.exported,
+        snippet: { startLine: from, text: window.join('\n'), highlights: window.flatMap((l, i) => highlight(l, from + i)) },
+      } satisfies SearchHit;
+    });
+  };
+
+  const repos = (): SearchHit[] => {
+    const byRepo = new Map<string, { score: number; n: number }>();
+    for (const r of ranked) {
+      const e = byRepo.get(r.file.repoId) ?? { score: 0, n: 0 };
+      e.score += r.score; e.n++;
+      byRepo.set(r.file.repoId, e);
+    }
+    const sorted = [...byRepo].sort((a, b) => b[1].score - a[1].score);
+    const best = sorted[0]?.[1].score ?? 1;
+    return sorted.map(([id, e]) => ({
+      type: 'repo', repoId: id, repoName: repoName(id), filePath: null, score: Math.round((e.score / best) * 1e4) / 1e4, matches: e.n,
+    }));
+  };
+
+  return assemble(scope, { code, files, functions, repos }, ctx.limit);
+}
+
+/** Limits each kind and, for scope `all`, groups them: repositories, files, functions, then code. */
+export function assemble(
+  scope: SearchScope,
+  make: { code: () => SearchHit[]; files: () => SearchHit[]; functions: () => SearchHit[]; repos: () => SearchHit[] },
+  limit: number,
+): { hits: SearchHit[]; totals: Partial<Record<SearchHit['type'], number>> } {
+  const kinds: [SearchHit['type'], () => SearchHit[]][] = scope === 'all'
+    ? [['repo', make.repos], ['file', make.files], ['function', make.functions], ['code', make.code]]
+    : [[({ repos: 'repo', files: 'file', functions: 'function', code: 'code' } as const)[scope], make[scope]]];
+  const hits: SearchHit[] = [];
+  const totals: Partial<Record<SearchHit['type'], number>> = {};
+  for (const [type, build] of kinds) {
+    const list = build();
+    totals[type] = list.length;
+    hits.push(...list.slice(0, type === 'repo' && scope === 'all' ? Math.min(limit, 5) : limit));
+  }
+  return { hits, totals };
+}
+
+export function visible(s: SymbolRow, visibility: 'public' | 'private' | undefined): boolean {
+  return visibility === undefined || (visibility === 'public') === s.exported;
+}

@@ -1,0 +1,126 @@
+import type { SearchStore, ChunkRow, SearchFileRow } from '../store/search-store';
+import type { VectorsStore } from '../store/vectors-store';
+import type { VectorIndex } from '../embed/vector-index';
+import { splitIdentifier } from '../util/words';
+import { ftsExpression, type QueryTerms } from './query';
+import type { Retriever } from './types';
+
+export interface RankedChunk {
+  chunk: ChunkRow;
+  file: SearchFileRow;
+  score: number;
+  lexicalRank: number | null;
+  vectorRank: number | null;
+  similarity: number | null;
+}
+
+export interface HybridOptions {
+  retriever: Retriever;
+  repoIds: string[];
+  allowed: Map<number, SearchFileRow> | null;
+  similarityThreshold: number;
+  /** How many fused chunks to return. */
+  depth: number;
+}
+
+export interface HybridResult {
+  ranked: RankedChunk[];
+  embedding: { model: string; dims: number } | null;
+  timings: { lexicalMs: number; vectorMs: number; fuseMs: number };
+  warnings: string[];
+}
+
+// BM25 column weights: path, symbol names, body. A word in a path or a defined name says more.
+const BM25_WEIGHTS: [number, number, number] = [2.0, 4.0, 1.0];
+const POOL = 200;
+// Reciprocal-rank fusion constant (Cormack et al.); the vector list weighs a little less than BM25's.
+const RRF_K = 60;
+const VECTOR_WEIGHT = 0.8;
+const DEFINITION_BOOST = 0.5;
+const PATH_BOOST = 0.3;
+
+/**
+ * Semantic retrieval: BM25 over identifier-split text and cosine similarity of chunk vectors, fused
+ * by reciprocal rank, then boosted where the chunk defines a symbol whose name carries the query's
+ * words, or lives at a path that does. Either side alone is available for evaluation.
+ */
+export async function hybridSearch(
+  search: SearchStore, vectorsStore: VectorsStore, vectors: VectorIndex, query: string, terms: QueryTerms, o: HybridOptions,
+): Promise<HybridResult> {
+  const warnings: string[] = [];
+  const pool = o.allowed ? POOL * 5 : POOL;
+  let started = performance.now();
+  const lexical: { chunkId: number; fileId: number; score: number }[] = [];
+  if (o.retriever !== 'vector') {
+    const match = ftsExpression(terms);
+    if (match) {
+      for (const r of search.lexical(match, o.repoIds, pool, BM25_WEIGHTS)) if (!o.allowed || o.allowed.has(r.fileId)) lexical.push(r);
+    }
+  }
+  const lexicalMs = performance.now() - started;
+
+  started = performance.now();
+  let embedding: HybridResult['embedding'] = null;
+  const vector: { chunkId: number; similarity: number }[] = [];
+  if (o.retriever !== 'lexical') {
+    const model = vectors.active();
+    if (!model) warnings.push('no embedding model is ready yet: results come from full-text search only');
+    else {
+      embedding = { model: model.embedder.id, dims: model.embedder.dims };
+      const [q] = await model.embedder.embed([query], 'query');
+      if (q) {
+        for (const r of vectorsStore.nearest(model.id, q, o.repoIds, pool)) {
+          const similarity = 1 - r.distance;
+          if (similarity >= o.similarityThreshold) vector.push({ chunkId: r.chunkId, similarity });
+        }
+      }
+    }
+  }
+  const vectorMs = performance.now() - started;
+
+  started = performance.now();
+  const fused = new Map<number, { score: number; lexicalRank: number | null; vectorRank: number | null; similarity: number | null }>();
+  lexical.forEach((r, i) => fused.set(r.chunkId, { score: 1 / (RRF_K + i + 1), lexicalRank: i + 1, vectorRank: null, similarity: null }));
+  let vectorRank = 0;
+  for (const r of vector) {
+    const entry = fused.get(r.chunkId) ?? { score: 0, lexicalRank: null, vectorRank: null, similarity: null };
+    vectorRank++;
+    entry.vectorRank = vectorRank;
+    entry.similarity = r.similarity;
+    entry.score += VECTOR_WEIGHT / (RRF_K + vectorRank);
+    fused.set(r.chunkId, entry);
+  }
+  const chunks = search.chunks([...fused.keys()]);
+  const fileIds = [...new Set(chunks.map((c) => c.fileId))];
+  const files = new Map((o.allowed ? fileIds.map((id) => o.allowed!.get(id)).filter((f): f is SearchFileRow => !!f) : search.filesByIds(fileIds)).map((f) => [f.id, f]));
+  const wanted = new Set(terms.stems);
+  const ranked: RankedChunk[] = [];
+  for (const chunk of chunks) {
+    const file = files.get(chunk.fileId);
+    if (!file) continue;
+    const f = fused.get(chunk.id)!;
+    // A single retriever keeps its own order; boosts only reshape the fused list.
+    let score = f.score;
+    if (o.retriever === 'hybrid') score *= 1 + DEFINITION_BOOST * coverage(chunk.symbols ?? '', wanted) + PATH_BOOST * coverage(file.path, wanted);
+    ranked.push({ chunk, file, score, lexicalRank: f.lexicalRank, vectorRank: f.vectorRank, similarity: f.similarity });
+  }
+  ranked.sort((a, b) => b.score - a.score || a.file.path.localeCompare(b.file.path) || a.chunk.startLine - b.chunk.startLine);
+  const fuseMs = performance.now() - started;
+  return { ranked: ranked.slice(0, o.depth), embedding, timings: { lexicalMs, vectorMs, fuseMs }, warnings };
+}
+
+/** Share of the query's stems that appear among the sub-words of `text` (names or a path). */
+function coverage(text: string, stems: Set<string>): number {
+  if (!stems.size || !text) return 0;
+  const words = new Set<string>();
+  for (const token of text.split(/[^A-Za-z0-9]+/)) {
+    if (!token) continue;
+    words.add(token.toLowerCase());
+    for (const p of splitIdentifier(token)) words.add(p);
+  }
+  let hit = 0;
+  for (const s of stems) {
+    for (const w of words) if (w.startsWith(s)) { hit++; break; }
+  }
+  return hit / stems.size;
+}

@@ -1,0 +1,154 @@
+import { LoupeError, invalid } from '../errors';
+import type { Logger } from '../log';
+import type { ReposStore } from '../store/repos-store';
+import type { SearchStore } from '../store/search-store';
+import type { VectorsStore } from '../store/vectors-store';
+import type { VectorIndex } from '../embed/vector-index';
+import type { RepoRecord } from '../types';
+import { isUuid } from '../util/ids';
+import { parseRepoLocation } from '../repos/repo-url';
+import { allowedFiles } from './filters';
+import { grepCode, grepDocs, grepHits, type GrepContext } from './grep';
+import { GrepPool } from './grep-pool';
+import { hybridSearch } from './hybrid';
+import { semanticHits } from './hits';
+import { parseGrepQuery, queryTerms } from './query';
+import type { DocSource, SearchHit, SearchOutcome, SearchRequest } from './types';
+
+export const MAX_REPOS_PER_SEARCH = 25;
+
+export interface SearchOptions {
+  /** How long a grep may scan before it is stopped (a runaway regular expression). */
+  grepBudgetMs: number;
+  /** Cap on matched lines a grep collects. */
+  maxGrepMatches: number;
+}
+
+export const DEFAULT_SEARCH_OPTIONS: SearchOptions = { grepBudgetMs: 5000, maxGrepMatches: 10000 };
+
+/** POST /v2/search without `chat`: semantic (hybrid), grep over code, grep over file docs. */
+export class SearchService {
+  readonly pool: GrepPool;
+  private readonly options: SearchOptions;
+  private docs: DocSource | null = null;
+  private warmed = false;
+
+  constructor(
+    private readonly store: SearchStore,
+    private readonly vectorsStore: VectorsStore,
+    readonly vectors: VectorIndex,
+    private readonly repos: ReposStore,
+    private readonly log: Logger,
+    options: Partial<SearchOptions> = {},
+  ) {
+    this.options = { ...DEFAULT_SEARCH_OPTIONS, ...options };
+    this.pool = new GrepPool();
+  }
+
+  /** The documentation service, which sits above search, hands itself in here. */
+  setDocSource(docs: DocSource | null): void {
+    this.docs = docs;
+  }
+
+  async search(userId: string, req: SearchRequest): Promise<SearchOutcome> {
+    const started = performance.now();
+    // Grep workers take a moment to start: the first search of any kind starts them.
+    if (!this.warmed) { this.warmed = true; this.pool.warm(); }
+    const scope = req.scope ?? 'all';
+    const mode = req.scanMode ?? 'semantic';
+    const limit = req.limit ?? 20;
+    if (req.query.trim().length < 2) throw invalid('query', 'must contain at least 2 characters besides spaces');
+    const repos = this.resolveRepos(userId, req.repoIds ?? [], req.repoUrls ?? []);
+    const repoIds = [...repos.keys()];
+    let t = performance.now();
+    const allowed = allowedFiles(this.store, repoIds, req.filters);
+    const timings: SearchOutcome['timings'] = { totalMs: 0, filterMs: performance.now() - t };
+    const warnings: string[] = [];
+    let result: { hits: SearchHit[]; totals: Partial<Record<SearchHit['type'], number>> };
+    let extra: Partial<SearchOutcome> = {};
+
+    if (mode === 'semantic') {
+      const terms = queryTerms(req.query);
+      const retriever = req.retriever ?? 'hybrid';
+      const hybrid = await hybridSearch(this.store, this.vectorsStore, this.vectors, req.query, terms, {
+        retriever, repoIds, allowed, similarityThreshold: req.similarityThreshold ?? 0,
+        depth: scope === 'code' ? Math.max(limit, 50) : 200,
+      });
+      Object.assign(timings, hybrid.timings);
+      warnings.push(...hybrid.warnings);
+      t = performance.now();
+      result = semanticHits(scope, hybrid.ranked, {
+        store: this.store, repos, terms, limit, visibility: req.filters?.visibility, functionNames: req.filters?.functionNames,
+      });
+      timings.hitsMs = performance.now() - t;
+      extra = { retriever, embedding: hybrid.embedding };
+    } else {
+      const q = parseGrepQuery(req.query);
+      const ctx: GrepContext = {
+        store: this.store, pool: this.pool, docs: this.docs, repos, repoIds, allowed, limit,
+        maxMatches: req.maxMatches ?? this.options.maxGrepMatches, budgetMs: this.options.grepBudgetMs,
+        visibility: req.filters?.visibility, functionNames: req.filters?.functionNames,
+      };
+      const run = mode === 'grep_code' ? await grepCode(q, ctx) : await grepDocs(q, ctx);
+      Object.assign(timings, run.timings);
+      if (run.truncated) warnings.push(`more than ${ctx.maxMatches} lines matched; the rest were not collected`);
+      result = grepHits(scope, run, ctx, mode === 'grep_docs');
+      extra = { candidates: { files: run.candidateFiles, scanned: run.scannedFiles } };
+    }
+
+    if (req.fields) {
+      t = performance.now();
+      this.attachDocs(result.hits, req.fields);
+      timings.docsMs = performance.now() - t;
+    }
+    timings.totalMs = performance.now() - started;
+    for (const k of Object.keys(timings)) timings[k] = Math.round(timings[k] * 100) / 100;
+    if (timings.totalMs > 1000) this.log.info(`slow search (${mode}, ${scope}) took ${timings.totalMs} ms: ${JSON.stringify(timings)}`);
+    const total = Object.values(result.totals).reduce((s, n) => s + (n ?? 0), 0);
+    return { results: result.hits, total, totals: result.totals, mode, scope, repoIds, timings, warnings, ...extra };
+  }
+
+  /** repo_ids and repo_urls together (at most 25), or every repository of the caller. Unknown ones are named in a 400. */
+  resolveRepos(userId: string, repoIds: string[], repoUrls: string[]): Map<string, RepoRecord> {
+    if (repoIds.length + repoUrls.length > MAX_REPOS_PER_SEARCH) {
+      throw invalid('repo_ids', `repo_ids and repo_urls may name at most ${MAX_REPOS_PER_SEARCH} repositories together (got ${repoIds.length + repoUrls.length})`);
+    }
+    const out = new Map<string, RepoRecord>();
+    if (!repoIds.length && !repoUrls.length) {
+      for (const r of this.repos.list({ userId, scope: 'private', limit: 10000, offset: 0, orderBy: 'created_at', order: 'asc' }).items) out.set(r.id, r);
+      return out;
+    }
+    const unknown: string[] = [];
+    const readable = (r: RepoRecord | undefined) => !!r && (this.repos.hasAccess(userId, r.id) || r.visibility === 'public');
+    for (const id of repoIds) {
+      const r = isUuid(id) ? this.repos.get(id.toLowerCase()) : undefined;
+      if (readable(r)) out.set(r!.id, r!); else unknown.push(id);
+    }
+    for (const url of repoUrls) {
+      let r: RepoRecord | undefined;
+      try { r = this.repos.getByUrl(parseRepoLocation(url, 'repo_urls').url); } catch { r = undefined; }
+      if (readable(r)) out.set(r!.id, r!); else unknown.push(url);
+    }
+    if (unknown.length) {
+      throw new LoupeError('UNKNOWN_REPOSITORIES', `repo_ids/repo_urls: not indexed for this caller: ${unknown.join(', ')}`, { field: 'repo_ids', unknown });
+    }
+    return out;
+  }
+
+  private attachDocs(hits: SearchHit[], depth: NonNullable<SearchRequest['fields']>): void {
+    const cache = new Map<string, string | null>();
+    for (const hit of hits) {
+      if (!hit.filePath) continue;
+      const key = `${hit.repoId}\0${hit.filePath}`;
+      if (!cache.has(key)) {
+        cache.set(key, this.docs ? this.docs.markdown(hit.repoId, hit.filePath, depth) : null);
+      }
+      const markdown = cache.get(key)!;
+      hit.doc = { depth, markdown, processing: markdown === null };
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}

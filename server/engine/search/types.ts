@@ -1,0 +1,89 @@
+/** The search service's request and answer, in engine terms (the HTTP route converts them to the wire). */
+
+export type SearchScope = 'all' | 'repos' | 'files' | 'code' | 'functions';
+export type ScanMode = 'semantic' | 'grep_docs' | 'grep_code';
+export type DocFields = 'basic' | 'summary' | 'full';
+/** Which retrievers a semantic search uses (hybrid by default; the others exist for evaluation). */
+export type Retriever = 'hybrid' | 'lexical' | 'vector';
+
+export interface SearchFilters {
+  fileTypes?: string[];
+  filePaths?: string[];
+  dependencies?: string[];
+  functionNames?: string[];
+  hasFunctions?: boolean;
+  minLines?: number;
+  maxLines?: number;
+  visibility?: 'public' | 'private';
+}
+
+export interface SearchRequest {
+  query: string;
+  scope?: SearchScope;
+  scanMode?: ScanMode;
+  repoIds?: string[];
+  repoUrls?: string[];
+  filters?: SearchFilters;
+  similarityThreshold?: number;
+  fields?: DocFields;
+  limit?: number;
+  retriever?: Retriever;
+  /** grep: cap on matched lines collected (the answer's `total` counts up to it). */
+  maxMatches?: number;
+}
+
+export interface Highlight { line: number; start: number; end: number }
+
+export interface Snippet {
+  startLine: number;
+  text: string;
+  highlights: Highlight[];
+}
+
+export interface SearchHit {
+  type: 'repo' | 'file' | 'code' | 'function';
+  repoId: string;
+  repoName: string;
+  filePath: string | null;
+  score: number;
+  startLine?: number;
+  endLine?: number;
+  language?: string | null;
+  snippet?: Snippet;
+  /** function hits */
+  name?: string;
+  kind?: string;
+  signature?: string | null;
+  exported?: boolean;
+  /** file and repo hits: how many matched lines or chunks they gather */
+  matches?: number;
+  /** per `fields`: the file's documentation at that depth, or a note that it is being generated */
+  doc?: { depth: DocFields; markdown: string | null; processing: boolean };
+}
+
+export interface SearchTimings {
+  totalMs: number;
+  [phase: string]: number;
+}
+
+export interface SearchOutcome {
+  results: SearchHit[];
+  total: number;
+  /** Per hit type, how many there were before the limit. */
+  totals: Partial<Record<SearchHit['type'], number>>;
+  mode: ScanMode;
+  scope: SearchScope;
+  retriever?: Retriever;
+  /** The embedding model that served the vector side, when it ran. */
+  embedding?: { model: string; dims: number } | null;
+  candidates?: { files: number; scanned: number };
+  repoIds: string[];
+  timings: SearchTimings;
+  warnings: string[];
+}
+
+/** What search needs from the file documentation service (injected: docs sit above search). */
+export interface DocSource {
+  /** The file's generated documentation at a depth, null when none is ready yet. */
+  markdown(repoId: string, filePath: string, depth: DocFields): string | null;
+}

@@ -1,0 +1,175 @@
+import type Database from 'better-sqlite3';
+import type { Db } from './db';
+import type { SymbolKind } from '../types';
+
+/** A file as search sees it: enough to filter, rank and label a hit. */
+export interface SearchFileRow {
+  id: number;
+  repoId: string;
+  path: string;
+  language: string | null;
+  lines: number;
+  description: string | null;
+}
+
+export interface ChunkRow {
+  id: number;
+  fileId: number;
+  startLine: number;
+  endLine: number;
+  symbols: string | null;
+  content: string;
+}
+
+export interface SymbolRow {
+  id: number;
+  fileId: number;
+  name: string;
+  kind: SymbolKind;
+  parent: string | null;
+  startLine: number;
+  endLine: number;
+  exported: boolean;
+  signature: string | null;
+  doc: string | null;
+}
+
+/** The filters that SQL answers; globs over paths are applied by the caller (picomatch). */
+export interface FileFilterSql {
+  dependencies?: string[];
+  functionNames?: string[];
+  hasFunctions?: boolean;
+  minLines?: number;
+  maxLines?: number;
+  /** public: files that export something; private: files that have symbols and export none. */
+  visibility?: 'public' | 'private';
+}
+
+const FUNCTION_KINDS = "('function', 'method')";
+
+/** Every read lexical, grep and semantic search make. Ids cross the boundary as JSON arrays. */
+export class SearchStore {
+  constructor(private readonly db: Db) {}
+
+  /** The files of the given repositories that pass the SQL-side filters. */
+  files(repoIds: string[], filter: FileFilterSql = {}): SearchFileRow[] {
+    const where = ['f.repo_id IN (SELECT value FROM json_each(?))'];
+    const params: unknown[] = [JSON.stringify(repoIds)];
+    if (filter.minLines !== undefined) { where.push('f.lines >= ?'); params.push(filter.minLines); }
+    if (filter.maxLines !== undefined) { where.push('f.lines <= ?'); params.push(filter.maxLines); }
+    if (filter.hasFunctions !== undefined) {
+      where.push(`${filter.hasFunctions ? '' : 'NOT '}EXISTS (SELECT 1 FROM symbols s WHERE s.file_id = f.id AND s.kind IN ${FUNCTION_KINDS})`);
+    }
+    if (filter.functionNames?.length) {
+      where.push(`EXISTS (SELECT 1 FROM symbols s WHERE s.file_id = f.id AND s.kind IN ${FUNCTION_KINDS}
+        AND lower(s.name) IN (SELECT lower(value) FROM json_each(?)))`);
+      params.push(JSON.stringify(filter.functionNames));
+    }
+    if (filter.dependencies?.length) {
+      // A dependency is named by package (`lodash`), by specifier (`./util`) or by the path it resolves to.
+      where.push(`EXISTS (SELECT 1 FROM imports i WHERE i.file_id = f.id AND (
+        i.package IN (SELECT value FROM json_each(?)) OR i.specifier IN (SELECT value FROM json_each(?))
+        OR i.target_path IN (SELECT value FROM json_each(?))))`);
+      const deps = JSON.stringify(filter.dependencies);
+      params.push(deps, deps, deps);
+    }
+    if (filter.visibility === 'public') where.push('EXISTS (SELECT 1 FROM symbols s WHERE s.file_id = f.id AND s.exported = 1)');
+    if (filter.visibility === 'private') {
+      where.push('EXISTS (SELECT 1 FROM symbols s WHERE s.file_id = f.id) AND NOT EXISTS (SELECT 1 FROM symbols s WHERE s.file_id = f.id AND s.exported = 1)');
+    }
+    return this.db.prepare(
+      `SELECT f.id, f.repo_id AS repoId, f.path, f.language, f.lines, f.description FROM files f WHERE ${where.join(' AND ')}`,
+    ).all(...params) as SearchFileRow[];
+  }
+
+  filesByIds(ids: number[]): SearchFileRow[] {
+    return this.stmt(
+      `SELECT f.id, f.repo_id AS repoId, f.path, f.language, f.lines, f.description FROM files f
+       WHERE f.id IN (SELECT value FROM json_each(?))`,
+    ).all(JSON.stringify(ids)) as SearchFileRow[];
+  }
+
+  /**
+   * BM25 over chunks_fts (columns path, symbols, body). `match` is an FTS5 expression built by the
+   * query parser. Lower bm25() is better; it is returned negated so that higher is better.
+   */
+  lexical(match: string, repoIds: string[], limit: number, weights: [number, number, number]): { chunkId: number; fileId: number; score: number }[] {
+    return this.stmt(
+      `SELECT c.id AS chunkId, c.file_id AS fileId, -bm25(chunks_fts, ?, ?, ?) AS score
+       FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id
+       WHERE chunks_fts MATCH ? AND f.repo_id IN (SELECT value FROM json_each(?))
+       ORDER BY bm25(chunks_fts, ?, ?, ?) LIMIT ?`,
+    ).all(...weights, match, JSON.stringify(repoIds), ...weights, limit) as { chunkId: number; fileId: number; score: number }[];
+  }
+
+  chunks(ids: number[]): ChunkRow[] {
+    return this.stmt(
+      `SELECT id, file_id AS fileId, start_line AS startLine, end_line AS endLine, symbols, content FROM chunks
+       WHERE id IN (SELECT value FROM json_each(?))`,
+    ).all(JSON.stringify(ids)) as ChunkRow[];
+  }
+
+  /**
+   * Files with a chunk whose text contains every one of `literals` (case-insensitively: the trigram
+   * index folds case). A superset of the files that match: the caller confirms by scanning.
+   */
+  trigramFiles(repoIds: string[], literals: string[]): number[] {
+    const likes = literals.map(() => "chunks_trigram.content LIKE ? ESCAPE '\\'").join(' AND ');
+    const params = literals.map((l) => `%${l.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    const rows = this.stmt(
+      `SELECT DISTINCT c.file_id AS id FROM chunks_trigram JOIN chunks c ON c.id = chunks_trigram.rowid
+       JOIN files f ON f.id = c.file_id
+       WHERE ${likes} AND f.repo_id IN (SELECT value FROM json_each(?))`,
+    ).all(...params, JSON.stringify(repoIds)) as { id: number }[];
+    return rows.map((r) => r.id);
+  }
+
+  /** Symbols of the given files, optionally of some kinds only. */
+  symbols(fileIds: number[], kinds?: SymbolKind[]): SymbolRow[] {
+    const rows = this.stmt(
+      `SELECT id, file_id AS fileId, name, kind, parent, start_line AS startLine, end_line AS endLine, exported, signature, doc
+       FROM symbols WHERE file_id IN (SELECT value FROM json_each(?))
+       AND (? IS NULL OR kind IN (SELECT value FROM json_each(?))) ORDER BY file_id, start_line`,
+    ).all(JSON.stringify(fileIds), kinds ? 1 : null, JSON.stringify(kinds ?? [])) as (Omit<SymbolRow, 'exported'> & { exported: number })[];
+    return rows.map((r) => ({ ...r, exported: r.exported === 1 }));
+  }
+
+  /** Symbols named exactly one of `names` (case-insensitive) in the given repositories. */
+  symbolsNamed(repoIds: string[], names: string[]): SymbolRow[] {
+    const rows = this.stmt(
+      `SELECT s.id, s.file_id AS fileId, s.name, s.kind, s.parent, s.start_line AS startLine, s.end_line AS endLine, s.exported,
+         s.signature, s.doc
+       FROM symbols s JOIN files f ON f.id = s.file_id
+       WHERE s.name IN (SELECT value FROM json_each(?)) AND f.repo_id IN (SELECT value FROM json_each(?))
+       LIMIT 500`,
+    ).all(JSON.stringify(names), JSON.stringify(repoIds)) as (Omit<SymbolRow, 'exported'> & { exported: number })[];
+    return rows.map((r) => ({ ...r, exported: r.exported === 1 }));
+  }
+
+  /** The text each file's documentation is grepped in when no generated doc exists: description and doc comments. */
+  docSources(fileIds: number[]): { fileId: number; description: string | null; docs: string | null }[] {
+    return this.stmt(
+      `SELECT f.id AS fileId, f.description,
+         (SELECT group_concat(s.name || ': ' || replace(s.doc, char(10), ' '), char(10)) FROM symbols s
+          WHERE s.file_id = f.id AND s.doc IS NOT NULL) AS docs
+       FROM files f WHERE f.id IN (SELECT value FROM json_each(?))`,
+    ).all(JSON.stringify(fileIds)) as { fileId: number; description: string | null; docs: string | null }[];
+  }
+
+  /** All chunk ids of the given repositories (for counting work). */
+  chunkCount(repoIds: string[]): number {
+    return (this.stmt(
+      'SELECT count(*) AS n FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.repo_id IN (SELECT value FROM json_each(?))',
+    ).get(JSON.stringify(repoIds)) as { n: number }).n;
+  }
+
+  private readonly cache = new Map<string, Database.Statement<unknown[]>>();
+  private stmt(sql: string): Database.Statement<unknown[]> {
+    let s = this.cache.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.cache.set(sql, s);
+    }
+    return s;
+  }
+}

@@ -1,0 +1,144 @@
+import type Database from 'better-sqlite3';
+import type { Db } from './db';
+import { nowIso } from '../util/ids';
+
+export type ModelState = 'building' | 'active' | 'retired';
+
+export interface EmbeddingModelRow {
+  id: number;
+  provider: string;
+  name: string;
+  dims: number;
+  state: ModelState;
+  trainedChunks: number;
+  createdAt: string;
+}
+
+export interface ChunkToEmbed { id: number; repoId: string; path: string; symbols: string | null; content: string }
+
+/**
+ * Vectors live in one vec0 table per embedding model (`vec_m<id>`, its width is the model's), with a
+ * plain side table of chunks that have nothing to embed. Triggers on `chunks` delete both when a
+ * chunk goes, so a re-used chunk id can never inherit a stale vector.
+ */
+export class VectorsStore {
+  constructor(private readonly db: Db) {}
+
+  models(): EmbeddingModelRow[] {
+    return this.db.prepare(
+      `SELECT id, provider, name, dims, state, trained_chunks AS trainedChunks, created_at AS createdAt
+       FROM embedding_models ORDER BY id`,
+    ).all() as EmbeddingModelRow[];
+  }
+
+  modelData(id: number): Buffer | null {
+    const row = this.db.prepare('SELECT data FROM embedding_models WHERE id = ?').get(id) as { data: Buffer | null } | undefined;
+    return row?.data ?? null;
+  }
+
+  /** Registers a model in state `building` and creates its tables. */
+  addModel(provider: string, name: string, dims: number, data: Buffer | null, trainedChunks: number): number {
+    if (!Number.isInteger(dims) || dims < 1 || dims > 8192) throw new Error(`invalid embedding width ${dims}`);
+    return this.db.transaction(() => {
+      const { id } = this.db.prepare(
+        `INSERT INTO embedding_models (provider, name, dims, state, data, trained_chunks, created_at)
+         VALUES (?, ?, ?, 'building', ?, ?, ?) RETURNING id`,
+      ).get(provider, name, dims, data, trainedChunks, nowIso()) as { id: number };
+      this.db.exec(`
+        CREATE VIRTUAL TABLE vec_m${id} USING vec0(chunk_id integer primary key, repo_id text partition key,
+          embedding float[${dims}] distance_metric=cosine);
+        CREATE TABLE vec_m${id}_empty (chunk_id INTEGER PRIMARY KEY);
+        CREATE TRIGGER vec_m${id}_chunk_ad AFTER DELETE ON chunks BEGIN
+          DELETE FROM vec_m${id} WHERE chunk_id = old.id;
+          DELETE FROM vec_m${id}_empty WHERE chunk_id = old.id;
+        END;`);
+      return id;
+    })();
+  }
+
+  /** Makes `id` the model search uses; every other model is retired. */
+  activate(id: number): void {
+    this.db.transaction(() => {
+      this.db.prepare("UPDATE embedding_models SET state = 'retired' WHERE id != ? AND state = 'active'").run(id);
+      this.db.prepare("UPDATE embedding_models SET state = 'active', activated_at = ? WHERE id = ?").run(nowIso(), id);
+    })();
+  }
+
+  dropModel(id: number): void {
+    this.db.transaction(() => {
+      this.db.exec(`DROP TRIGGER IF EXISTS vec_m${id}_chunk_ad; DROP TABLE IF EXISTS vec_m${id}; DROP TABLE IF EXISTS vec_m${id}_empty;`);
+      this.db.prepare('DELETE FROM embedding_models WHERE id = ?').run(id);
+    })();
+  }
+
+  /** Chunks of a repository (or of all, when repoId is null) without a vector in model `id`. */
+  missing(id: number, repoId: string | null, limit: number): ChunkToEmbed[] {
+    return this.stmt(
+      `SELECT c.id, f.repo_id AS repoId, f.path, c.symbols, c.content FROM chunks c JOIN files f ON f.id = c.file_id
+       WHERE (? IS NULL OR f.repo_id = ?)
+         AND NOT EXISTS (SELECT 1 FROM vec_m${id} v WHERE v.chunk_id = c.id)
+         AND NOT EXISTS (SELECT 1 FROM vec_m${id}_empty e WHERE e.chunk_id = c.id)
+       ORDER BY c.id LIMIT ?`,
+    ).all(repoId, repoId, limit) as ChunkToEmbed[];
+  }
+
+  countMissing(id: number, repoId: string | null): number {
+    return (this.stmt(
+      `SELECT count(*) AS n FROM chunks c JOIN files f ON f.id = c.file_id
+       WHERE (? IS NULL OR f.repo_id = ?)
+         AND NOT EXISTS (SELECT 1 FROM vec_m${id} v WHERE v.chunk_id = c.id)
+         AND NOT EXISTS (SELECT 1 FROM vec_m${id}_empty e WHERE e.chunk_id = c.id)`,
+    ).get(repoId, repoId) as { n: number }).n;
+  }
+
+  chunkCount(): number {
+    return (this.stmt('SELECT count(*) AS n FROM chunks').get() as { n: number }).n;
+  }
+
+  /** About `max` chunk texts spread evenly over the index (with their paths), to train a corpus model. */
+  sampleTexts(max: number): string[] {
+    const step = Math.max(1, Math.ceil(this.chunkCount() / max));
+    const rows = this.stmt(
+      `SELECT f.path || char(10) || c.content AS text FROM chunks c JOIN files f ON f.id = c.file_id
+       WHERE c.id % ? = 0 LIMIT ?`,
+    ).all(step, max) as { text: string }[];
+    return rows.map((r) => r.text);
+  }
+
+  /** Writes a batch of vectors (null: nothing to embed) in one transaction. */
+  put(id: number, rows: { chunkId: number; repoId: string; vector: Float32Array | null }[]): void {
+    const insert = this.stmt(`INSERT INTO vec_m${id} (chunk_id, repo_id, embedding) VALUES (?, ?, ?)`);
+    const empty = this.stmt(`INSERT OR IGNORE INTO vec_m${id}_empty (chunk_id) VALUES (?)`);
+    this.db.transaction(() => {
+      for (const r of rows) {
+        // sqlite-vec wants BigInt primary keys.
+        if (r.vector) insert.run(BigInt(r.chunkId), r.repoId, r.vector);
+        else empty.run(r.chunkId);
+      }
+    })();
+  }
+
+  /** Nearest chunks by cosine distance within the given repositories. */
+  nearest(id: number, query: Float32Array, repoIds: string[], k: number): { chunkId: number; distance: number }[] {
+    const rows = this.stmt(
+      `SELECT chunk_id AS chunkId, distance FROM vec_m${id}
+       WHERE embedding MATCH ? AND k = ? AND repo_id IN (SELECT value FROM json_each(?))`,
+    ).all(query, k, JSON.stringify(repoIds)) as { chunkId: number; distance: number }[];
+    return rows.sort((a, b) => a.distance - b.distance);
+  }
+
+  private readonly cache = new Map<string, Database.Statement<unknown[]>>();
+  private stmt(sql: string): Database.Statement<unknown[]> {
+    let s = this.cache.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.cache.set(sql, s);
+    }
+    return s;
+  }
+
+  /** Statements of a dropped table must not be reused. */
+  forget(id: number): void {
+    for (const key of [...this.cache.keys()]) if (key.includes(`vec_m${id}`)) this.cache.delete(key);
+  }
+}
