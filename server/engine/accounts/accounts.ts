@@ -222,9 +222,11 @@ export class Accounts {
 
   // ---- keys ----
 
+  /** The user's keys, newest first. Agent credentials that expired over a day ago are left out: an agent refreshing every few minutes would otherwise bury the rest. */
   listKeys(userId: string): KeyListItem[] {
     const now = nowIso();
-    return this.store.keysOf(userId).map((k) => ({
+    const dayAgo = new Date(Date.now() - 86_400_000).toISOString();
+    return this.store.keysOf(userId).filter((k) => !(k.kind === 'agent' && k.expires_at && k.expires_at < dayAgo)).map((k) => ({
       key_id: k.id, key: k.key_hint, kind: k.kind,
       state: k.state === 'active' && k.expires_at && k.expires_at <= now ? 'disabled' : k.state,
       primary: k.is_primary === 1, created_at: k.created_at, last_used_at: k.last_used_at, expires_at: k.expires_at, disabled_at: k.disabled_at,
