@@ -14,6 +14,7 @@ const nodeExternals = [
   'web-tree-sitter',
   '@vscode/tree-sitter-wasm',
   '@fastify/swagger-ui',
+  'onnxruntime-node',
 ];
 
 const common = {
@@ -37,6 +38,7 @@ const builds = [
       cli: 'server/cli.ts',
       server: 'server/main.ts',
       'parse-worker': 'server/engine/indexer/parse-worker.ts',
+      'grep-worker': 'server/engine/search/grep-worker.ts',
       client: 'client/extension.ts',
     },
   },
