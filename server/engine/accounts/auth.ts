@@ -188,9 +188,11 @@ export class Auth {
     this.limit('verify', email, input.client);
     const maxAttempts = this.config.otpMaxAttempts ?? 5;
     const code = this.store.liveOtp(email, nowIso(), maxAttempts);
+    // Without a code the same hashing and comparison run, so timing does not tell the cases apart.
+    const given = Buffer.from(codeHash(code?.id ?? 'none', input.token.trim()), 'hex');
+    const matches = timingSafeEqual(given, code ? Buffer.from(code.code_hash, 'hex') : Buffer.alloc(given.length));
     if (!code) throw new LoupeError('INVALID_CODE', WRONG_CODE);
-    const given = Buffer.from(codeHash(code.id, input.token.trim()), 'hex');
-    if (!timingSafeEqual(given, Buffer.from(code.code_hash, 'hex'))) {
+    if (!matches) {
       this.store.countAttempt(code.id);
       throw new LoupeError('INVALID_CODE', WRONG_CODE);
     }
