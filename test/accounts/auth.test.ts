@@ -266,3 +266,23 @@ test('without SMTP the code goes to DATA_DIR/outbox, the log and mail listeners'
     await t.close();
   }
 });
+
+test('SMTP with STARTTLS: required TLS is used when offered, and refused (503) when the server has none', async () => {
+  const tls = await startInbox({ starttls: true });
+  const plain = await startInbox();
+  const make = (port: number) => createTestApp({ accounts: { auth: { smtp: { host: '127.0.0.1', port, requireTls: true, allowSelfSigned: true, timeoutMs: 3000 } } } });
+  const a = await make(tls.port);
+  const b = await make(plain.port);
+  const signup = (t: Awaited<ReturnType<typeof make>>) => t.app.inject({ method: 'POST', url: '/v2/auth/authenticate', payload: { auth_mode: 'otp', email: 'tls@example.test', should_create_user: true } });
+  try {
+    assert.equal((await signup(a)).statusCode, 200);
+    assert.match(await tls.code('tls@example.test'), /^\d{6}$/);
+    assert.equal((await signup(b)).statusCode, 503, 'no plaintext fallback when TLS is required');
+    assert.equal(plain.messages.length, 0);
+  } finally {
+    await a.close();
+    await b.close();
+    await tls.close();
+    await plain.close();
+  }
+});

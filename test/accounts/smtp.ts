@@ -13,13 +13,14 @@ export interface Inbox {
 }
 
 /** A real SMTP server on 127.0.0.1 (smtp-server) that keeps what it receives, parsed with mailparser. */
-export async function startInbox(options: { port?: number; user?: string; password?: string } = {}): Promise<Inbox> {
+export async function startInbox(options: { port?: number; user?: string; password?: string; starttls?: boolean } = {}): Promise<Inbox> {
   const messages: ParsedMail[] = [];
   const taken = new Set<ParsedMail>();
   const waiters: (() => void)[] = [];
   const server = new SMTPServer({
     secure: false,
-    disabledCommands: options.user ? ['STARTTLS'] : ['STARTTLS', 'AUTH'],
+    // STARTTLS uses smtp-server's built-in self-signed certificate.
+    disabledCommands: [...(options.starttls ? [] : ['STARTTLS']), ...(options.user ? [] : ['AUTH'])],
     authOptional: !options.user,
     allowInsecureAuth: true,
     onAuth(auth, _session, callback) {
