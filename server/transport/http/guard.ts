@@ -27,6 +27,8 @@ export interface GuardOptions {
   requestTimeoutMs?: number;
   /** Open streams (research) one key may have at once. */
   maxStreamsPerKey?: number;
+  /** Open streams of all keys together: each holds a model run, so the machine bounds them. */
+  maxStreamsTotal?: number;
 }
 
 export const GUARD_DEFAULTS = {
@@ -35,6 +37,7 @@ export const GUARD_DEFAULTS = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   maxStreamsPerKey: 4,
+  maxStreamsTotal: 64,
 } as const;
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '::1'];
@@ -97,7 +100,7 @@ export function installGuard(app: FastifyInstance, options: GuardOptions = {}): 
   const hosts = allowedHostNames(options);
   const origins = new Set((options.allowedOrigins ?? []).map(normaliseOrigin).filter((o): o is string => o !== null));
   const maxUrl = options.maxUrlLength ?? GUARD_DEFAULTS.maxUrlLength;
-  const slots = new StreamSlots(options.maxStreamsPerKey ?? GUARD_DEFAULTS.maxStreamsPerKey);
+  const slots = new StreamSlots(options.maxStreamsPerKey ?? GUARD_DEFAULTS.maxStreamsPerKey, options.maxStreamsTotal ?? GUARD_DEFAULTS.maxStreamsTotal);
 
   app.addHook('onRequest', async (request) => {
     if (Buffer.byteLength(request.url) > maxUrl) {
@@ -125,18 +128,25 @@ export function installGuard(app: FastifyInstance, options: GuardOptions = {}): 
 export class StreamSlots {
   private readonly open = new Map<string, number>();
 
-  constructor(readonly perKey: number) {}
+  private total = 0;
+
+  constructor(readonly perKey: number, readonly overall = Number.POSITIVE_INFINITY) {}
 
   acquire(owner: string): () => void {
     const count = this.open.get(owner) ?? 0;
     if (count >= this.perKey) {
       throw new LoupeError('RATE_LIMITED', `this key already has ${count} open streams; wait for one to finish`, { retry_after: 1 }, { 'Retry-After': '1' });
     }
+    if (this.total >= this.overall) {
+      throw new LoupeError('RATE_LIMITED', `the server is answering ${this.total} streams already; retry shortly`, { retry_after: 2 }, { 'Retry-After': '2' });
+    }
     this.open.set(owner, count + 1);
+    this.total++;
     let released = false;
     return () => {
       if (released) return;
       released = true;
+      this.total--;
       const left = (this.open.get(owner) ?? 1) - 1;
       if (left > 0) this.open.set(owner, left); else this.open.delete(owner);
     };
@@ -144,10 +154,7 @@ export class StreamSlots {
 
   /** Open streams of one key, or of all keys. */
   count(owner?: string): number {
-    if (owner !== undefined) return this.open.get(owner) ?? 0;
-    let total = 0;
-    for (const n of this.open.values()) total += n;
-    return total;
+    return owner !== undefined ? this.open.get(owner) ?? 0 : this.total;
   }
 }
 
