@@ -7,7 +7,7 @@ import { collectSymbols } from './tree-sitter/definitions';
 import type { LanguageSpec } from './tree-sitter/language';
 import { RepoFiles } from './tree-sitter/repo-files';
 import { loadGrammar } from './tree-sitter/runtime';
-import { SourceText } from './tree-sitter/source';
+import { firstParagraph, SourceText } from './tree-sitter/source';
 import { cpp } from './tree-sitter/cpp';
 import { csharp } from './tree-sitter/csharp';
 import { go } from './tree-sitter/go';
@@ -81,7 +81,7 @@ export async function analyzeWithTreeSitter(language: string, relPath: string, t
 function firstTypeDoc(spec: LanguageSpec, symbols: ParsedSymbol[]): string | null {
   if (!spec.describeByFirstType) return null;
   const type = symbols.find((s) => s.parent === null && s.doc && ['class', 'interface', 'struct', 'enum', 'trait'].includes(s.kind));
-  return type?.doc ? type.doc.split(/\n\s*\n/)[0].replace(/\s+/g, ' ').trim() : null;
+  return type?.doc ? firstParagraph(type.doc) : null;
 }
 
 /**

@@ -91,4 +91,3 @@ export function hasModifier(node: Node, keyword: string): boolean {
   return false;
 }
 
-export type { SymbolKind };

@@ -106,18 +106,19 @@ function resolveUse(fromPath: string, specifier: string, files: RepoFiles) {
   const own = moduleDir(fromPath);
   if (own === null || segments.length === 0) return unresolved(null);
   const crate = crateOf(fromPath, files);
-  let dir: string | null;
+  let dir: string;
   let file: string | null;
   let rest: string[];
   if (segments[0] === 'crate') {
     if (!crate) return unresolved(null);
     [dir, file, rest] = [crate.dir, crate.file, segments.slice(1)];
   } else if (segments[0] === 'self' || segments[0] === 'super') {
-    let i = 0;
+    let i = segments[0] === 'self' ? 1 : 0;
     dir = own;
-    if (segments[0] === 'self') i = 1;
-    for (; segments[i] === 'super'; i++) dir = dir === '' ? null : dirOf(dir ?? '');
-    if (dir === null) return unresolved(null);
+    for (; segments[i] === 'super'; i++) {
+      if (dir === '') return unresolved(null);
+      dir = dirOf(dir);
+    }
     [file, rest] = [dir === own ? fromPath : fileOfModuleDir(dir, crate, files), segments.slice(i)];
   } else if (moduleFile(own, segments[0], files)) {
     // 2018-edition paths may start with a module declared in this module.
