@@ -21,6 +21,7 @@ import { agentRoutes } from './routes/v2/agent';
 import { fundiRoutes } from './routes/v1/fundi';
 import { analysisRoutes } from './routes/v2/analysis';
 import { fileDocsRoutes } from './routes/v2/file-docs';
+import { searchRoutes } from './routes/v2/search';
 import { installGuard, serverLimits, type GuardOptions } from './guard';
 import { a2aRoutes } from '../a2a';
 import { servedDocument } from './openapi-doc';
@@ -95,6 +96,7 @@ export async function createApp(engine: Engine, options: AppOptions = {}): Promi
       tags: [
         { name: 'repos', description: 'Indexing and listing repositories' },
         { name: 'files', description: 'Files and their documentation' },
+        { name: 'search', description: 'Semantic search, grep over code and docs; research with chat: true' },
         { name: 'history', description: 'Your operations and conversation threads' },
         { name: 'auth', description: 'Sign-up and sign-in for scripts and agents (no key needed)' },
         { name: 'keys', description: 'Your API keys and agent credentials' },
@@ -127,6 +129,7 @@ export async function createApp(engine: Engine, options: AppOptions = {}): Promi
     await fundiRoutes(v2, engine);
     await analysisRoutes(v2, engine);
     await fileDocsRoutes(v2, engine);
+    await searchRoutes(v2, engine);
   });
   // After the API routes: the A2A binding reads them (from the OpenAPI document) as its operations.
   await a2aRoutes(app, engine, { publicUrl: options.publicUrl });
