@@ -15,6 +15,8 @@ import { ownerKey } from './owner-key';
 import { newId } from './engine/util/ids';
 import { openAIConfigFromEnv } from './engine/research/providers/openai-compatible';
 import { smtpConfigFromEnv, type SmtpConfig } from './engine/accounts/mailer';
+import { loadAccountsConfig } from './engine/accounts/config-file';
+import type { AccountsConfig } from './engine/accounts/accounts';
 
 const USAGE = `Usage: npm start -- <folder> [options]
 
@@ -37,7 +39,8 @@ Research models: LOUPE_CHAT_BASE_URL (an OpenAI-compatible /v1), LOUPE_CHAT_MODE
   LOUPE_CHAT_API_KEY, LOUPE_CHAT_CONTEXT_WINDOW, LOUPE_CHAT_MAX_OUTPUT, LOUPE_CHAT_DEFAULT_MODEL.
 Sign-up mail: LOUPE_SMTP_HOST, LOUPE_SMTP_PORT, LOUPE_SMTP_USER, LOUPE_SMTP_PASSWORD, LOUPE_SMTP_FROM,
   LOUPE_SMTP_SECURE (TLS from the start), LOUPE_SMTP_REQUIRE_TLS (STARTTLS or fail); without them codes go to
-  DATA_DIR/outbox and this terminal.`;
+  DATA_DIR/outbox and this terminal.
+Plans, credit costs and the owner's balance: DATA_DIR/accounts.json (see ARCHITECTURE.md, Accounts).`;
 
 function fail(message: string): never {
   process.stderr.write(`loupe: ${message}\n`);
@@ -87,8 +90,10 @@ async function main(): Promise<void> {
   const dataDir = path.resolve(values['data-dir'] ?? process.env.LOUPE_HOME ?? path.join(os.homedir(), '.loupe'));
   const log = stderrLogger(process.env.LOUPE_LOG === 'debug' ? 'debug' : 'info');
   let smtp: SmtpConfig | undefined;
+  let accounts: AccountsConfig = {};
   try {
     smtp = smtpConfigFromEnv(process.env);
+    accounts = loadAccountsConfig(path.join(dataDir, 'accounts.json'));
   } catch (error) {
     fail((error as Error).message);
   }
@@ -96,7 +101,7 @@ async function main(): Promise<void> {
     dataDir, log, allowedRoots: allowed, githubToken: process.env.GITHUB_TOKEN,
     indexer: { maxFileBytes, ignoreGlobs: values.ignore },
     research: { openai: openAIConfigFromEnv(), defaultModel: process.env.LOUPE_CHAT_DEFAULT_MODEL },
-    accounts: { auth: { smtp } },
+    accounts: { ...accounts, auth: { smtp } },
   });
 
   let key: string | null;

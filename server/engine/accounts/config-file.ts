@@ -1,0 +1,83 @@
+import fs from 'node:fs';
+import { LoupeError } from '../errors';
+import { PLAN_NAMES, type PlanName } from './plans';
+import type { AccountsConfig } from './accounts';
+
+/**
+ * Reads plans, costs and the owner's account from a JSON file (DATA_DIR/accounts.json), e.g.
+ * `{"owner": {"credits": 1000000}, "plans": {"FREE": {"maxRepos": 5}}, "costs": {"search.run": 3}, "signupPlan": "DEV"}`.
+ * A missing file is the defaults; a malformed one is an error naming the field, never a silent default.
+ */
+export function loadAccountsConfig(file: string): AccountsConfig {
+  if (!fs.existsSync(file)) return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw bad(file, '', `is not valid JSON (${(error as Error).message})`);
+  }
+  return parseAccountsConfig(raw, file);
+}
+
+export function parseAccountsConfig(raw: unknown, source = 'accounts config'): AccountsConfig {
+  const obj = record(raw, source, '');
+  const out: AccountsConfig = {};
+  for (const key of Object.keys(obj)) {
+    if (!['plans', 'costs', 'owner', 'signupPlan', 'agentCredentialTtlMs'].includes(key)) throw bad(source, key, 'is not a known field');
+  }
+  if (obj.plans !== undefined) {
+    const plans = record(obj.plans, source, 'plans');
+    out.plans = {};
+    for (const [name, value] of Object.entries(plans)) {
+      const plan = planName(name, source, `plans.${name}`);
+      const fields = record(value, source, `plans.${name}`);
+      const entry: NonNullable<AccountsConfig['plans']>[PlanName] = {};
+      for (const [field, v] of Object.entries(fields)) {
+        const at = `plans.${name}.${field}`;
+        if (field === 'credits' || field === 'maxRepos') entry[field] = count(v, source, at);
+        else if (field === 'symbols') {
+          if (typeof v !== 'boolean') throw bad(source, at, 'must be true or false');
+          entry.symbols = v;
+        } else if (field === 'depths') {
+          if (!Array.isArray(v) || !v.every((d) => d === 'basic' || d === 'summary' || d === 'full')) throw bad(source, at, 'must be a list of "basic", "summary", "full"');
+          entry.depths = v;
+        } else throw bad(source, at, 'is not a known field (credits, maxRepos, depths, symbols)');
+      }
+      out.plans[plan] = entry;
+    }
+  }
+  if (obj.costs !== undefined) {
+    out.costs = {};
+    for (const [op, v] of Object.entries(record(obj.costs, source, 'costs'))) out.costs[op] = count(v, source, `costs.${op}`);
+  }
+  if (obj.owner !== undefined) {
+    const owner = record(obj.owner, source, 'owner');
+    out.owner = {};
+    for (const [field, v] of Object.entries(owner)) {
+      if (field === 'plan') out.owner.plan = planName(v, source, 'owner.plan');
+      else if (field === 'credits') out.owner.credits = count(v, source, 'owner.credits');
+      else throw bad(source, `owner.${field}`, 'is not a known field (plan, credits)');
+    }
+  }
+  if (obj.signupPlan !== undefined) out.signupPlan = planName(obj.signupPlan, source, 'signupPlan');
+  if (obj.agentCredentialTtlMs !== undefined) out.agentCredentialTtlMs = count(obj.agentCredentialTtlMs, source, 'agentCredentialTtlMs');
+  return out;
+}
+
+const bad = (source: string, field: string, rule: string) =>
+  new LoupeError('VALIDATION_FAILED', `${source}: ${field ? `${field}: ` : ''}${rule}`, { field });
+
+function record(v: unknown, source: string, at: string): Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw bad(source, at, 'must be an object');
+  return v as Record<string, unknown>;
+}
+
+function count(v: unknown, source: string, at: string): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw bad(source, at, 'must be a whole number >= 0');
+  return v;
+}
+
+function planName(v: unknown, source: string, at: string): PlanName {
+  if (typeof v !== 'string' || !PLAN_NAMES.includes(v as PlanName)) throw bad(source, at, `must be one of ${PLAN_NAMES.join(', ')}`);
+  return v as PlanName;
+}
