@@ -15,6 +15,10 @@ export interface Grammar {
   query(source: string): Query;
 }
 
+// Emscripten prints to console.log (stdout) unless told otherwise, and stdout may carry the LSP stream.
+const toStderr = (text: string) => { process.stderr.write(`tree-sitter: ${text}\n`); };
+const RUNTIME_OPTIONS = { print: toStderr, printErr: toStderr } as unknown as Parameters<typeof Parser.init>[0];
+
 let runtime: Promise<void> | null = null;
 const grammars = new Map<string, Promise<Grammar>>();
 
@@ -22,7 +26,7 @@ const grammars = new Map<string, Promise<Grammar>>();
 export function loadGrammar(name: string): Promise<Grammar> {
   let grammar = grammars.get(name);
   if (!grammar) {
-    runtime ??= Parser.init();
+    runtime ??= Parser.init(RUNTIME_OPTIONS);
     grammar = runtime.then(async () => {
       const language = await Language.load(path.join(WASM_DIR, `tree-sitter-${name}.wasm`));
       const parser = new Parser();
