@@ -1,4 +1,4 @@
-import picomatch from 'picomatch';
+import { compileGlob } from './safe-glob';
 import { invalid } from '../errors';
 import type { SearchFileRow, SearchStore } from '../store/search-store';
 import type { SearchFilters } from './types';
@@ -35,7 +35,10 @@ function fileTypeTest(types: string[] | undefined): (r: SearchFileRow) => boolea
   };
 }
 
-/** Globs (picomatch, dotfiles included); a glob-free entry also matches everything under that folder. */
+/**
+ * Globs (picomatch syntax, dotfiles included); a glob-free entry also matches everything under that
+ * folder. Matched by safe-glob, not a RegExp: a caller's glob must not be able to hang the server.
+ */
 function pathGlobTest(globs: string[] | undefined): (path: string) => boolean {
   if (!globs?.length) return () => true;
   const tests = globs.map((g, i) => {
@@ -43,7 +46,7 @@ function pathGlobTest(globs: string[] | undefined): (path: string) => boolean {
     if (!glob) throw invalid(`filters.file_paths[${i}]`, 'must not be empty');
     let matcher: (p: string) => boolean;
     try {
-      matcher = picomatch(glob, { dot: true });
+      matcher = compileGlob(glob);
     } catch (error) {
       throw invalid(`filters.file_paths[${i}]`, `is not a valid glob (${(error as Error).message})`);
     }
