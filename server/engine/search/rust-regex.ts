@@ -36,7 +36,8 @@ const POSIX: Record<string, string> = {
   word: '0-9A-Za-z_', xdigit: '0-9A-Fa-f',
 };
 
-const escapeChar = (c: string) => (JS_SYNTAX.has(c) || c === '-' ? `\\${c}` : c);
+const RUST_ESCAPABLE = new Set('\\.+*?()|[]{}^$#&-~ '.split(''));
+const escapeChar = (c: string) => (JS_SYNTAX.has(c) ? `\\${c}` : c);
 
 /** Parses Rust regex syntax into JavaScript sources plus the literals every match needs. */
 export function translateRustRegex(pattern: string, options: RegexOptions): TranslatedRegex {
@@ -58,7 +59,12 @@ export function translateRustRegex(pattern: string, options: RegexOptions): Tran
 
   let exact = '';
   let native = '';
+  // Where the last atom starts in each translation (to group it when a quantifier is quantified again).
+  let atomStart: [number, number] = [0, 0];
+  const groupStarts: [number, number][] = [];
+  let lastWasQuantifier = false;
   const emit = (both: string, nat = both) => { exact += both; native += nat; canRepeat = true; };
+  const mark = () => { atomStart = [exact.length, native.length]; lastWasQuantifier = false; };
   const literals: string[] = [];
   let run = '';
   let depth = 0;
@@ -67,6 +73,7 @@ export function translateRustRegex(pattern: string, options: RegexOptions): Tran
   const endRun = () => { if (run) literals.push(run); run = ''; };
   /** Appends a literal character; at top level it joins the current literal run. */
   const literal = (c: string) => {
+    mark();
     emit(escapeChar(c));
     if (depth > 0) return;
     const foldsOutsideAscii = ignoreCase && /[ksKS]/.test(c); // K and S have non-ASCII case partners (K, ſ)
@@ -74,7 +81,7 @@ export function translateRustRegex(pattern: string, options: RegexOptions): Tran
     else run += c;
   };
   /** Anything that is not a plain literal ends the run (at top level). */
-  const atom = (both: string, nat = both) => { emit(both, nat); if (depth === 0) endRun(); };
+  const atom = (both: string, nat = both) => { mark(); emit(both, nat); if (depth === 0) endRun(); };
 
   while (i < pattern.length) {
     const c = pattern[i];
@@ -108,6 +115,8 @@ export function translateRustRegex(pattern: string, options: RegexOptions): Tran
       } else if (pattern[i + 1] === '?') {
         throw new RegexSyntaxError('scoped inline flags such as (?i:...) are not supported; put (?i) at the start or use /pattern/i');
       }
+      groupStarts.push([exact.length, native.length]);
+      lastWasQuantifier = false;
       emit(open);
       if (depth === 0) endRun();
       depth++;
@@ -118,6 +127,8 @@ export function translateRustRegex(pattern: string, options: RegexOptions): Tran
     if (c === ')') {
       if (depth === 0) throw new RegexSyntaxError('unopened group');
       depth--;
+      atomStart = groupStarts.pop()!;
+      lastWasQuantifier = false;
       emit(')');
       canRepeat = true;
       i++;
@@ -125,6 +136,7 @@ export function translateRustRegex(pattern: string, options: RegexOptions): Tran
     }
     if (c === '|') {
       if (depth === 0) topLevelAlternation = true;
+      lastWasQuantifier = false;
       emit('|');
       endRun();
       canRepeat = false;
@@ -133,9 +145,15 @@ export function translateRustRegex(pattern: string, options: RegexOptions): Tran
     }
     if (c === '*' || c === '+' || c === '?' || c === '{') {
       const q = readQuantifier(pattern, i);
-      if (!q && c === '{') { literal('{'); i++; continue; }
-      if (!q || !canRepeat) throw new RegexSyntaxError(`repetition operator ${c} has nothing to repeat`);
+      if (!q && c === '{' && canRepeat) throw new RegexSyntaxError('repetition quantifier expects a valid decimal');
+      if (!q || (!canRepeat && !lastWasQuantifier)) throw new RegexSyntaxError('repetition operator missing expression');
+      if (lastWasQuantifier) {
+        // Rust accepts a quantified quantifier (a**); JavaScript needs the inner one grouped.
+        exact = `${exact.slice(0, atomStart[0])}(?:${exact.slice(atomStart[0])})`;
+        native = `${native.slice(0, atomStart[1])}(?:${native.slice(atomStart[1])})`;
+      }
       emit(q.text);
+      lastWasQuantifier = true;
       // The quantified atom was the last character of the run: optional → drop it; required → keep, then end.
       if (depth === 0 && run) {
         if (q.min === 0) run = run.slice(0, -1);
@@ -182,7 +200,6 @@ function readQuantifier(p: string, i: number): { text: string; min: number } | n
     min = p[i] === '+' ? 1 : 0;
   }
   if (p[i + text.length] === '?') text += '?';
-  if (p[i + text.length] === '+' || p[i + text.length] === '*') throw new RegexSyntaxError('repetition operator cannot follow another');
   return { text, min };
 }
 
@@ -233,7 +250,8 @@ function readEscape(p: string, i: number, inClass: boolean): { js: string; liter
         return { js, length: 2 };
       }
       if (/[0-9]/.test(c)) throw new RegexSyntaxError('back-references are not supported');
-      if (/[A-Za-z]/.test(c)) throw new RegexSyntaxError(`unrecognized escape sequence \\${c}`);
+      // Rust lets only its meta characters be escaped; anything else is an error there too.
+      if (!RUST_ESCAPABLE.has(c)) throw new RegexSyntaxError(`unrecognized escape sequence \\${c}`);
       return { js: escapeChar(c), literalChar: c, length: 2 };
   }
 }

@@ -57,7 +57,8 @@ export class SearchService {
     const scope = req.scope ?? 'all';
     const mode = req.scanMode ?? 'semantic';
     const limit = req.limit ?? 20;
-    if (req.query.trim().length < 2) throw invalid('query', 'must contain at least 2 characters besides spaces');
+    // In grep modes spaces are part of the text searched for; in semantic mode they mean nothing.
+    if ((mode === 'semantic' ? req.query.trim() : req.query).length < 2) throw invalid('query', 'must contain at least 2 characters');
     const repos = this.resolveRepos(userId, req.repoIds ?? [], req.repoUrls ?? []);
     const repoIds = [...repos.keys()];
     let t = performance.now();
