@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { Engine } from '../../engine/engine';
 import type { Logger } from '../../engine/log';
+import { accountsConfigOrDefaults } from '../../engine/accounts/config-file';
 import type { IndexRunProgress } from '../../engine/indexer/indexer';
 import { startSidecar, type Sidecar } from '../../sidecar';
 import type { IndexPhase, LoupeInitOptions, LoupeStatus, RepoStatus } from '../../../protocol/lsp';
@@ -42,6 +43,7 @@ export class Session extends EventEmitter<SessionEvents> {
       dataDir: options.dataDir,
       log,
       indexer: { ignoreGlobs: options.settings.ignore },
+      accounts: accountsConfigOrDefaults(options.dataDir, process.env, log),
     });
     this.ownerId = this.engine.accounts.ensureOwner(options.ownerKey).userId;
     this.ownerKey = options.ownerKey.toLowerCase();
