@@ -49,6 +49,7 @@ const RadiusTarget = Type.Object({
   entry_points: Type.Optional(Type.Array(Type.Object({ file_path: Str, kind: Str, detail: Str, depth: Int }))),
   call_edges: Type.Optional(Type.Array(Type.Object({ from_file: Str, from_symbol: Nullable(Str), line: Int, to_symbol: Str, kind: Str }))),
   data_flows: Type.Optional(Type.Array(Type.Object({ symbol: Str, file_path: Str, line: Int, kind: Str, in: Nullable(Str) }))),
+  call_graph_complete: Type.Optional(Type.Boolean({ description: 'False when call edges and data flows cover only the importers parsed within the time budget; the rest are parsed in the background and complete on a later call.' })),
 });
 
 export const RadiusResult = Type.Object({

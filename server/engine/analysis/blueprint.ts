@@ -26,9 +26,21 @@ export interface BlueprintResult {
 
 const TOP_DEPENDENCIES = 30;
 
+/** Blueprints depend only on the index generation and the options: kept until the graph is replaced. */
+const cache = new WeakMap<ImportGraph, Map<string, BlueprintResult>>();
+
 /** The repository overview: a Markdown tour built from the index, the README, manifests and the import graph. */
 export function blueprint(ctx: AnalysisContext, repo: RepoRecord, options: BlueprintOptions): BlueprintResult {
   const graph = ctx.graph(repo.id);
+  let byOptions = cache.get(graph);
+  if (!byOptions) cache.set(graph, (byOptions = new Map()));
+  const key = JSON.stringify([repo.name, options.symbolLimit, options.conventions, options.conventionsPathPrefix ?? null]);
+  let result = byOptions.get(key);
+  if (!result) byOptions.set(key, (result = build(ctx, repo, graph, options)));
+  return result;
+}
+
+function build(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, options: BlueprintOptions): BlueprintResult {
   const facts = ctx.facts(repo.id, graph);
   const notes: string[] = [];
   const dependencies = [...facts.dependencies.values()]

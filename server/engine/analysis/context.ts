@@ -8,6 +8,8 @@ import type { PullRequestConfig } from './pull-requests';
 import { computeFacts, type RepoFacts } from './repo-facts';
 
 const USAGE_CACHE_SIZE = 20_000;
+/** Background parsing yields to other work after this long. */
+const WARM_SLICE_MS = 10;
 
 /**
  * What every analysis shares: the graph cache, git history, and per-graph derived facts (entry
@@ -66,10 +68,14 @@ export class AnalysisContext {
   }
 
   /** Where file `index` uses what it imports through `specifiers`. */
-  usagesIn(repoId: string, graph: ImportGraph, index: number, specifiers: Set<string>): Usage[] {
+  usagesIn(repoId: string, graph: ImportGraph, index: number, specifiers: Set<string>): Usage[];
+  /** With `parse` false: only what is already cached, else undefined. */
+  usagesIn(repoId: string, graph: ImportGraph, index: number, specifiers: Set<string>, parse: false): Usage[] | undefined;
+  usagesIn(repoId: string, graph: ImportGraph, index: number, specifiers: Set<string>, parse = true): Usage[] | undefined {
     const file = graph.files[index];
     const key = `${file.hash}\0${file.path}\0${[...specifiers].sort().join('\0')}`;
     let found = this.usages.get(key);
+    if (!found && !parse) return undefined;
     if (!found) {
       const text = this.store.fileText(repoId, file.path) ?? '';
       found = findUsages(file.path, text, specifiers);
@@ -77,5 +83,22 @@ export class AnalysisContext {
       this.usages.set(key, found);
     }
     return found;
+  }
+
+  /**
+   * Parses the given files' usages off the request path, a few at a time between other work, so a
+   * radius answer cut short by its time budget is complete on the next call.
+   */
+  warmUsages(repoId: string, graph: ImportGraph, jobs: { user: number; specifiers: Set<string> }[]): void {
+    const queue = [...jobs];
+    const step = () => {
+      const until = performance.now() + WARM_SLICE_MS;
+      while (queue.length && performance.now() < until) {
+        const job = queue.shift()!;
+        try { this.usagesIn(repoId, graph, job.user, job.specifiers); } catch (error) { this.log.debug(`usages of ${graph.path(job.user)}: ${(error as Error).message}`); }
+      }
+      if (queue.length) setImmediate(step);
+    };
+    setImmediate(step);
   }
 }

@@ -3,7 +3,7 @@ import type { RepoRecord } from '../types';
 import type { AnalysisContext } from './context';
 import type { Dependent, ImportGraph } from './import-graph';
 import { resolvePullRequest, type ResolvedPullRequest } from './pull-requests';
-import { symbolUsers, usersOfFile } from './symbol-users';
+import { symbolUsers, usersWithin } from './symbol-users';
 
 export const RADIUS_PARTS = ['dependents', 'related_files', 'entry_points', 'call_edges', 'data_flows'] as const;
 export type RadiusPart = (typeof RADIUS_PARTS)[number];
@@ -36,6 +36,8 @@ export interface RadiusTarget {
   entry_points?: { file_path: string; kind: string; detail: string; depth: number }[];
   call_edges?: CallEdgeOut[];
   data_flows?: DataFlowOut[];
+  /** False when call edges and data flows cover only the importers parsed within the time budget. */
+  call_graph_complete?: boolean;
 }
 
 export interface RadiusResult {
@@ -59,6 +61,12 @@ export interface RadiusResult {
 }
 
 const EDGE_LIMIT = 500;
+/**
+ * Time a radius call may spend parsing importers for call edges and data flows. The dependents
+ * themselves are always exact and complete; call sites not parsed in time are reported
+ * (`call_graph_complete: false`), parsed in the background, and complete on a later call.
+ */
+const CALL_SITE_BUDGET_MS = 10;
 
 /**
  * Blast radius: for each target, every file that depends on it (reverse transitive closure of the
@@ -175,9 +183,10 @@ async function fileTarget(
   if (include.has('related_files')) out.related_files = await related(ctx, repo, graph, file);
   if (include.has('entry_points')) out.entry_points = entryPointsOf(ctx, repo, graph, [{ file: index, depth: 0, via: [index], typeOnly: false }, ...deps]);
   if (include.has('call_edges') || include.has('data_flows')) {
-    const { calls, flows } = callsAndFlows(ctx, repo, graph, index, symbol);
+    const { calls, flows, complete } = callsAndFlows(ctx, repo, graph, index, symbol);
     if (include.has('call_edges')) out.call_edges = calls;
     if (include.has('data_flows')) out.data_flows = flows;
+    out.call_graph_complete = complete;
   }
   return out;
 }
@@ -235,7 +244,9 @@ function callsAndFlows(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGrap
   const moduleName = single.length === 1 ? single[0].name : null;
   const calls: CallEdgeOut[] = [];
   const flows: DataFlowOut[] = [];
-  for (const { user, usage } of usersOfFile(ctx, repo.id, graph, index)) {
+  const { uses, pending } = usersWithin(ctx, repo.id, graph, index, performance.now() + CALL_SITE_BUDGET_MS);
+  if (pending.length) ctx.warmUsages(repo.id, graph, pending);
+  for (const { user, usage } of uses) {
     if (usage.kind === 'reexport') continue;
     const name = usage.importedName === '*' || usage.importedName === 'default' ? (moduleName ?? usage.importedName) : usage.importedName;
     if (symbol && name !== symbol) continue;
@@ -247,5 +258,5 @@ function callsAndFlows(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGrap
       flows.push({ symbol: name, file_path: graph.path(user), line: usage.line, kind: usage.kind, in: usage.enclosing });
     }
   }
-  return { calls, flows };
+  return { calls, flows, complete: pending.length === 0 };
 }

@@ -22,6 +22,15 @@ export function reexportClosure(graph: ImportGraph, index: number): Set<number> 
  * barrel only names the target itself declares count.
  */
 export function usersOfFile(ctx: AnalysisContext, repoId: string, graph: ImportGraph, index: number): { user: number; usage: Usage }[] {
+  return usersWithin(ctx, repoId, graph, index, Infinity).uses;
+}
+
+/**
+ * usersOfFile within a time budget: consumers not parsed before `deadline` (and not cached) come
+ * back as `pending`, for the caller to report and to parse in the background.
+ */
+export function usersWithin(ctx: AnalysisContext, repoId: string, graph: ImportGraph, index: number, deadline: number):
+  { uses: { user: number; usage: Usage }[]; pending: { user: number; specifiers: Set<string> }[] } {
   const closure = reexportClosure(graph, index);
   const targetPaths = new Map([...closure].map((i) => [graph.path(i), i]));
   const own = new Set((ctx.symbols(repoId, graph).get(index) ?? []).filter((s) => s.parent === null).map((s) => s.name));
@@ -29,6 +38,7 @@ export function usersOfFile(ctx: AnalysisContext, repoId: string, graph: ImportG
   for (const r of closure) for (const e of graph.in[r]) consumers.add(e.from);
   consumers.delete(index);
   const out: { user: number; usage: Usage }[] = [];
+  const pending: { user: number; specifiers: Set<string> }[] = [];
   let parsed = 0;
   for (const user of [...consumers].sort((a, b) => a - b)) {
     if (parsed++ >= MAX_CONSUMERS) break;
@@ -40,12 +50,15 @@ export function usersOfFile(ctx: AnalysisContext, repoId: string, graph: ImportG
       (hit === index ? direct : viaBarrel).add(s.specifier);
     }
     const specifiers = new Set([...direct, ...viaBarrel]);
-    for (const usage of ctx.usagesIn(repoId, graph, user, specifiers)) {
+    const usages = ctx.usagesIn(repoId, graph, user, specifiers, false)
+      ?? (performance.now() < deadline ? ctx.usagesIn(repoId, graph, user, specifiers) : undefined);
+    if (!usages) { pending.push({ user, specifiers }); continue; }
+    for (const usage of usages) {
       if (!direct.has(usage.specifier) && !own.has(usage.importedName)) continue;
       out.push({ user, usage });
     }
   }
-  return out;
+  return { uses: out, pending };
 }
 
 /** Files that use `symbol` of the target (not merely re-export it); true when they use it only as a type. */
