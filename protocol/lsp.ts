@@ -64,33 +64,37 @@ export interface RadiusResult {
 export interface SymbolUsersParams { uri: string; symbol: string }
 export interface SymbolUsersResult { symbol: string; files: { path: string; uri: string; line: number }[] }
 
-// ---- panel: search ----
+// ---- panel: search (the same SearchService as POST /v2/search) ----
 
-export type SearchScope = 'workspace' | 'repository' | 'file';
-export type ScanMode = 'hybrid' | 'lexical' | 'semantic' | 'grep';
+export type SearchScope = 'all' | 'files' | 'code' | 'functions';
+export type ScanMode = 'semantic' | 'grep_code' | 'grep_docs';
 
 export interface SearchParams {
   query: string;
   scope: SearchScope;
   mode: ScanMode;
-  /** File extensions without the dot (`ts`), or languages. */
+  /** File extensions without the dot (`ts`) or language names. */
   fileTypes: string[];
-  /** Path prefixes or globs. */
+  /** Path globs (`src/**`). */
   paths: string[];
-  /** For scope `file` or `repository`: the active editor's file. */
-  activeUri?: string;
   limit?: number;
+  /** Set by the host: the active editor's file (unused by the search itself, kept for history). */
+  activeUri?: string;
 }
 
+export interface SearchHighlight { line: number; start: number; end: number }
+
 export interface SearchHit {
+  kind: 'repo' | 'file' | 'code' | 'function';
   repoName: string;
-  path: string;
-  uri: string;
+  path: string | null;
+  uri: string | null;
   line: number;
   endLine: number;
-  snippet: string;
-  /** Character ranges inside `snippet` to highlight. */
-  highlights: [number, number][];
+  /** Function hits: name and signature. */
+  name?: string;
+  signature?: string | null;
+  snippet: { startLine: number; text: string; highlights: SearchHighlight[] } | null;
   score: number;
 }
 

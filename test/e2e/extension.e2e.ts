@@ -114,3 +114,53 @@ scenario('editing a file updates the lens of the file it imported', async () => 
   assert.equal(lens.trim(), '4 dependents · 1 entry point · 1 test');
   await wb.screenshot('06-lens-after-edit');
 });
+
+scenario('the panel searches and a click opens the result at its line', async () => {
+  await wb.command('Loupe: Search');
+  const panel = await wb.webviewFrame('results');
+  const query = panel.locator('#query');
+  await query.click();
+  await panel.locator('#query input').fill('formatPrice').catch(async () => { await query.pressSequentially('formatPrice'); });
+  const started = Date.now();
+  await panel.locator('#query').press('Enter');
+  const hit = panel.locator('.file').filter({ has: panel.locator('.file-path', { hasText: 'src/cart/cart.ts' }) }).locator('.hit').first();
+  await hit.waitFor({ timeout: 30_000 });
+  timings.searchVisibleMs = Date.now() - started;
+  assert.match(await panel.locator('#results').innerText(), /formatPrice/);
+  assert.ok(await panel.locator('#results mark').count() > 0, 'matches are highlighted');
+  await wb.screenshot('04-panel-search');
+  await hit.click();
+  await wb.page.locator('.tab.active').filter({ hasText: 'cart.ts' }).waitFor();
+  await wb.page.locator('.statusbar-item').filter({ hasText: /Ln (1|18),/ }).first().waitFor();
+  await wb.screenshot('04-search-opened-result');
+});
+
+scenario('research streams an answer with citations that open files', async () => {
+  await wb.command('Loupe: Research');
+  const panel = await wb.webviewFrame('thread');
+  // Record the answer's length at every change, to see it arrive in pieces.
+  await panel.evaluate(() => {
+    const lengths: number[] = [];
+    (window as unknown as { answerLengths: number[] }).answerLengths = lengths;
+    new MutationObserver(() => {
+      const answer = document.querySelector('.turn:last-child .answer');
+      if (answer) lengths.push(answer.textContent?.length ?? 0);
+    }).observe(document.getElementById('thread')!, { childList: true, subtree: true, characterData: true });
+  });
+  await panel.locator('#question textarea').fill('How is the cart total formatted as a price?');
+  const started = Date.now();
+  await panel.locator('#ask').click();
+  await panel.locator('.answer.streaming').first().waitFor({ timeout: 30_000 }).catch(() => {});
+  await panel.locator('.turn .answer.done').first().waitFor({ timeout: 60_000 });
+  timings.researchDoneMs = Date.now() - started;
+  const answer = await panel.locator('.turn .answer.done').first().innerText();
+  assert.ok(answer.length > 20, `an answer: ${answer}`);
+  const lengths = await panel.evaluate(() => (window as unknown as { answerLengths: number[] }).answerLengths);
+  assert.ok(new Set(lengths.filter((n) => n > 0)).size > 1, `the answer arrived in several pieces: ${lengths.join(',')}`);
+  const citation = panel.locator('.citation').first();
+  await citation.waitFor();
+  await wb.screenshot('05-research');
+  const cited = (await citation.innerText()).split(':')[0];
+  await citation.click();
+  await wb.page.locator('.tab.active').filter({ hasText: cited.split('/').pop()! }).waitFor();
+});

@@ -29,7 +29,7 @@ export async function startLspClient(folder: string, dataDir: string, ownerKey: 
   const logs: string[] = [];
   const statuses: LoupeStatus[] = [];
   const waiters: (() => void)[] = [];
-  connection.onNotification('window/logMessage', (p: { message: string }) => logs.push(p.message));
+  connection.onNotification('window/logMessage', (p: { message: string }) => { logs.push(p.message); });
   connection.onNotification('loupe/statusChanged', (s: LoupeStatus) => {
     statuses.push(s);
     waiters.splice(0).forEach((w) => w());

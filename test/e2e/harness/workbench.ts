@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
+import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
 import { CHROMIUM } from './install';
 
 export const SCREENSHOTS = path.join(__dirname, '..', '..', '..', 'test-output', 'e2e');
@@ -95,9 +95,17 @@ export class Workbench {
     return (await hover.innerText()) ?? '';
   }
 
-  /** The panel's content frame (VS Code nests a webview's document in two iframes). */
-  webview(title: string): FrameLocator {
-    return this.page.frameLocator(`iframe.webview.ready[title="${title}"], iframe.webview.ready`).frameLocator('#active-frame');
+  /** The frame of the webview whose document has an element `#marker` (VS Code nests webviews in two iframes). */
+  async webviewFrame(marker: string, timeoutMs = 30_000): Promise<Frame> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      for (const frame of this.page.frames()) {
+        const found = await frame.evaluate((id) => !!document.getElementById(id), marker).catch(() => false);
+        if (found) return frame;
+      }
+      if (Date.now() > deadline) throw new Error(`no webview with #${marker}`);
+      await this.page.waitForTimeout(200);
+    }
   }
 }
 

@@ -1,0 +1,32 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { DEFAULT_SETTINGS, flattenSettings, readSettings } from '../../protocol/settings';
+
+const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8'));
+const declared: Record<string, { default: unknown }> = manifest.contributes.configuration.properties;
+
+test('package.json declares every setting the code reads, with the same defaults, and no others', () => {
+  const flat = flattenSettings();
+  assert.deepEqual(Object.keys(declared).sort(), Object.keys(flat).map((k) => `loupe.${k}`).sort());
+  for (const [key, value] of Object.entries(flat)) assert.deepEqual(declared[`loupe.${key}`].default, value, key);
+});
+
+test('readSettings takes what VS Code returns and falls back to defaults for missing or mistyped values', () => {
+  const values: Record<string, unknown> = { 'sidecar.port': 9000, 'codeLens.enabled': 'yes', ignore: ['dist/**'], 'plan.credits': 100 };
+  const settings = readSettings((k) => values[k]);
+  assert.equal(settings.sidecar.port, 9000);
+  assert.equal(settings.codeLens.enabled, true, 'a string is not a boolean: the default stays');
+  assert.deepEqual(settings.ignore, ['dist/**']);
+  assert.equal(settings.plan.credits, 100);
+  assert.equal(settings.models.provider, DEFAULT_SETTINGS.models.provider);
+});
+
+test('every command the code registers is declared in package.json, and the activation event is lazy', () => {
+  const source = ['client/commands.ts', 'client/status-bar.ts'].map((f) => fs.readFileSync(path.join(__dirname, '..', '..', f), 'utf8')).join('\n');
+  const registered = [...source.matchAll(/reg\('([\w.]+)'/g)].map((m) => m[1]);
+  const contributed = (manifest.contributes.commands as { command: string }[]).map((c) => c.command);
+  for (const id of registered) assert.ok(contributed.includes(id), `${id} is contributed`);
+  assert.deepEqual(manifest.activationEvents, ['onStartupFinished']);
+});

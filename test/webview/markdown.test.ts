@@ -1,0 +1,42 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { escapeHtml, renderMarkdown } from '../../webview/markdown';
+import { groupHits, snippetLines } from '../../webview/highlight';
+
+const files = [{ path: 'src/util/format.ts', uri: 'file:///w/src/util/format.ts' }];
+
+test('answers are escaped: HTML in a streamed answer never becomes markup', () => {
+  const html = renderMarkdown('<img src=x onerror=alert(1)> **bold**');
+  assert.ok(!html.includes('<img'));
+  assert.match(html, /&lt;img src=x onerror=alert\(1\)&gt; <strong>bold<\/strong>/);
+  assert.equal(escapeHtml(`"'&`), '&quot;&#39;&amp;');
+});
+
+test('headings, lists and fenced code render; a half-streamed fence still renders', () => {
+  const html = renderMarkdown('## Where\n- one\n- two\n\n```ts\nconst a = 1 < 2;\n');
+  assert.match(html, /<h4>Where<\/h4>/);
+  assert.match(html, /<ul>\n<li>one<\/li>\n<li>two<\/li>\n<\/ul>/);
+  assert.match(html, /<pre><code>const a = 1 &lt; 2;\n?<\/code><\/pre>/);
+});
+
+test('references to cited files become links at their line; unknown files stay text', () => {
+  const html = renderMarkdown('See src/util/format.ts:3-6 and `format.ts:9` and [the helper](src/util/format.ts#L4), not src/other.ts:2.', files);
+  const links = [...html.matchAll(/data-uri="([^"]+)" data-line="(\d+)"/g)].map((m) => `${m[1]}@${m[2]}`);
+  assert.deepEqual(links, ['file:///w/src/util/format.ts@3', 'file:///w/src/util/format.ts@9', 'file:///w/src/util/format.ts@4']);
+  assert.match(html, /not src\/other\.ts:2\./);
+});
+
+test('snippet highlights mark exactly the matched ranges, escaped', () => {
+  const lines = snippetLines(10, 'a <b> formatPrice\nnone', [{ line: 10, start: 6, end: 17 }, { line: 12, start: 0, end: 1 }]);
+  assert.deepEqual(lines, [
+    { number: 10, html: 'a &lt;b&gt; <mark>formatPrice</mark>', hasMatch: true },
+    { number: 11, html: 'none', hasMatch: false },
+  ]);
+});
+
+test('hits group by repository then file, in first-seen order', () => {
+  const groups = groupHits([
+    { repoName: 'r1', path: 'b.ts' }, { repoName: 'r2', path: 'a.ts' }, { repoName: 'r1', path: 'a.ts' }, { repoName: 'r1', path: 'b.ts' },
+  ]);
+  assert.deepEqual(groups.map((g) => [g.repo, g.files.map((f) => `${f.path}×${f.hits.length}`)]), [['r1', ['b.ts×2', 'a.ts×1']], ['r2', ['a.ts×1']]]);
+});

@@ -1,0 +1,38 @@
+/** Snippet lines with their highlighted ranges marked, HTML-escaped. */
+import type { SearchHighlight } from '../protocol/lsp';
+import { escapeHtml } from './markdown';
+
+export interface SnippetLine { number: number; html: string; hasMatch: boolean }
+
+export function snippetLines(startLine: number, text: string, highlights: SearchHighlight[]): SnippetLine[] {
+  return text.split('\n').map((line, i) => {
+    const number = startLine + i;
+    const ranges = highlights
+      .filter((h) => h.line === number && h.end > h.start)
+      .sort((a, b) => a.start - b.start);
+    let html = '';
+    let at = 0;
+    for (const r of ranges) {
+      const start = Math.max(r.start, at);
+      const end = Math.min(r.end, line.length);
+      if (end <= start) continue;
+      html += `${escapeHtml(line.slice(at, start))}<mark>${escapeHtml(line.slice(start, end))}</mark>`;
+      at = end;
+    }
+    html += escapeHtml(line.slice(at));
+    return { number, html, hasMatch: ranges.length > 0 };
+  });
+}
+
+/** Hits grouped by repository, then file, keeping the order of the first hit of each. */
+export function groupHits<T extends { repoName: string; path: string | null }>(hits: T[]): { repo: string; files: { path: string | null; hits: T[] }[] }[] {
+  const repos = new Map<string, Map<string, T[]>>();
+  for (const hit of hits) {
+    let files = repos.get(hit.repoName);
+    if (!files) repos.set(hit.repoName, (files = new Map()));
+    const key = hit.path ?? '';
+    if (!files.has(key)) files.set(key, []);
+    files.get(key)!.push(hit);
+  }
+  return [...repos].map(([repo, files]) => ({ repo, files: [...files].map(([path, list]) => ({ path: path || null, hits: list })) }));
+}
