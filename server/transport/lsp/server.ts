@@ -13,6 +13,7 @@ import { bindDocumentSync, FILE_OPERATION_FILTERS } from './features/document-sy
 import { bindCodeLens } from './features/code-lens';
 import { bindHover } from './features/hover';
 import { bindPanel } from './features/panel';
+import { bindPanelSearch } from './features/panel-search';
 import { bindEditorModels } from './features/editor-models';
 
 function connectionLogger(connection: Connection, minimum: LogLevel): Logger {
@@ -93,5 +94,6 @@ function bindFeatures(connection: Connection, documents: TextDocuments<TextDocum
   bindCodeLens(connection, session, log);
   bindHover(connection, documents, session, log);
   bindPanel(connection, session, log);
+  bindPanelSearch(connection, session, log);
   bindEditorModels(connection, session);
 }
