@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createTestApp } from '../helpers/engine';
+import { copyFixture, createTestApp } from '../helpers/engine';
 import { startLocalLlm } from '../research/local-llm-server';
 import { addUser } from './helpers';
 
@@ -66,6 +66,44 @@ test('V1 code operations without a generative model are a 503 that names the fix
     assert.equal(res.status, 503);
     assert.match(res.body.message, /LOUPE_CHAT_BASE_URL/);
     assert.equal(t.engine.accounts.meta(t.ownerId).credits_used, 0);
+  } finally {
+    await t.close();
+  }
+});
+
+test('V1 chat is POST /v2/search with chat: true folded into one answer; charged once, threaded by conversation_id', async () => {
+  const t = await createTestApp();
+  const folder = copyFixture('ts-paths');
+  try {
+    await t.call('POST', '/v2/repos/index/new', { url: folder });
+    await t.engine.queue.idle();
+    const before = t.engine.accounts.meta(t.ownerId).credits_used;
+    const first = await t.call('POST', '/v1/fundi/chat', { message: 'where is the area of a circle computed?' });
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.equal(first.headers.deprecation, 'true');
+    const answer = first.body.data;
+    assert.ok(answer.answer.length > 0);
+    assert.equal(answer.model, 'loupe-grounded');
+    assert.ok(answer.context_files.length > 0);
+    assert.ok(answer.conversation_id && answer.history_id);
+    assert.equal(t.engine.accounts.meta(t.ownerId).credits_used - before, answer.credits_used, 'charged once, by the V2 search');
+    const row = t.engine.history.get(t.ownerId, answer.history_id);
+    assert.equal(row.category, 'research');
+
+    const follow = await t.call('POST', '/v1/fundi/chat', { message: 'and the square?', conversation_id: answer.conversation_id });
+    assert.equal(follow.status, 200, JSON.stringify(follow.body));
+    const thread = await t.call('GET', `/v2/history/conversation/${answer.conversation_id}`);
+    assert.deepEqual(thread.body.data.items.map((h: any) => h.query), ['where is the area of a circle computed?', 'and the square?']);
+
+    const bad = await t.call('POST', '/v1/fundi/chat', { message: 'x' });
+    assert.equal(bad.status, 400);
+    const unknownModel = await t.call('POST', '/v1/fundi/chat', { message: 'hello there', model: 'nope' });
+    assert.equal(unknownModel.status, 400);
+    assert.equal(unknownModel.body.code, 'UNKNOWN_MODEL');
+    const b = addUser(t, { credits: 3 });
+    const poor = await b.as('POST', '/v1/fundi/chat', { message: 'hello there' });
+    assert.equal(poor.status, 402);
+    assert.deepEqual([poor.body.required, poor.body.available], [5, 3]);
   } finally {
     await t.close();
   }
