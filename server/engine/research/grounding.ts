@@ -97,6 +97,11 @@ function relevance(words: Set<string>, s: { name: string; signature: string | nu
 }
 
 const CALLABLE: ReadonlySet<SymbolKind> = new Set(['function', 'method', 'constant', 'variable', 'class']);
+/** Symbols longer than this are containers (class bodies, object literals). */
+const CONTAINER_LINES = 150;
+/** `var x = require('…')`, `import …`: bindings of imports, not definitions. */
+const isImportBinding = (signature: string | null) => !!signature && (/=\s*require\s*\(/.test(signature) || /^\s*import\b/.test(signature));
+
 const FUNCTION_KINDS: ReadonlySet<SymbolKind> = new Set(['function', 'method', 'class']);
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -119,41 +124,70 @@ export function buildGroundingContext(store: ResearchStore, question: string, hi
     edges.push(e);
   };
 
+  // Edges are gathered first and ranked afterwards: the ones touching what answers the question win.
+  const candidates: GroundingEdge[] = [];
+  const collect = (e: GroundingEdge) => { candidates.push(e); };
+
   for (const hit of seen.values()) {
     const row = store.file(hit.repoId, hit.filePath);
     if (!row) continue; // removed since the search ran
     const all = store.symbols(row.id);
     const inHit = (s: { startLine: number; endLine: number }) =>
       hit.startLine != null && hit.endLine != null && s.startLine <= hit.endLine && s.endLine >= hit.startLine;
-    const scored = all.map((s) => ({ ...s, relevance: relevance(words, s) + (inHit(s) ? 1 : 0) }));
+    const scored = all.filter((s) => !isImportBinding(s.signature)).map((s) => ({
+      ...s,
+      // Containers (a 700-line class object) match every word; what they contain says more.
+      relevance: relevance(words, s) + (inHit(s) ? 1 : 0) - (s.endLine - s.startLine > CONTAINER_LINES ? 1 : 0),
+    }));
     let chosen = scored.filter((s) => s.relevance > 0);
     if (!chosen.length) chosen = scored.filter((s) => s.exported && s.parent === null);
-    chosen = chosen.sort((a, b) => b.relevance - a.relevance || a.startLine - b.startLine).slice(0, limits.maxSymbolsPerFile)
-      .sort((a, b) => a.startLine - b.startLine);
+    chosen = chosen.sort((a, b) => b.relevance - a.relevance || Number(inHit(b)) - Number(inHit(a)) || a.startLine - b.startLine)
+      .slice(0, limits.maxSymbolsPerFile).sort((a, b) => a.startLine - b.startLine);
+    const small = chosen.filter((s) => s.endLine - s.startLine <= CONTAINER_LINES);
+    if (small.length) chosen = small; // the members say more than the object that holds them
 
-    const best = [...chosen].sort((a, b) => b.relevance - a.relevance)[0];
-    const range = hit.startLine != null && hit.endLine != null && (!best || best.relevance <= 1)
-      ? { start: hit.startLine, end: hit.endLine }
-      : best ? { start: best.doc ? Math.max(1, best.startLine - 1) : best.startLine, end: best.endLine } : { start: 1, end: row.lines };
+    // The excerpt: the most relevant symbol short enough to quote, else the hit's own lines.
+    const best = [...chosen].filter((s) => s.endLine - s.startLine < limits.maxExcerptLines * 2)
+      .sort((a, b) => b.relevance - a.relevance || Number(inHit(b)) - Number(inHit(a)))[0];
+    const range = best && (best.relevance > 1 || hit.startLine == null)
+      ? { start: best.doc ? Math.max(1, best.startLine - 1) : best.startLine, end: best.endLine }
+      : hit.startLine != null && hit.endLine != null ? { start: hit.startLine, end: hit.endLine } : { start: 1, end: row.lines };
     const end = Math.min(range.end, range.start + limits.maxExcerptLines - 1, row.lines);
     const text = store.lines(row.id, range.start, end).join('\n');
     files.push({
       repoId: row.repoId, repoName: hit.repoName, path: row.path, language: row.language, lines: row.lines,
       description: row.description, excerpt: text.trim() ? { startLine: range.start, endLine: end, text } : null, symbols: chosen,
     });
-    collectEdges(store, row.id, row.path, row.repoId, all, addEdge);
+    collectEdges(store, row.id, row.path, row.repoId, all, collect);
   }
 
   // One hop out: who uses the files we found, and through which calls.
+  const importerPaths = new Set<string>();
   for (const repoId of new Set(files.map((f) => f.repoId))) {
     const paths = files.filter((f) => f.repoId === repoId).map((f) => f.path);
     const found = new Set(paths);
     const importers = store.importersOf(repoId, paths, limits.maxImporters * 4).filter((i) => !found.has(i.path));
     for (const importer of importers.slice(0, limits.maxImporters)) {
       const row = store.file(repoId, importer.path);
-      if (row) collectEdges(store, row.id, row.path, repoId, store.symbols(row.id), addEdge, new Set(paths));
+      if (!row) continue;
+      importerPaths.add(row.path);
+      collectEdges(store, row.id, row.path, repoId, store.symbols(row.id), collect, found);
     }
   }
+
+  const contextPaths = new Set(files.map((f) => f.path));
+  const chosenNames = new Set(files.flatMap((f) => f.symbols.map((s) => `${f.path}\0${s.name}`)));
+  const rank = (e: GroundingEdge): number => {
+    if (e.kind === 'calls') {
+      if (chosenNames.has(`${e.fromPath}\0${e.fromSymbol}`) || chosenNames.has(`${e.toPath}\0${e.toSymbol}`)) return 3;
+      return e.fromPath !== e.toPath ? 2 : 0;
+    }
+    // An import says something when it links two found files, or leads into them from outside.
+    return contextPaths.has(e.toPath) && (contextPaths.has(e.fromPath) || importerPaths.has(e.fromPath)) ? 1 : -1;
+  };
+  const ranked = candidates.map((e, i) => ({ e, i, r: rank(e) })).filter((x) => x.r >= 0)
+    .sort((a, b) => b.r - a.r || a.i - b.i);
+  for (const { e } of ranked) addEdge(e);
   return { question, files, edges };
 }
 

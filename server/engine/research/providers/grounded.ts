@@ -24,14 +24,44 @@ const at = (path: string, start: number | null, end?: number | null) =>
   start == null ? path : end != null && end !== start ? `${path}:${start}-${end}` : `${path}:${start}`;
 
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
-/** `export const f = (a) => …;` reads as `const f = (a) => …`: the export is said in words. */
-const tidySignature = (sig: string) => oneLine(sig).replace(/^export\s+(default\s+)?/, '').replace(/[;{]\s*$/, '').trim();
-const sentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
+const sentence = (text: string) => (/[.!?…]$/.test(text) ? text : `${text}.`);
+
+/** A doc comment's prose: up to its first @tag, at most two sentences or 200 characters. */
+export function tidyDoc(doc: string): string {
+  let text = oneLine(doc).split(/\s@[a-zA-Z]+\b/)[0].replace(/^@[a-zA-Z]+\b.*/, '').trim();
+  const sentences = text.match(/[^.!?]+[.!?]+(\s|$)/g);
+  if (sentences && sentences.length > 2) text = sentences.slice(0, 2).join('').trim();
+  return text.length > 200 ? `${text.slice(0, 199).trimEnd()}…` : text;
+}
+
+/**
+ * A declaration as a reader wants it: without `export`, and without the body when the stored text
+ * carries one (`setLerp: function (x, y) { … }` → `setLerp: function (x, y)`).
+ */
+export function tidySignature(signature: string): string {
+  let sig = oneLine(signature).replace(/^export\s+(default\s+)?/, '').replace(/;\s*$/, '');
+  const open = sig.indexOf('(');
+  if (open >= 0) {
+    let depth = 0;
+    let close = -1;
+    for (let i = open; i < sig.length; i++) {
+      if (sig[i] === '(') depth++;
+      else if (sig[i] === ')' && --depth === 0) { close = i; break; }
+    }
+    const body = close >= 0 ? sig.indexOf('{', close) : -1;
+    const arrow = close >= 0 ? sig.indexOf('=>', close) : -1;
+    if (body >= 0 && (arrow < 0 || arrow > body)) sig = sig.slice(0, body).trim();
+  } else if (sig.includes('{')) {
+    sig = `${sig.slice(0, sig.indexOf('{')).trim()} { … }`;
+  }
+  return sig.length > 140 ? `${sig.slice(0, 139).trimEnd()}…` : sig;
+}
 
 const describeSymbol = (f: GroundingFile, s: GroundingSymbol) => {
   const head = s.signature ? `\`${tidySignature(s.signature)}\`` : `\`${s.name}\``;
   const owner = s.parent ? ` of \`${s.parent}\`` : '';
-  const doc = s.doc ? ` ${oneLine(s.doc)}` : '';
+  const prose = s.doc ? tidyDoc(s.doc) : '';
+  const doc = prose ? ` ${sentence(prose)}` : '';
   return `- ${head} — ${s.exported ? 'exported ' : ''}${s.kind}${owner}, ${at(f.path, s.startLine, s.endLine)}.${doc}\n`;
 };
 
@@ -52,7 +82,7 @@ export function* composeGroundedAnswer(context: GroundingContext): Generator<str
   const lead = ranked[0];
   yield lead && lead.s.relevance > 0
     ? `**Where to look:** \`${lead.s.name}\` in ${at(lead.f.path, lead.s.startLine, lead.s.endLine)}`
-      + `${lead.s.doc ? ` — ${sentence(oneLine(lead.s.doc))}` : '.'} `
+      + `${lead.s.doc && tidyDoc(lead.s.doc) ? ` — ${sentence(tidyDoc(lead.s.doc))}` : '.'} `
       + `The search found ${files.length} file${files.length === 1 ? '' : 's'} that bear on the question.\n\n`
     : `**Where to look:** ${files[0].path} is the closest match; ${files.length} file${files.length === 1 ? '' : 's'} in all.\n\n`;
 
@@ -60,7 +90,8 @@ export function* composeGroundedAnswer(context: GroundingContext): Generator<str
   if (withSymbols.length) {
     yield '### Definitions\n';
     for (const f of withSymbols) {
-      yield `**${f.path}**${f.description ? ` — ${oneLine(f.description)}` : ''}\n`;
+      const about = f.description ? tidyDoc(f.description) : '';
+      yield `**${f.path}**${about ? ` — ${about}` : ''}\n`;
       for (const s of f.symbols) yield describeSymbol(f, s);
     }
     yield '\n';
