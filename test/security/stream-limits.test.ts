@@ -89,3 +89,23 @@ test('concurrent streams per key and in total are bounded (429 + Retry-After); a
     await t.close();
   }
 });
+
+test('POST /v2/search with chat: true takes a stream slot; plain search does not', async () => {
+  const t = createTestEngine();
+  // No slots at all: every research stream is refused before any work or charge, searches still run.
+  const app = await createApp(t.engine, { guard: { maxStreamsPerKey: 0 } });
+  try {
+    const headers = { 'x-api-key': t.key, accept: 'application/x-ndjson' };
+    const before = t.engine.accounts.meta(t.ownerId).credits_used;
+    const research = await app.inject({ method: 'POST', url: '/v2/search', headers, payload: { query: 'how does it work', chat: true } });
+    assert.equal(research.statusCode, 429, research.body);
+    assert.equal(research.headers['retry-after'], '1');
+    assert.equal(JSON.parse(research.body).code, 'RATE_LIMITED');
+    assert.equal(t.engine.accounts.meta(t.ownerId).credits_used, before, 'a refused stream costs nothing');
+    const search = await app.inject({ method: 'POST', url: '/v2/search', headers: { 'x-api-key': t.key }, payload: { query: 'how does it work' } });
+    assert.equal(search.statusCode, 200, search.body);
+  } finally {
+    await app.close();
+    await t.close();
+  }
+});

@@ -51,7 +51,8 @@ export async function searchRoutes(fastify: FastifyInstance, engine: Engine): Pr
         ...errors(400, 401, 402, 406),
       },
     },
-    config: { cost: 5, operation: 'search.run', history: 'search' },
+    // With chat: true the answer is a stream: it takes one of the key's stream slots (guard.ts), 429 when none is free.
+    config: { cost: 5, operation: 'search.run', history: 'search', stream: (request) => (request.body as { chat?: unknown } | undefined)?.chat === true },
   }, async (request, reply) => {
     const body = request.body;
     const caller = callerOf(request);
