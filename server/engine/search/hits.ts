@@ -89,9 +89,8 @@ export function semanticHits(scope: SearchScope, ranked: RankedChunk[], ctx: Hit
       for (const s of byFile.get(r.file.id) ?? []) {
         // A function is found through the chunks its body overlaps; its own name matching the query counts extra.
         if (s.endLine < r.chunk.startLine || s.startLine > r.chunk.endLine) continue;
-        const nameWords = (s.name.match(/[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+/g) ?? []).map((w) => w.toLowerCase());
-        const named = nameWords.filter((w) => [...wanted].some((st) => w.startsWith(st))).length / Math.max(1, nameWords.length);
-        const score = r.score * (1 + named);
+        // Among the functions of a chunk, the one whose name, signature and doc say what the query says wins.
+        const score = r.score * (1 + relevance(`${s.name} ${s.signature ?? ''} ${s.doc ?? ''}`, wanted));
         const prev = scored.get(s.id);
         if (!prev || prev.score < score) scored.set(s.id, { s, r, score });
       }
@@ -146,6 +145,15 @@ export function assemble(
     hits.push(...list.slice(0, type === 'repo' && scope === 'all' ? Math.min(limit, 5) : limit));
   }
   return { hits, totals };
+}
+
+/** Share of the query's stems found among the words (and identifier sub-words) of a text. */
+function relevance(text: string, stems: Set<string>): number {
+  if (!stems.size) return 0;
+  const words = (text.match(/[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+/g) ?? []).map((w) => w.toLowerCase());
+  let hit = 0;
+  for (const st of stems) if (words.some((w) => w.startsWith(st))) hit++;
+  return hit / stems.size;
 }
 
 export function visible(s: SymbolRow, visibility: 'public' | 'private' | undefined): boolean {

@@ -62,7 +62,9 @@ export class SearchService {
     const repos = this.resolveRepos(userId, req.repoIds ?? [], req.repoUrls ?? []);
     const repoIds = [...repos.keys()];
     let t = performance.now();
-    const allowed = allowedFiles(this.store, repoIds, req.filters);
+    // For function hits, visibility is the function's own (exported or not), not its file's.
+    const fileFilters = scope === 'functions' && req.filters ? { ...req.filters, visibility: undefined } : req.filters;
+    const allowed = allowedFiles(this.store, repoIds, fileFilters);
     const timings: SearchOutcome['timings'] = { totalMs: 0, filterMs: performance.now() - t };
     const warnings: string[] = [];
     let result: { hits: SearchHit[]; totals: Partial<Record<SearchHit['type'], number>> };
