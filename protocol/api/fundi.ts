@@ -37,6 +37,26 @@ export const CodeOpRequest = Type.Object({
   model: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A model of kind llm (GET /v1/fundi/models).' })),
 }, { additionalProperties: false });
 
+export const ExplainRequest = Type.Object({
+  code: Type.Optional(Type.String({ minLength: 1, maxLength: 20_000, description: 'A snippet to explain (needs a generative model).' })),
+  file_path: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'Or an indexed file to explain from the index (research, any model).' })),
+  repo_id: Type.Optional(Uuid),
+  question: Type.Optional(Type.String({ minLength: 2, maxLength: 500, description: 'What to focus on.' })),
+  language: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
+  model: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+}, { additionalProperties: false, description: 'Give `code`, or `file_path` (optionally with `repo_id`).' });
+
+export const ExplainResult = Type.Object({
+  op: Type.Literal('explain'),
+  result: Type.String(),
+  model: Type.String(),
+  source: Type.Union([Type.Literal('code'), Type.Literal('index')], { description: 'code: the snippet sent; index: research over the indexed file.' }),
+  context_files: Type.Array(Type.Unknown()),
+  credits_used: Type.Integer(),
+  history_id: Type.Union([Uuid, Type.Null()]),
+  conversation_id: Type.Union([Uuid, Type.Null()]),
+});
+
 export const CodeOpResult = Type.Object({
   op: Type.String(),
   result: Type.String(),

@@ -95,6 +95,15 @@ test('V1 chat is POST /v2/search with chat: true folded into one answer; charged
     const thread = await t.call('GET', `/v2/history/conversation/${answer.conversation_id}`);
     assert.deepEqual(thread.body.data.items.map((h: any) => h.query), ['where is the area of a circle computed?', 'and the square?']);
 
+    const explained = await t.call('POST', '/v1/fundi/explain', { file_path: 'src/lib/math.ts', question: 'what does it export?' });
+    assert.equal(explained.status, 200, JSON.stringify(explained.body));
+    assert.equal(explained.body.data.source, 'index');
+    assert.ok(explained.body.data.context_files.every((f: any) => f.file_path === 'src/lib/math.ts'), JSON.stringify(explained.body.data.context_files));
+    assert.ok(explained.body.data.result.length > 0);
+    assert.equal((await t.call('POST', '/v1/fundi/explain', { question: 'why?' })).body.message, 'code: is required unless file_path is given');
+    assert.equal((await t.call('POST', '/v1/fundi/explain', { code: 'x', file_path: 'a.ts' })).status, 400);
+    assert.equal((await t.call('POST', '/v1/fundi/explain', { code: 'x = 1' })).status, 503, 'a snippet needs a generative model');
+
     const bad = await t.call('POST', '/v1/fundi/chat', { message: 'x' });
     assert.equal(bad.status, 400);
     const unknownModel = await t.call('POST', '/v1/fundi/chat', { message: 'hello there', model: 'nope' });

@@ -7,7 +7,9 @@ import { parseTimeBound } from '../../../../engine/accounts/history';
 import { CODE_OP_COST, CODE_OPS, CodeOps } from '../../../../engine/research/code-ops';
 import { Envelope, PagedEnvelope } from '../../../../../protocol/api/common';
 import { HistoryItem } from '../../../../../protocol/api/history';
-import { CodeOpRequest, CodeOpResult, FundiChatRequest, FundiChatResult, FundiHistoryRequest, FundiStatus } from '../../../../../protocol/api/fundi';
+import {
+  CodeOpRequest, CodeOpResult, ExplainRequest, ExplainResult, FundiChatRequest, FundiChatResult, FundiHistoryRequest, FundiStatus,
+} from '../../../../../protocol/api/fundi';
 import { callerOf, ok, page } from '../../context';
 import { errors } from '../../responses';
 
@@ -75,11 +77,49 @@ export async function fundiRoutes(fastify: FastifyInstance, engine: Engine): Pro
     return ok(engine, request, reply, items, { pagination: page(total, limit, offset) });
   });
 
-  for (const op of CODE_OPS) {
+  app.post('/v1/fundi/explain', {
+    schema: {
+      operationId: 'fundiExplain', tags: ['v1'], deprecated: true,
+      summary: `Legacy explain: a snippet through a generative model (${CODE_OP_COST} credits + usage), or an indexed file through research (POST /v2/search, chat: true)`,
+      body: ExplainRequest, response: { 200: Envelope(ExplainResult), ...errors(400, 401, 402, 404, 503) },
+    },
+    // A snippet is charged by the code operation; an indexed file by the V2 search it runs.
+    config: { cost: 0, operation: 'fundi.explain' },
+  }, async (request, reply) => {
+    const b = request.body;
+    if (b.code !== undefined && b.file_path !== undefined) throw new LoupeError('VALIDATION_FAILED', 'file_path: give either code or file_path, not both', { field: 'file_path' });
+    if (b.code !== undefined) {
+      const caller = callerOf(request);
+      const reservation = engine.accounts.reserve(caller.userId, engine.accounts.costOf('fundi.explain', CODE_OP_COST), 'fundi.explain');
+      const abort = new AbortController();
+      const onClose = () => abort.abort(new Error('the client went away'));
+      request.raw.once('close', onClose);
+      try {
+        const r = await codeOps.run({
+          userId: caller.userId, op: 'explain', code: b.code, language: b.language, instructions: b.question, model: b.model, reservation, signal: abort.signal,
+        });
+        return ok(engine, request, reply, { op: 'explain' as const, result: r.result, model: r.model, source: 'code' as const, context_files: [], credits_used: r.credits_used, history_id: r.history_id, conversation_id: null });
+      } finally {
+        request.raw.off('close', onClose);
+        engine.accounts.credits.release(reservation);
+      }
+    }
+    if (b.file_path === undefined) throw new LoupeError('VALIDATION_FAILED', 'code: is required unless file_path is given', { field: 'code' });
+    const query = `Explain ${b.file_path}${b.question ? `: ${b.question}` : ''}`.slice(0, 1000);
+    const r = await research(request, {
+      query, model: b.model, repo_ids: b.repo_id ? [b.repo_id] : undefined, filters: { file_paths: [b.file_path] },
+    });
+    return ok(engine, request, reply, {
+      op: 'explain' as const, result: r.answer, model: r.model, source: 'index' as const, context_files: r.context_files,
+      credits_used: r.credits_used, history_id: r.history_id, conversation_id: r.conversation_id,
+    });
+  });
+
+  for (const op of CODE_OPS.filter((o) => o !== 'explain')) {
     app.post(`/v1/fundi/${op}`, {
       schema: {
         operationId: `fundi${op[0].toUpperCase()}${op.slice(1)}`, tags: ['v1'], deprecated: true,
-        summary: `Legacy ${op}: a generative chat model ${op === 'explain' ? 'explains' : `${op}s`} the code sent (${CODE_OP_COST} credits + model usage)`,
+        summary: `Legacy ${op}: a generative chat model ${op}s the code sent (${CODE_OP_COST} credits + model usage)`,
         body: CodeOpRequest, response: { 200: Envelope(CodeOpResult), ...errors(400, 401, 402, 503) },
       },
       config: { cost: CODE_OP_COST, operation: `fundi.${op}` },
