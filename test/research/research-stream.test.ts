@@ -26,27 +26,25 @@ const reservationsClear = () => h.t.engine.accounts.credits.available(h.t.ownerI
 const QUESTION = 'how is the area of a shape computed';
 
 test('research stream with the built-in model: search, chunks, done — flushed line by line, charged 5', async () => {
-  {
-    const { status, headers, lines } = await readAll(h.url, h.t.key, { query: QUESTION });
-    assert.equal(status, 200);
-    assert.match(String(headers['content-type']), /^application\/x-ndjson/);
-    const types = lines.map((l) => l.event.type);
-    assert.equal(types[0], 'search');
-    assert.equal(types.at(-1), 'done');
-    assert.ok(types.slice(1, -1).every((t) => t === 'chunk') && types.length > 5, types.join(','));
-    assert.equal(lines[0].event.total, 1);
-    assert.equal(lines[0].event.meta.mode, 'fixed hits');
-    const answer = lines.filter((l) => l.event.type === 'chunk').map((l) => l.event.text).join('');
-    assert.match(answer, /`area` \(src\/app\/area\.ts:5\) calls `multiply` \(src\/lib\/math\.ts:9\)/);
-    const done = lines.at(-1)!.event;
-    assert.equal(done.model, 'loupe-grounded');
-    assert.deepEqual(done.context_files.map((f: { file_path: string }) => f.file_path), ['src/app/area.ts', 'src/lib/math.ts']);
-    assert.equal(done.credits_used, 5, 'the built-in model adds nothing to the search');
-    const row = h.t.engine.history.get(h.t.ownerId, done.history_id);
-    assert.equal(row.category, 'research');
-    assert.equal(row.credits, 5);
-    assert.equal(row.conversation_id, done.conversation_id);
-  }
+  const { status, headers, lines } = await readAll(h.url, h.t.key, { query: QUESTION });
+  assert.equal(status, 200);
+  assert.match(String(headers['content-type']), /^application\/x-ndjson/);
+  const types = lines.map((l) => l.event.type);
+  assert.equal(types[0], 'search');
+  assert.equal(types.at(-1), 'done');
+  assert.ok(types.slice(1, -1).every((t) => t === 'chunk') && types.length > 5, types.join(','));
+  assert.equal(lines[0].event.total, 1);
+  assert.equal(lines[0].event.meta.mode, 'fixed hits');
+  const answer = lines.filter((l) => l.event.type === 'chunk').map((l) => l.event.text).join('');
+  assert.match(answer, /`area` \(src\/app\/area\.ts:5\) calls `multiply` \(src\/lib\/math\.ts:9\)/);
+  const done = lines.at(-1)!.event;
+  assert.equal(done.model, 'loupe-grounded');
+  assert.deepEqual(done.context_files.map((f: { file_path: string }) => f.file_path), ['src/app/area.ts', 'src/lib/math.ts']);
+  assert.equal(done.credits_used, 5, 'the built-in model adds nothing to the search');
+  const row = h.t.engine.history.get(h.t.ownerId, done.history_id);
+  assert.equal(row.category, 'research');
+  assert.equal(row.credits, 5);
+  assert.equal(row.conversation_id, done.conversation_id);
 });
 
 test('research stream with an LLM: lines arrive as the model writes them; usage is added to the credits', async () => {
@@ -100,20 +98,18 @@ test('a client that disconnects mid-stream aborts the model request at once', as
 });
 
 test('refusals come before the stream as JSON: unknown model 400, Accept 406, foreign conversation 404', async () => {
-  {
-    const before = used();
-    const unknown = await readAll(h.url, h.t.key, { query: QUESTION, model: 'gpt-17' });
-    assert.equal(unknown.status, 400);
-    assert.equal(unknown.json.code, 'UNKNOWN_MODEL');
-    assert.match(unknown.json.message, /model: "gpt-17" is not an available chat model/);
-    assert.equal(unknown.json.field, 'model');
-    const json = await readAll(h.url, h.t.key, { query: QUESTION }, { accept: 'application/json' });
-    assert.equal(json.status, 406);
-    assert.equal(json.json.code, 'NOT_ACCEPTABLE');
-    const foreign = await readAll(h.url, h.t.key, { query: QUESTION, conversation_id: '00000000-0000-4000-8000-000000000000' });
-    assert.equal(foreign.status, 404);
-    assert.equal(used(), before);
-  }
+  const before = used();
+  const unknown = await readAll(h.url, h.t.key, { query: QUESTION, model: 'gpt-17' });
+  assert.equal(unknown.status, 400);
+  assert.equal(unknown.json.code, 'UNKNOWN_MODEL');
+  assert.match(unknown.json.message, /model: "gpt-17" is not an available chat model/);
+  assert.equal(unknown.json.field, 'model');
+  const json = await readAll(h.url, h.t.key, { query: QUESTION }, { accept: 'application/json' });
+  assert.equal(json.status, 406);
+  assert.equal(json.json.code, 'NOT_ACCEPTABLE');
+  const foreign = await readAll(h.url, h.t.key, { query: QUESTION, conversation_id: '00000000-0000-4000-8000-000000000000' });
+  assert.equal(foreign.status, 404);
+  assert.equal(used(), before);
 });
 
 test('conversation_id continues a conversation: earlier turns are in the model\'s prompt, rows share the thread', async () => {
@@ -131,4 +127,19 @@ test('conversation_id continues a conversation: earlier turns are in the model\'
     const thread = h.t.engine.history.conversation(h.t.ownerId, conversationId);
     assert.deepEqual(thread.items.map((i) => [i.category, i.query]), [['research', QUESTION], ['research', 'and where is multiply defined']]);
   });
+});
+
+test('too few credits for the search is a 402 before the stream; nothing is charged', async () => {
+  const before = used();
+  h.t.engine.accounts.store.setCreditLimit(h.t.ownerId, before + 4);
+  try {
+    const res = await readAll(h.url, h.t.key, { query: QUESTION });
+    assert.equal(res.status, 402);
+    assert.equal(res.json.code, 'INSUFFICIENT_CREDITS');
+    assert.equal(res.json.required, 5);
+    assert.equal(res.json.available, 4);
+    assert.equal(used(), before);
+  } finally {
+    h.t.engine.accounts.store.setCreditLimit(h.t.ownerId, null);
+  }
 });
