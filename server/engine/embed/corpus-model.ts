@@ -29,7 +29,7 @@ export function trainCorpusModel(texts: string[], options: TrainOptions): Corpus
   const maxDocs = options.maxDocs ?? 20000;
   const step = Math.max(1, texts.length / maxDocs);
   const docs: string[][] = [];
-  for (let i = 0; i < texts.length && docs.length < maxDocs; i = Math.floor((docs.length + 1) * step)) docs.push(textTerms(texts[i]));
+  for (let i = 0; i < texts.length && docs.length < maxDocs; i = Math.floor(docs.length * step)) docs.push(textTerms(texts[i]));
   const n = docs.length;
   const df = new Map<string, number>();
   for (const d of docs) for (const t of new Set(d)) df.set(t, (df.get(t) ?? 0) + 1);
