@@ -19,6 +19,7 @@ import { OpenAICompatibleProvider, type OpenAICompatibleConfig } from './researc
 import { AnalysisStore } from './store/analysis-store';
 import { Analysis } from './analysis/analysis';
 import { FileDocs } from './docs/file-docs';
+import { RegistryNarrator } from './docs/model-narrator';
 import { SearchStore } from './store/search-store';
 import { VectorsStore } from './store/vectors-store';
 import { VectorIndex, type VectorIndexOptions } from './embed/vector-index';
@@ -38,6 +39,8 @@ export interface EngineConfig {
   accounts?: AccountsConfig;
   /** Chat models for research besides the built-in one: an OpenAI-compatible server, and the default model id. */
   research?: { openai?: OpenAICompatibleConfig | null; defaultModel?: string };
+  /** File docs: a language model (an id among the research models) that writes each doc's narrative; static only without it. */
+  docs?: { model?: string | null };
   /** Embedding provider (default: the corpus model learned from the index), vector and grep tuning. */
   search?: { embedder?: EmbedderConfig; vectors?: Partial<VectorIndexOptions> } & Partial<SearchOptions>;
 }
@@ -106,6 +109,7 @@ export class Engine {
     const analysisStore = new AnalysisStore(this.db);
     this.analysis = new Analysis(analysisStore, this.log, { githubToken: config.githubToken, githubApiUrl: config.githubApiUrl });
     this.docs = new FileDocs(analysisStore, this.filesStore, this.analysis.ctx, this.log);
+    if (config.docs?.model) this.docs.setNarrator(new RegistryNarrator(this.research.models, config.docs.model));
     this.indexer.addDerivedIndex(this.docs);
     const vectorsStore = new VectorsStore(this.db);
     this.vectors = new VectorIndex(vectorsStore, this.log, config.search?.embedder, config.search?.vectors);
