@@ -47,6 +47,11 @@ test('repos and files calls write history rows; paging and inclusive date filter
     const past = await t.call('GET', '/v2/history?to=2000-01-01T00:00:00Z');
     assert.equal(past.body.pagination.total, 0);
 
+    const blueprint = await t.call('GET', `/v2/repos/${repoId}/blueprint`);
+    assert.equal(blueprint.status, 200);
+    const row = await t.call('GET', `/v2/history/${blueprint.body.meta.history_id}`);
+    assert.deepEqual([row.body.data.category, row.body.data.operation, row.body.data.repo_ids, row.body.data.credits], ['analysis', 'repos.blueprint', [repoId], 1]);
+
     const one = await t.call('GET', `/v2/history/${files.history_id}`);
     assert.equal(one.status, 200);
     assert.equal(one.body.data.history_id, files.history_id);

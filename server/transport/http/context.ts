@@ -4,6 +4,7 @@ import type { Reservation } from '../../engine/accounts/credits';
 import type { HistoryInput, HistoryRef } from '../../engine/accounts/history';
 import type { Engine } from '../../engine/engine';
 import { LoupeError } from '../../engine/errors';
+import { isUuid } from '../../engine/util/ids';
 import type { Pagination } from '../../../protocol/api/common';
 
 declare module 'fastify' {
@@ -85,7 +86,7 @@ export function ok<T>(engine: Engine, request: FastifyRequest, reply: FastifyRep
       operation: operationOf(request),
       credits: extra.cost ?? costOf(engine, request),
       reservation: request.reservation,
-      history: category ? { durationMs: reply.elapsedTime, ...extra.history, category } : undefined,
+      history: category ? { durationMs: reply.elapsedTime, repoIds: repoIdsOf(request), ...extra.history, category } : undefined,
     }, extra.effect);
     history = settled.history;
   }
@@ -100,6 +101,12 @@ export function ok<T>(engine: Engine, request: FastifyRequest, reply: FastifyRep
     ...extra.meta,
   };
   return reply.send({ status: 'success', ...(extra.message ? { message: extra.message } : {}), data, ...(extra.pagination ? { pagination: extra.pagination } : {}), meta });
+}
+
+/** Default repositories of a history row: the route's `repo_id` path parameter when it is a UUID. */
+function repoIdsOf(request: FastifyRequest): string[] {
+  const id = (request.params as { repo_id?: unknown } | undefined)?.repo_id;
+  return typeof id === 'string' && isUuid(id) ? [id.toLowerCase()] : [];
 }
 
 export const page = (total: number, limit: number, offset: number): Pagination => ({ total, limit, offset, has_more: offset + limit < total });

@@ -46,7 +46,7 @@ export async function analysisRoutes(fastify: FastifyInstance, engine: Engine): 
       body: RadiusRequest,
       response: { 200: Envelope(RadiusResult), ...errors(400, 401, 402, 403, 404) },
     },
-    config: { cost: 3, operation: 'repos.radius' },
+    config: { cost: 3, operation: 'repos.radius', history: 'analysis' },
   }, async (request, reply) => {
     const caller = callerOf(request);
     engine.accounts.requirePlan(caller, 'DEV', 'blast radius');
@@ -85,7 +85,7 @@ export async function analysisRoutes(fastify: FastifyInstance, engine: Engine): 
       querystring: BlueprintQuery,
       response: { 200: Envelope(Blueprint), ...errors(400, 401, 402, 403, 404) },
     },
-    config: { cost: 1, operation: 'repos.blueprint' },
+    config: { cost: 1, operation: 'repos.blueprint', history: 'analysis' },
   }, blueprintHandler);
 
   app.get('/v2/repos/:repo_id/readme', {
@@ -96,7 +96,7 @@ export async function analysisRoutes(fastify: FastifyInstance, engine: Engine): 
       querystring: BlueprintQuery,
       response: { 200: Envelope(Blueprint), ...errors(400, 401, 402, 403, 404) },
     },
-    config: { cost: 1, operation: 'repos.blueprint' },
+    config: { cost: 1, operation: 'repos.blueprint', history: 'analysis' },
   }, async (request, reply) => {
     reply.header('Deprecation', 'true').header('Link', `</v2/repos/${encodeURIComponent(request.params.repo_id)}/blueprint>; rel="successor-version"`);
     return blueprintHandler(request, reply);
@@ -110,7 +110,7 @@ export async function analysisRoutes(fastify: FastifyInstance, engine: Engine): 
       body: ScopeRequest,
       response: { 200: Envelope(ScopeResult), ...errors(400, 401, 402, 404) },
     },
-    config: { cost: 1, operation: 'repos.scope' },
+    config: { cost: 1, operation: 'repos.scope', history: 'analysis' },
   }, async (request, reply) => {
     const caller = callerOf(request);
     const b = request.body;
@@ -133,7 +133,7 @@ export async function analysisRoutes(fastify: FastifyInstance, engine: Engine): 
       querystring: MapQuery,
       response: { 200: Envelope(MapResult), ...errors(400, 401, 402, 404) },
     },
-    config: { cost: 4, operation: 'repos.map' },
+    config: { cost: 4, operation: 'repos.map', history: 'analysis' },
   }, async (request, reply) => {
     const caller = callerOf(request);
     const q = request.query;
@@ -162,7 +162,7 @@ export async function analysisRoutes(fastify: FastifyInstance, engine: Engine): 
       body: ReviewRequest,
       response: { 200: Envelope(ReviewResult), ...errors(400, 401, 402, 403, 404) },
     },
-    config: { cost: 3, operation: 'repos.review' },
+    config: { cost: 3, operation: 'repos.review', history: 'analysis' },
   }, async (request, reply) => {
     const caller = callerOf(request);
     engine.accounts.requirePlan(caller, 'DEV', 'code review signals');
@@ -179,7 +179,7 @@ export async function analysisRoutes(fastify: FastifyInstance, engine: Engine): 
       querystring: CoverageGapsQuery,
       response: { 200: Envelope(CoverageGapsResult), ...errors(400, 401, 402, 404) },
     },
-    config: { cost: 2, operation: 'repos.coverage_gaps' },
+    config: { cost: 2, operation: 'repos.coverage_gaps', history: 'analysis' },
   }, async (request, reply) => {
     const repo = repoOf(request);
     const q = request.query;

@@ -21,7 +21,7 @@ export async function fileDocsRoutes(fastify: FastifyInstance, engine: Engine): 
       querystring: FileDocQuery,
       response: { 200: FileDocEnvelope, ...errors(400, 401, 402, 403, 404) },
     },
-    config: { cost: 2, operation: 'files.docs' },
+    config: { cost: 2, operation: 'files.docs', history: 'docs' },
   }, async (request, reply) => {
     const caller = callerOf(request);
     const repo = engine.repos.resolve(caller, request.params.repo_id);
