@@ -101,6 +101,8 @@ async function main(): Promise<void> {
     dataDir, log, allowedRoots: allowed, githubToken: process.env.GITHUB_TOKEN,
     indexer: { maxFileBytes, ignoreGlobs: values.ignore },
     research: { openai: openAIConfigFromEnv(), defaultModel: process.env.LOUPE_CHAT_DEFAULT_MODEL },
+    githubApiUrl: process.env.GITHUB_API_URL || undefined,
+    docs: { model: process.env.LOUPE_DOCS_MODEL || null },
     accounts: { ...accounts, auth: { smtp } },
   });
 
