@@ -37,9 +37,12 @@ export class Ctx implements vscode.Disposable {
     const serverModule = vscode.Uri.joinPath(this.extension.extensionUri, 'dist', 'server.js').fsPath;
     // The server runs on VS Code's own Node runtime (forked over IPC); better-sqlite3's Node-API
     // binary loads there without a rebuild.
+    // Node's compile cache (Node 22.1+) keeps the server bundle's and TypeScript's compiled code on
+    // disk: the second start of the server parses ~4 MB of JavaScript about twice as fast.
+    const env = { ...process.env, NODE_COMPILE_CACHE: vscode.Uri.joinPath(this.extension.globalStorageUri, 'compile-cache').fsPath };
     const serverOptions: ServerOptions = {
-      run: { module: serverModule, transport: TransportKind.ipc },
-      debug: { module: serverModule, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6019'] } },
+      run: { module: serverModule, transport: TransportKind.ipc, options: { env } },
+      debug: { module: serverModule, transport: TransportKind.ipc, options: { env, execArgv: ['--nolazy', '--inspect=6019'] } },
     };
     const dataDir = this.extension.globalStorageUri.fsPath;
     const initializationOptions: LoupeInitOptions = { dataDir, ownerKey: key, settings: currentSettings() };

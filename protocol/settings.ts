@@ -7,7 +7,8 @@ export type PlanName = 'FREE' | 'DEV' | 'PRO' | 'ENTERPRISE';
 
 export interface LoupeSettings {
   sidecar: { enabled: boolean; port: number };
-  embedding: { provider: 'built-in' | 'openai-compatible' | 'none'; endpoint: string; model: string };
+  /** `endpoint`: the server's base URL, or for `onnx` the local folder holding the model. */
+  embedding: { provider: 'built-in' | 'openai-compatible' | 'onnx'; endpoint: string; model: string };
   models: { provider: 'built-in' | 'vscode' | 'openai-compatible' | 'ollama'; endpoint: string; model: string };
   codeLens: {
     enabled: boolean;

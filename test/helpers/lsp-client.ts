@@ -23,8 +23,10 @@ export interface TestLspClient {
   stop(): Promise<void>;
 }
 
-export async function startLspClient(folder: string, dataDir: string, ownerKey: string, settings: Partial<LoupeSettings> = {}): Promise<TestLspClient> {
-  const child = spawn(process.execPath, [SERVER_JS, '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'] });
+export async function startLspClient(
+  folder: string, dataDir: string, ownerKey: string, settings: Partial<LoupeSettings> = {}, env: NodeJS.ProcessEnv = process.env,
+): Promise<TestLspClient> {
+  const child = spawn(process.execPath, [SERVER_JS, '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'], env });
   const connection = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
   const logs: string[] = [];
   const statuses: LoupeStatus[] = [];

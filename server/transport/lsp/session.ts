@@ -9,6 +9,7 @@ import type { LoupeSettings } from '../../../protocol/settings';
 import type { RepoRecord } from '../../engine/types';
 import { EditorFacts } from '../../engine/editor/editor-facts';
 import { WorkspaceRepos, uriToPath } from './workspace-repos';
+import { engineConfigFromSettings } from './engine-config';
 
 /** How long a hover waits for a file's docs before it says they are processing. */
 const DOC_WAIT_MS = 150;
@@ -42,8 +43,7 @@ export class Session extends EventEmitter<SessionEvents> {
     this.engine = new Engine({
       dataDir: options.dataDir,
       log,
-      indexer: { ignoreGlobs: options.settings.ignore },
-      accounts: accountsConfigOrDefaults(options.dataDir, process.env, log),
+      ...engineConfigFromSettings(options.settings, accountsConfigOrDefaults(options.dataDir, process.env, log)),
     });
     this.ownerId = this.engine.accounts.ensureOwner(options.ownerKey).userId;
     this.ownerKey = options.ownerKey.toLowerCase();
