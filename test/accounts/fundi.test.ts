@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { copyFixture, createTestApp } from '../helpers/engine';
 import { startLocalLlm } from '../research/local-llm-server';
 import { addUser } from './helpers';
+import { startSidecar } from '../../server/sidecar';
 
 test('V1 code operations run on a generative model, charge 2 + usage, write history; deprecated in OpenAPI', async () => {
   const llm = await startLocalLlm();
@@ -25,6 +26,18 @@ test('V1 code operations run on a generative model, charge 2 + usage, write hist
     assert.equal(optimized.body.meta.credits_remaining, 7);
     const prompt = llm.requests.at(-1).messages;
     assert.match(prompt[0].content, /faster or leaner/);
+
+    // Over a real socket too: the request ending must not read as the client leaving.
+    const sidecar = await startSidecar(t.engine, { host: '127.0.0.1', port: 0 });
+    try {
+      const res = await fetch(`${sidecar.url}/v1/fundi/debug`, {
+        method: 'POST', headers: { 'x-api-key': t.key, 'content-type': 'application/json' }, body: JSON.stringify({ code: 'let x = 1' }),
+      });
+      assert.equal(res.status, 200, await res.clone().text());
+      assert.match(((await res.json()) as any).data.result, /let x = 1/);
+    } finally {
+      await sidecar.close();
+    }
 
     const converted = await u.as('POST', '/v1/fundi/convert', { code: 'print(1)', language: 'python', target_language: 'go' });
     assert.equal(converted.status, 200);

@@ -92,15 +92,16 @@ export async function fundiRoutes(fastify: FastifyInstance, engine: Engine): Pro
       const caller = callerOf(request);
       const reservation = engine.accounts.reserve(caller.userId, engine.accounts.costOf('fundi.explain', CODE_OP_COST), 'fundi.explain');
       const abort = new AbortController();
-      const onClose = () => abort.abort(new Error('the client went away'));
-      request.raw.once('close', onClose);
+      // The response closing before it was written means the client left: stop the model.
+      const onClose = () => { if (!reply.raw.writableFinished) abort.abort(new Error('the client went away')); };
+      reply.raw.once('close', onClose);
       try {
         const r = await codeOps.run({
           userId: caller.userId, op: 'explain', code: b.code, language: b.language, instructions: b.question, model: b.model, reservation, signal: abort.signal,
         });
         return ok(engine, request, reply, { op: 'explain' as const, result: r.result, model: r.model, source: 'code' as const, context_files: [], credits_used: r.credits_used, history_id: r.history_id, conversation_id: null });
       } finally {
-        request.raw.off('close', onClose);
+        reply.raw.off('close', onClose);
         engine.accounts.credits.release(reservation);
       }
     }
@@ -126,8 +127,9 @@ export async function fundiRoutes(fastify: FastifyInstance, engine: Engine): Pro
     }, async (request, reply) => {
       const b = request.body;
       const abort = new AbortController();
-      const onClose = () => abort.abort(new Error('the client went away'));
-      request.raw.once('close', onClose);
+      // The response closing before it was written means the client left: stop the model.
+      const onClose = () => { if (!reply.raw.writableFinished) abort.abort(new Error('the client went away')); };
+      reply.raw.once('close', onClose);
       try {
         const result = await codeOps.run({
           userId: callerOf(request).userId, op, code: b.code, language: b.language, targetLanguage: b.target_language,
@@ -136,7 +138,7 @@ export async function fundiRoutes(fastify: FastifyInstance, engine: Engine): Pro
         // Charged (with its history row) by the operation itself: ok() must not charge again.
         return ok(engine, request, reply, result, { cost: 0 });
       } finally {
-        request.raw.off('close', onClose);
+        reply.raw.off('close', onClose);
       }
     });
   }
