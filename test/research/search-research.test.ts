@@ -49,6 +49,10 @@ test('chat: true refusals are JSON: unknown model 400 names it; JSON-only Accept
   assert.match(unknown.json.message, /"nope-1"/);
   const notAcceptable = await readAll(`${base}/v2/search`, t.key, { query: 'area of a shape', chat: true }, { accept: 'application/json' });
   assert.equal(notAcceptable.status, 406);
+  const unknownRepo = await readAll(`${base}/v2/search`, t.key, { query: 'area of a shape', chat: true, repo_ids: ['00000000-0000-4000-8000-000000000000'] });
+  assert.equal(unknownRepo.status, 400);
+  assert.equal(unknownRepo.json.code, 'UNKNOWN_REPOSITORIES');
+  assert.ok(t.engine.accounts.credits.available(t.ownerId) === t.engine.accounts.credits.balance(t.ownerId).remaining, 'reservation released');
 });
 
 test('/openapi.json documents the research stream as application/x-ndjson with a oneOf of the events', async () => {
