@@ -4,11 +4,33 @@
  */
 import { parentPort } from 'node:worker_threads';
 import fs from 'node:fs';
+import path from 'node:path';
 import { compileMatcher, type GrepLine, type GrepMatcher } from './grep-scan';
 
-export interface GrepTask { key: number; path?: string; text?: string }
+export interface GrepTask {
+  key: number;
+  path?: string;
+  /** The repository folder `path` must stay inside once symlinks are resolved. */
+  root?: string;
+  text?: string;
+}
 export interface GrepWorkerRequest { id: number; matcher: GrepMatcher; tasks: GrepTask[]; maxLinesPerFile: number }
 export interface GrepWorkerResponse { id: number; results: { key: number; lines: GrepLine[] }[]; error?: string }
+
+const realRoots = new Map<string, string | null>();
+
+function insideRoot(root: string, file: string): boolean {
+  let realRoot = realRoots.get(root);
+  if (realRoot === undefined) {
+    try { realRoot = fs.realpathSync(root); } catch { realRoot = null; }
+    realRoots.set(root, realRoot);
+  }
+  if (!realRoot) return false;
+  let real: string;
+  try { real = fs.realpathSync(file); } catch { return false; }
+  const rel = path.relative(realRoot, real);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+}
 
 let cached: { json: string; scan: ReturnType<typeof compileMatcher> } | null = null;
 
@@ -20,6 +42,9 @@ parentPort?.on('message', (req: GrepWorkerRequest) => {
     for (const task of req.tasks) {
       let text = task.text;
       if (text === undefined) {
+        // The file may have become a symlink out of the repository since it was indexed (a fetched
+        // commit, a local edit): its target is never read.
+        if (task.root && !insideRoot(task.root, task.path!)) continue;
         try { text = fs.readFileSync(task.path!, 'utf8'); } catch { continue; } // gone since indexing
       }
       const lines = cached.scan.scan(text, req.maxLinesPerFile);

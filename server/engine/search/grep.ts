@@ -54,7 +54,7 @@ export async function grepCode(q: GrepQuery, ctx: GrepContext): Promise<GrepRun>
   const tasks: GrepTask[] = [];
   files.forEach((f, key) => {
     const repo = ctx.repos.get(f.repoId);
-    if (repo) tasks.push({ key, path: path.join(repo.rootPath, f.path) });
+    if (repo) tasks.push({ key, path: path.join(repo.rootPath, f.path), root: repo.rootPath });
   });
   const found = await ctx.pool.scan(q.matcher, tasks, MAX_LINES_PER_FILE, ctx.budgetMs);
   const matches = collect(files, found, ctx.maxMatches);

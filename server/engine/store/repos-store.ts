@@ -25,6 +25,9 @@ export interface RepoListQuery {
   order: 'asc' | 'desc';
 }
 
+/** Column names are the one thing SQL cannot take as a parameter: only these ever reach it, whoever calls. */
+const REPO_ORDER_COLUMNS: Record<string, string> = { created_at: 'created_at', name: 'name', last_updated: 'last_updated', url: 'url' };
+
 export class ReposStore {
   constructor(private readonly db: Db) {}
 
@@ -79,7 +82,7 @@ export class ReposStore {
     const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const total = (this.db.prepare(`SELECT count(*) AS n FROM repos r ${clause}`).get(...params) as { n: number }).n;
     const rows = this.db.prepare(
-      `SELECT r.* FROM repos r ${clause} ORDER BY r.${q.orderBy} ${q.order === 'asc' ? 'ASC' : 'DESC'}, r.id LIMIT ? OFFSET ?`,
+      `SELECT r.* FROM repos r ${clause} ORDER BY r.${REPO_ORDER_COLUMNS[q.orderBy] ?? 'created_at'} ${q.order === 'asc' ? 'ASC' : 'DESC'}, r.id LIMIT ? OFFSET ?`,
     ).all(...params, q.limit, q.offset) as RepoRow[];
     return { items: rows.map(toRecord), total };
   }
