@@ -284,6 +284,7 @@ $('history').addEventListener('click', (e) => {
 });
 
 // ---- radius ----
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 function renderRadius(result: RadiusResult): void {
   const byDepth = new Map<number, RadiusResult['dependents']>();
   for (const d of result.dependents) {
@@ -295,7 +296,7 @@ function renderRadius(result: RadiusResult): void {
     ${files.sort((a, b) => a.path.localeCompare(b.path)).map((f) => `<li><a href="#" class="file-link" data-uri="${escapeHtml(f.uri)}" data-line="1">${escapeHtml(f.path)}</a>${f.isEntryPoint ? ' <vscode-tag>entry point</vscode-tag>' : ''}${f.isTest ? ' <vscode-tag>test</vscode-tag>' : ''}</li>`).join('')}
     </ul></details>`).join('');
   $('radius').innerHTML = `<h3>Blast radius of ${escapeHtml(result.path)}</h3>
-    <p>${result.dependents.length} dependents · ${result.entryPoints} entry points · ${result.tests} tests</p>
+    <p>${plural(result.dependents.length, 'dependent')} · ${plural(result.entryPoints, 'entry point')} · ${plural(result.tests, 'test')}</p>
     ${result.note ? `<p>${escapeHtml(result.note)}</p>` : groups || '<p>No file depends on it.</p>'}`;
 }
 

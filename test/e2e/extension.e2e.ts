@@ -18,12 +18,13 @@ let server: CodeServer;
 let browser: Browser;
 let wb: Workbench;
 let workspace: string;
+let extension: { extensionFolder?: string; vsix?: string };
 const timings: Record<string, number | number[]> = {};
 
 before(async () => {
   ensureE2eTools();
   workspace = copyFixture('e2e-app');
-  const extension = await extensionUnderTest();
+  extension = await extensionUnderTest();
   server = await startCodeServer({
     workspace, ...extension,
     // Port 0: never collide with a Loupe already serving 7341 on this machine.
@@ -75,6 +76,11 @@ scenario('activates, starts the language server and indexes the workspace', asyn
   await wb.statusItem().filter({ hasText: /Loupe \d+ files/ }).waitFor({ timeout: 60_000 });
   const text = await wb.statusItem().innerText();
   assert.match(text, /Loupe 8 files/);
+  if (extension.vsix) {
+    // Installed from the .vsix: the native SQLite binary came inside the package.
+    const installed = findFiles(path.join(server.userDataDir, '..', 'extensions'), /^linux-x64\.node$/);
+    assert.ok(installed.some((f) => f.includes('better-sqlite3')), `better-sqlite3's binary is in the installed extension: ${installed.join(', ')}`);
+  }
   await wb.screenshot('01-activated');
 });
 
@@ -98,6 +104,46 @@ scenario('hovering an import shows that file\'s docs', async () => {
   assert.match(hover, /formatPrice|processing/);
   await wb.screenshot('03-hover-import');
   await wb.page.keyboard.press('Escape');
+});
+
+scenario('clicking the file lens lists dependents by depth; the whole tree opens in the panel', async () => {
+  await wb.openFile('src/util/format.ts');
+  await wb.codeLensTexts().locator('a', { hasText: /dependents/ }).first().click();
+  const rows = wb.page.locator('.quick-input-list .monaco-list-row');
+  await rows.filter({ hasText: 'src/cart/checkout.ts' }).waitFor();
+  const listed = await rows.allInnerTexts();
+  assert.ok(listed.some((r) => /src\/cart\/cart\.ts[\s\S]*depth 1/.test(r)), listed.join(' | '));
+  assert.ok(listed.some((r) => /src\/index\.ts[\s\S]*depth 2 · entry point/.test(r)), listed.join(' | '));
+  await wb.screenshot('02b-dependents-quick-pick');
+  await rows.filter({ hasText: 'whole radius tree' }).click();
+  const panel = await wb.webviewFrame('radius');
+  await panel.locator('#radius details').first().waitFor();
+  const tree = await panel.locator('#radius').innerText();
+  assert.match(tree, /5 dependents · 1 entry point · 1 test/);
+  assert.match(tree, /Depth 1 · 3 files[\s\S]*Depth 2 · 2 files/);
+  await wb.screenshot('02c-radius-tree');
+});
+
+scenario('the status bar menu offers the sidecar URL and the other actions', async () => {
+  await wb.statusItem().click();
+  const rows = wb.page.locator('.quick-input-list .monaco-list-row');
+  await rows.filter({ hasText: 'Copy sidecar URL' }).waitFor();
+  const texts = (await rows.allInnerTexts()).join(' | ');
+  for (const action of ['Pause indexing', 'Reindex workspace', 'Copy API key', 'Open API docs']) assert.match(texts, new RegExp(action));
+  assert.match(texts, /Copy sidecar URL[\s\S]*http:\/\/127\.0\.0\.1:\d+/);
+  await wb.screenshot('07-status-menu');
+  // Copy the key (from SecretStorage) and the URL, then call the sidecar with them: the same engine answers.
+  await rows.filter({ hasText: 'Copy API key' }).click();
+  await wb.page.locator('.notifications-toasts').filter({ hasText: 'API key copied' }).waitFor();
+  const key = await wb.page.evaluate(() => navigator.clipboard.readText());
+  await wb.statusItem().click();
+  await rows.filter({ hasText: 'Copy sidecar URL' }).click();
+  await wb.page.locator('.notifications-toasts').filter({ hasText: 'copied http' }).waitFor();
+  const url = await wb.page.evaluate(() => navigator.clipboard.readText());
+  assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  const res = await fetch(`${url}/v2/repos`, { headers: { 'X-API-Key': key } });
+  assert.equal(res.status, 200);
+  assert.match(await res.text(), /e2e-app/);
 });
 
 scenario('editing a file updates the lens of the file it imported', async () => {
@@ -130,7 +176,7 @@ scenario('the panel searches and a click opens the result at its line', async ()
   assert.ok(await panel.locator('#results mark').count() > 0, 'matches are highlighted');
   await wb.screenshot('04-panel-search');
   await hit.click();
-  await wb.page.locator('.tab.active').filter({ hasText: 'cart.ts' }).waitFor();
+  await wb.page.locator('.tab.active').filter({ hasText: 'cart.ts' }).first().waitFor();
   await wb.page.locator('.statusbar-item').filter({ hasText: /Ln (1|18),/ }).first().waitFor();
   await wb.screenshot('04-search-opened-result');
 });
@@ -162,5 +208,5 @@ scenario('research streams an answer with citations that open files', async () =
   await wb.screenshot('05-research');
   const cited = (await citation.innerText()).split(':')[0];
   await citation.click();
-  await wb.page.locator('.tab.active').filter({ hasText: cited.split('/').pop()! }).waitFor();
+  await wb.page.locator('.tab.active').filter({ hasText: cited.split('/').pop()! }).first().waitFor();
 });

@@ -56,6 +56,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
     'editor.codeLens': true,
     'editor.hover.delay': 100,
     'window.commandCenter': false,
+    'workbench.secondarySideBar.defaultVisibility': 'hidden',
     'workbench.editor.enablePreview': false,
     ...options.settings,
   }, null, 2));

@@ -65,7 +65,7 @@ export class Workbench {
     if (dir !== '.') row = row.filter({ hasText: dir });
     await row.first().waitFor();
     await row.first().click();
-    await this.page.locator('.tab.active').filter({ hasText: name }).waitFor();
+    await this.page.locator('.editor-group-container.active .tab.active').filter({ hasText: name }).waitFor();
     await this.page.locator('.editor-group-container.active .monaco-editor .view-lines').first().waitFor();
   }
 
