@@ -150,3 +150,12 @@ test('a client that sends half a body and stalls is answered 408', async () => {
 test('garbage instead of HTTP is a 400 in the error shape', async () => {
   assertError(await raw('HELLO THERE\r\n\r\n'), 400, 'BAD_REQUEST');
 });
+
+test('hostile JSON bodies (prototype keys, deep nesting, thousands of fields) are 400s, never 500s', async () => {
+  for (const body of ['{"__proto__":{"admin":true},"url":"/tmp"}', '{"constructor":{"prototype":{"admin":true}},"url":"/tmp"}',
+    `${'['.repeat(50_000)}${']'.repeat(50_000)}`, `{"url":"/tmp"${',"a":1'.repeat(20_000)}}`, '{"url":"/tmp"', '\u0000']) {
+    const res = await request('POST', '/v2/repos/index/new', {}, body);
+    assertError(res, 400, 'VALIDATION_FAILED');
+  }
+  assert.equal(({} as Record<string, unknown>).admin, undefined, 'no prototype was polluted');
+});
