@@ -60,7 +60,7 @@ function build(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, optio
 /** Exported functions and variables ranked by how many files import them by name. */
 export function topSymbols(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, facts: RepoFacts, limit: number): BlueprintSymbol[] {
   const out: BlueprintSymbol[] = [];
-  for (const [index, list] of ctx.symbols(repo.id, graph)) {
+  for (const [index, list] of ctx.exportedSymbols(repo.id, graph)) {
     for (const s of list) {
       if (!s.exported || s.parent !== null || !['function', 'variable', 'constant', 'class'].includes(s.kind)) continue;
       const usedBy = facts.importedNames.get(`${index}\0${s.name}`)?.size ?? 0;

@@ -21,6 +21,10 @@ export class AnalysisContext {
   private readonly entryPoints = new WeakMap<ImportGraph, EntryPoint[]>();
   private readonly factsByGraph = new WeakMap<ImportGraph, RepoFacts>();
   private readonly symbolsByGraph = new WeakMap<ImportGraph, Map<number, RepoSymbolRow[]>>();
+  private readonly fileSymbolsByGraph = new WeakMap<ImportGraph, Map<number, RepoSymbolRow[]>>();
+  private readonly exportedByGraph = new WeakMap<ImportGraph, Map<number, RepoSymbolRow[]>>();
+  /** Usage keys queued for background parsing, so repeated calls do not queue the same file twice. */
+  private readonly warming = new Set<string>();
   /** Parsed usages by file hash and the specifiers asked about; file content never changes under a hash. */
   private readonly usages = new Map<string, Usage[]>();
 
@@ -50,6 +54,32 @@ export class AnalysisContext {
     return facts;
   }
 
+  /** Symbols of one file, read on first use (radius needs only its target's, not the repository's). */
+  fileSymbols(graph: ImportGraph, index: number): RepoSymbolRow[] {
+    let perFile = this.fileSymbolsByGraph.get(graph);
+    if (!perFile) this.fileSymbolsByGraph.set(graph, (perFile = new Map()));
+    let list = perFile.get(index);
+    if (!list) perFile.set(index, (list = this.store.symbolsOf(graph.files[index].id)));
+    return list;
+  }
+
+  /** Exported top-level symbols, by file index. */
+  exportedSymbols(repoId: string, graph: ImportGraph): Map<number, RepoSymbolRow[]> {
+    let map = this.exportedByGraph.get(graph);
+    if (!map) {
+      map = new Map();
+      for (const s of this.store.exportedSymbols(repoId)) {
+        const index = graph.indexOfFileId.get(s.fileId);
+        if (index === undefined) continue;
+        let list = map.get(index);
+        if (!list) map.set(index, (list = []));
+        list.push(s);
+      }
+      this.exportedByGraph.set(graph, map);
+    }
+    return map;
+  }
+
   /** Symbols of every file, by file index in the graph. */
   symbols(repoId: string, graph: ImportGraph): Map<number, RepoSymbolRow[]> {
     let map = this.symbolsByGraph.get(graph);
@@ -73,7 +103,7 @@ export class AnalysisContext {
   usagesIn(repoId: string, graph: ImportGraph, index: number, specifiers: Set<string>, parse: false): Usage[] | undefined;
   usagesIn(repoId: string, graph: ImportGraph, index: number, specifiers: Set<string>, parse = true): Usage[] | undefined {
     const file = graph.files[index];
-    const key = `${file.hash}\0${file.path}\0${[...specifiers].sort().join('\0')}`;
+    const key = this.usageKey(graph, index, specifiers);
     let found = this.usages.get(key);
     if (!found && !parse) return undefined;
     if (!found) {
@@ -85,17 +115,29 @@ export class AnalysisContext {
     return found;
   }
 
+  private usageKey(graph: ImportGraph, index: number, specifiers: Set<string>): string {
+    const file = graph.files[index];
+    return `${file.hash}\0${file.path}\0${[...specifiers].sort().join('\0')}`;
+  }
+
   /**
    * Parses the given files' usages off the request path, a few at a time between other work, so a
    * radius answer cut short by its time budget is complete on the next call.
    */
   warmUsages(repoId: string, graph: ImportGraph, jobs: { user: number; specifiers: Set<string> }[]): void {
-    const queue = [...jobs];
+    const queue = jobs.filter((j) => {
+      const key = this.usageKey(graph, j.user, j.specifiers);
+      if (this.warming.has(key)) return false;
+      this.warming.add(key);
+      return true;
+    });
+    if (!queue.length) return;
     const step = () => {
       const until = performance.now() + WARM_SLICE_MS;
       while (queue.length && performance.now() < until) {
         const job = queue.shift()!;
         try { this.usagesIn(repoId, graph, job.user, job.specifiers); } catch (error) { this.log.debug(`usages of ${graph.path(job.user)}: ${(error as Error).message}`); }
+        this.warming.delete(this.usageKey(graph, job.user, job.specifiers));
       }
       if (queue.length) setImmediate(step);
     };

@@ -13,7 +13,7 @@ export interface Conventions {
 }
 
 /** Files read for formatting measures: enough for stable shares, few enough for an interactive answer. */
-const SAMPLE_FILES = 200;
+const SAMPLE_FILES = 80;
 const CODE_LANGUAGES = new Set(['typescript', 'javascript', 'python', 'go', 'rust', 'java', 'csharp', 'ruby', 'php', 'kotlin', 'swift', 'c', 'cpp']);
 
 type Style = 'camelCase' | 'PascalCase' | 'snake_case' | 'UPPER_SNAKE' | 'kebab-case' | 'lowercase' | 'other';
@@ -44,12 +44,13 @@ const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1
 export function measureConventions(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, prefix: string | null): Conventions {
   const norm = prefix ? prefix.replace(/^\.?\//, '') : null;
   const inScope = graph.files.map((f, i) => ({ f, i })).filter(({ f }) => CODE_LANGUAGES.has(f.language ?? '') && (!norm || f.path.startsWith(norm)));
-  const symbols = ctx.symbols(repo.id, graph);
+  const step = Math.max(1, Math.ceil(inScope.length / SAMPLE_FILES));
+  const sample = inScope.filter((_, k) => k % step === 0);
   const naming = { functions: new Map<string, number>(), classes: new Map<string, number>(), constants: new Map<string, number>(), variables: new Map<string, number>(), files: new Map<string, number>() };
-  for (const { f, i } of inScope) {
-    const stem = path.posix.basename(f.path).replace(/(\.(test|spec|d))?\.[^.]+$/, '');
-    bump(naming.files, styleOf(stem));
-    for (const s of symbols.get(i) ?? []) {
+  for (const { f } of inScope) bump(naming.files, styleOf(path.posix.basename(f.path).replace(/(\.(test|spec|d))?\.[^.]+$/, '')));
+  // Symbol names from the same evenly spread sample as formatting: per-file reads, not the whole symbol table.
+  for (const { i } of sample) {
+    for (const s of ctx.fileSymbols(graph, i)) {
       if (s.parent !== null && s.kind !== 'method') continue;
       const bucket = s.kind === 'function' || s.kind === 'method' ? naming.functions
         : s.kind === 'class' || s.kind === 'interface' || s.kind === 'type' || s.kind === 'enum' || s.kind === 'struct' ? naming.classes
@@ -65,9 +66,7 @@ export function measureConventions(ctx: AnalysisContext, repo: RepoRecord, graph
   let trailing = 0;
   let totalLines = 0;
   const lengths: number[] = [];
-  const step = Math.max(1, Math.ceil(inScope.length / SAMPLE_FILES));
-  for (let k = 0; k < inScope.length; k += step) {
-    const { f } = inScope[k];
+  for (const { f } of sample) {
     const text = ctx.store.fileText(repo.id, f.path) ?? '';
     const isScript = f.language === 'typescript' || f.language === 'javascript';
     for (const line of text.split('\n')) {
@@ -111,7 +110,7 @@ export function measureConventions(ctx: AnalysisContext, repo: RepoRecord, graph
       semicolons: statementLines ? Math.round((semicolonLines / statementLines) * 1000) / 1000 : null,
       line_length_p50: pct(0.5), line_length_p95: pct(0.95), line_length_max: lengths.at(-1) ?? 0,
       trailing_whitespace_share: totalLines ? Math.round((trailing / totalLines) * 10000) / 10000 : 0,
-      sampled_files: Math.ceil(inScope.length / step),
+      sampled_files: sample.length,
     },
     layout: {
       top_directories: Object.fromEntries([...topDirs.entries()].sort((a, b) => b[1] - a[1]).slice(0, 10)),

@@ -66,7 +66,7 @@ const EDGE_LIMIT = 500;
  * themselves are always exact and complete; call sites not parsed in time are reported
  * (`call_graph_complete: false`), parsed in the background, and complete on a later call.
  */
-const CALL_SITE_BUDGET_MS = 10;
+const CALL_SITE_BUDGET_MS = 5;
 
 /**
  * Blast radius: for each target, every file that depends on it (reverse transitive closure of the
@@ -159,7 +159,7 @@ async function fileTarget(
   let deps: Dependent[];
   if (symbol) {
     const users = symbolUsers(ctx, repo.id, graph, index, symbol);
-    const known = (ctx.symbols(repo.id, graph).get(index) ?? []).some((s) => s.name === symbol && s.parent === null);
+    const known = ctx.fileSymbols(graph, index).some((s) => s.name === symbol && s.parent === null);
     if (!known && users.size === 0) return empty(raw, 'symbol', `${file} has no top-level symbol ${symbol}`);
     deps = [...users.entries()].map(([user, typeOnly]) => ({ file: user, depth: 1, via: [user, index], typeOnly }));
     const seen = new Set(users.keys());
@@ -238,7 +238,7 @@ function entryPointsOf(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGrap
 }
 
 function callsAndFlows(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, index: number, symbol: string | null) {
-  const own = (ctx.symbols(repo.id, graph).get(index) ?? []).filter((s) => s.parent === null);
+  const own = ctx.fileSymbols(graph, index).filter((s) => s.parent === null);
   const kindOf = new Map(own.map((s) => [s.name, s.kind]));
   const single = own.filter((s) => s.exported && (s.kind === 'class' || s.kind === 'function' || s.kind === 'constant' || s.kind === 'variable'));
   const moduleName = single.length === 1 ? single[0].name : null;

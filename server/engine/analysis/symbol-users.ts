@@ -33,7 +33,7 @@ export function usersWithin(ctx: AnalysisContext, repoId: string, graph: ImportG
   { uses: { user: number; usage: Usage }[]; pending: { user: number; specifiers: Set<string> }[] } {
   const closure = reexportClosure(graph, index);
   const targetPaths = new Map([...closure].map((i) => [graph.path(i), i]));
-  const own = new Set((ctx.symbols(repoId, graph).get(index) ?? []).filter((s) => s.parent === null).map((s) => s.name));
+  const own = new Set(ctx.fileSymbols(graph, index).filter((s) => s.parent === null).map((s) => s.name));
   const consumers = new Set<number>();
   for (const r of closure) for (const e of graph.in[r]) consumers.add(e.from);
   consumers.delete(index);

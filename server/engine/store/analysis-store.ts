@@ -30,6 +30,11 @@ export interface RepoSymbolRow {
 
 export interface FileDocRow { fileId: number; sourceHash: string; generator: string; doc: string; generatedAt: string }
 
+type SymbolTuple = [number, string, SymbolKind, string | null, number, number, number, string | null, string | null];
+const toSymbol = ([fileId, name, kind, parent, startLine, endLine, exported, signature, doc]: SymbolTuple): RepoSymbolRow => ({
+  fileId, name, kind, parent, startLine, endLine, exported: exported === 1, signature, doc,
+});
+
 /** Reads (and the doc writes) behind blast radius, blueprint, scope, map and file docs. */
 export class AnalysisStore {
   constructor(private readonly db: Db) {}
@@ -61,9 +66,24 @@ export class AnalysisStore {
       `SELECT s.file_id, s.name, s.kind, s.parent, s.start_line, s.end_line, s.exported, s.signature, s.doc
        FROM symbols s JOIN files f ON f.id = s.file_id WHERE f.repo_id = ? ORDER BY s.file_id, s.start_line`,
     ).raw().all(repoId) as [number, string, SymbolKind, string | null, number, number, number, string | null, string | null][];
-    return rows.map(([fileId, name, kind, parent, startLine, endLine, exported, signature, doc]) => ({
-      fileId, name, kind, parent, startLine, endLine, exported: exported === 1, signature, doc,
-    }));
+    return rows.map(toSymbol);
+  }
+
+  /** Symbols of one file. */
+  symbolsOf(fileId: number): RepoSymbolRow[] {
+    const rows = this.stmt(
+      `SELECT file_id, name, kind, parent, start_line, end_line, exported, signature, doc FROM symbols WHERE file_id = ? ORDER BY start_line`,
+    ).raw().all(fileId) as [number, string, SymbolKind, string | null, number, number, number, string | null, string | null][];
+    return rows.map(toSymbol);
+  }
+
+  /** Exported top-level symbols of a repository (far fewer rows than all symbols: no members, no locals). */
+  exportedSymbols(repoId: string): RepoSymbolRow[] {
+    const rows = this.stmt(
+      `SELECT s.file_id, s.name, s.kind, s.parent, s.start_line, s.end_line, s.exported, s.signature, s.doc
+       FROM symbols s JOIN files f ON f.id = s.file_id WHERE f.repo_id = ? AND s.exported = 1 AND s.parent IS NULL ORDER BY s.file_id, s.start_line`,
+    ).raw().all(repoId) as [number, string, SymbolKind, string | null, number, number, number, string | null, string | null][];
+    return rows.map(toSymbol);
   }
 
   /**
