@@ -63,3 +63,16 @@ test('/openapi.json documents the research stream as application/x-ndjson with a
   assert.deepEqual(types, ['search', 'chunk', 'done', 'error']);
   assert.ok(ok.content['application/json']);
 });
+
+test('a follow-up keeps the previous answer\'s files in its grounding', async () => {
+  const first = await readAll(`${base}/v2/search`, t.key, { query: 'compute the area of a shape', chat: true });
+  const done = first.lines.at(-1)!.event;
+  const followUp = await readAll(`${base}/v2/search`, t.key, { query: 'who writes the output file', scope: 'code', limit: 1, chat: true, conversation_id: done.conversation_id });
+  const next = followUp.lines.at(-1)!.event;
+  assert.equal(next.type, 'done');
+  assert.equal(next.conversation_id, done.conversation_id);
+  const paths = next.context_files.map((f: { file_path: string }) => f.file_path);
+  assert.deepEqual(followUp.lines[0].event.results.map((r: { file_path: string }) => r.file_path), ['src/app/main.ts'], 'the search alone finds one file');
+  assert.ok(paths.includes('src/app/main.ts'), `this search's own hit: ${paths}`);
+  assert.ok(paths.includes('src/app/area.ts'), `carried from the first answer: ${paths}`);
+});

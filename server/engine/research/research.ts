@@ -95,12 +95,23 @@ export class Research {
 
   async prepare(request: ResearchRequest): Promise<PreparedResearch> {
     const model = await this.models.resolve(request.model);
-    const history = request.conversationId && this.accounts
-      ? turnsToMessages(this.accounts.conversationTurns(request.userId, request.conversationId))
-      : [];
+    const turns = request.conversationId && this.accounts ? this.accounts.conversationTurns(request.userId, request.conversationId) : [];
+    const history = turnsToMessages(turns);
     const reservation = request.reservation ?? this.accounts?.reserve(request.userId, RESEARCH_SEARCH_COST, RESEARCH_OPERATION) ?? null;
-    return new PreparedResearch(this.store, this.accounts, this.log, request, model, history, reservation);
+    return new PreparedResearch(this.store, this.accounts, this.log, request, model, history, previousFiles(turns), reservation);
   }
+}
+
+/**
+ * The files the last answer of the conversation was grounded on. A follow-up ("and where is it
+ * called?") often names nothing the search can find; these keep the thread's subject in view.
+ */
+function previousFiles(turns: { result: unknown; category: string }[]): ResearchHit[] {
+  const last = [...turns].reverse().find((t) => t.category === 'research');
+  const files = (last?.result as { context_files?: ContextFile[] } | null)?.context_files ?? [];
+  return files.map((f, i) => ({
+    repoId: f.repo_id, repoName: f.repo_name, filePath: f.file_path, startLine: f.start_line, endLine: f.end_line, score: 1 / (i + 2),
+  }));
 }
 
 function turnsToMessages(turns: { query: string | null; result: unknown; category: string }[]): ChatMessage[] {
@@ -124,6 +135,8 @@ export class PreparedResearch {
     readonly request: ResearchRequest,
     readonly model: ResolvedModel,
     readonly history: ChatMessage[],
+    /** Grounding carried over from the conversation's previous answer, after this search's hits. */
+    private readonly carried: ResearchHit[],
     private readonly reservation: unknown,
   ) {}
 
@@ -145,7 +158,8 @@ export class PreparedResearch {
       if (signal.aborted) throw abortError(signal);
       yield { type: 'search', results: outcome.results, total: outcome.total, meta: outcome.meta };
 
-      const context: GroundingContext = buildGroundingContext(this.store, this.request.question, outcome.hits);
+      // This search's hits first; the previous answer's files fill the rest (grounding dedupes and caps).
+      const context: GroundingContext = buildGroundingContext(this.store, this.request.question, [...outcome.hits.slice(0, 5), ...this.carried, ...outcome.hits.slice(5)]);
       const { info, provider } = this.model;
       const messages = buildPrompt(context, this.history, { contextWindow: info.contextWindow, maxOutput: info.maxOutput });
       let answer = '';
