@@ -317,3 +317,42 @@ test('imports never resolve outside the repository', async () => {
   // `linked` is a symlink to a folder outside the root: never a target.
   assert.deepEqual(edges('py/escape.py'), [['import', '....', null], ['import', 'linked', 'linked']]);
 });
+
+test('resolution corner cases: parent packages, super::super, module roots, nested types, test source roots, include roots', async () => {
+  const folder = copyFixture('polyglot');
+  const write = (relPath: string, text: string) => {
+    fs.mkdirSync(path.dirname(path.join(folder, relPath)), { recursive: true });
+    fs.writeFileSync(path.join(folder, relPath), text);
+  };
+  write('py/src/shop/payments/__init__.py', '');
+  write('py/src/shop/payments/card.py', 'from ..models import Item\nfrom .. import pricing, VERSION\nfrom ...shop import cart\nimport shop.payments.card\n');
+  write('rust/src/engine/extra.rs', 'use super::super::config::Config;\nuse super::Engine;\nuse crate::engine::parser::Token;\n');
+  write('go/tools/tool.go', 'package tools\n\nimport "example.com/inventory"\n');
+  write('java/src/test/java/com/acme/util/StringsTest.java', 'package com.acme.util;\nimport com.acme.util.Strings.Formatter;\nclass StringsTest {}\n');
+  write('csharp/src/Acme.Util/Text.cs', 'namespace Acme.Util { public static class Text {} }\n');
+  write('csharp/tests/Acme.Util.Tests/TextTests.cs', 'using Acme.Util;\nclass TextTests {}\n');
+  write('cpp/include/mathx/extra.hpp', '#include "src/util.h"\n#include <mathx/vec.hpp>\n');
+  const repo = await indexFolder(t, folder);
+  const edges = (relPath: string) => fileFacts(repo.id, relPath).facts.imports;
+  assert.deepEqual(edges('py/src/shop/payments/card.py'), [
+    ['import', '..models', 'py/src/shop/models.py'],
+    ['import', '..', 'py/src/shop/__init__.py'],
+    ['import', '..pricing', 'py/src/shop/pricing.py'],
+    ['import', '...shop.cart', 'py/src/shop/cart.py'],
+    ['import', 'shop.payments.card', 'py/src/shop/payments/card.py'],
+  ]);
+  assert.deepEqual(edges('rust/src/engine/extra.rs'), [
+    ['use', 'super::super::config', 'rust/src/config.rs'],
+    ['use', 'super', 'rust/src/engine/mod.rs'],
+    ['use', 'crate::engine::parser', 'rust/src/engine/parser.rs'],
+  ]);
+  assert.deepEqual(edges('go/tools/tool.go'), [['import', 'example.com/inventory', 'go/main.go']]);
+  assert.deepEqual(edges('java/src/test/java/com/acme/util/StringsTest.java'), [
+    ['import', 'com.acme.util.Strings.Formatter', 'java/src/main/java/com/acme/util/Strings.java'],
+  ]);
+  assert.deepEqual(edges('csharp/tests/Acme.Util.Tests/TextTests.cs'), [['use', 'Acme.Util', 'csharp/src/Acme.Util/Text.cs']]);
+  assert.deepEqual(edges('cpp/include/mathx/extra.hpp'), [
+    ['include', 'src/util.h', 'cpp/src/util.h'],
+    ['include', '<mathx/vec.hpp>', 'cpp/include/mathx/vec.hpp'],
+  ]);
+});

@@ -29,7 +29,9 @@ function namespaceFolders(root: string, segments: string[]): (string | null)[] {
 
 function resolveNamespace(fromPath: string, specifier: string, files: RepoFiles): string | null {
   const segments = specifier.split('.');
-  for (const root of ancestors(dirOf(fromPath))) {
+  // Every folder above the importing file, and its src/ (tests/X.Tests using src/X is the usual layout).
+  for (const root of ancestors(dirOf(fromPath)).flatMap((d) => [d, joinRel(d, 'src')])) {
+    if (root === null) continue;
     const folders = namespaceFolders(root, segments);
     // `using static A.B.Type;` and `using X = A.B.Type;` name a type: A/B/Type.cs.
     const typeFile = files.firstFile(folders.map((f) => (f === null ? null : `${f}.cs`)));

@@ -16,6 +16,8 @@ const definitions = `
 (constant_declaration declarator: (variable_declarator name: (identifier) @name)) @def.constant
 `;
 
+const SOURCE_LAYOUTS = ['src/main/java', 'src/test/java', 'src'];
+
 /** `java.util.List` → `java.util`: the package is what comes before the first capitalised segment. */
 function packageOf(path: string): string {
   const segments = path.split('.');
@@ -43,10 +45,13 @@ export const java: LanguageSpec = {
   description: (root, source) => source.leadingDescription(root),
   describeByFirstType: true,
   resolve(fromPath, specifier, _kind, files) {
-    // Source roots are not declared anywhere: every folder above the importing file is a candidate
-    // (src/main/java, src, the module root...). `a.b.C.m` (static) and `a.b.Outer.Inner` fall back to a/b/C.java.
+    // Source roots are not declared anywhere: every folder above the importing file is a candidate, with
+    // the Maven/Gradle layouts below it (tests in src/test/java import src/main/java).
+    // `a.b.C.m` (static) and `a.b.Outer.Inner` fall back to a/b/C.java.
     const segments = specifier.split('.');
-    for (const root of ancestors(dirOf(fromPath))) {
+    const roots = ancestors(dirOf(fromPath)).flatMap((d) => [d, ...SOURCE_LAYOUTS.map((l) => joinRel(d, l))]);
+    for (const root of roots) {
+      if (root === null) continue;
       for (let k = segments.length; k >= 1; k--) {
         if (!/^\p{Lu}/u.test(segments[k - 1])) continue;
         const candidate = joinRel(root, ...segments.slice(0, k - 1), `${segments[k - 1]}.java`);
