@@ -61,10 +61,9 @@ export function parseManifest(file: string, text: string): Manifest | null {
     }
     if (base === 'pyproject.toml') {
       const deps: Omit<ManifestDependency, 'ecosystem' | 'manifest'>[] = [];
-      const arr = /^\s*dependencies\s*=\s*\[([\s\S]*?)\]/m.exec(text);
-      for (const item of arr?.[1].match(/"[^"]+"|'[^']+'/g) ?? []) {
-        const x = /^([A-Za-z0-9_.-]+)\s*(.*)$/.exec(item.slice(1, -1).trim());
-        if (x) deps.push({ name: x[1], version: x[2] || null, type: 'package' });
+      for (const item of tomlStringArray(text, 'dependencies')) {
+        const x = /^([A-Za-z0-9_.-]+)(\[[^\]]*\])?\s*(.*)$/.exec(item.trim());
+        if (x) deps.push({ name: x[1], version: x[3] || null, type: 'package' });
       }
       for (const section of tomlSections(text, /^tool\.poetry\.(dev-)?dependencies$|^tool\.poetry\.group\.[^.]+\.dependencies$/)) {
         for (const [name, version] of section.entries) if (name !== 'python') deps.push({ name, version, type: section.name.includes('dependencies') && section.name !== 'tool.poetry.dependencies' ? 'dev' : 'package' });
@@ -117,6 +116,23 @@ export function parseManifest(file: string, text: string): Manifest | null {
     return null;
   }
   return null;
+}
+
+/** The strings of `key = [ … ]` (first occurrence); brackets inside the strings (extras) do not end it. */
+function tomlStringArray(text: string, key: string): string[] {
+  const start = new RegExp(`^\\s*${key}\\s*=\\s*\\[`, 'm').exec(text);
+  if (!start) return [];
+  const out: string[] = [];
+  let quote: string | null = null;
+  let current = '';
+  for (let i = start.index + start[0].length; i < text.length; i++) {
+    const c = text[i];
+    if (quote) {
+      if (c === quote) { out.push(current); current = ''; quote = null; } else current += c;
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === ']') break;
+  }
+  return out;
 }
 
 /** `[name]` sections of a TOML file matching `pattern`, with their `key = "version"` or `key = { version = … }` lines. */
