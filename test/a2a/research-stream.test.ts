@@ -20,10 +20,10 @@ import { checkResearchLines } from '../contract/contract-helpers';
  * a documented /v2 route that runs the research branch (answerResearch) over fixed hits, so the
  * test does not depend on search ranking; a model server on 127.0.0.1 writes a word every 60 ms.
  */
-test('NDJSON research lines are forwarded as artifact chunks while they stream, over JSON-RPC and HTTP+JSON', async () => {
+async function researchApp(delayMs: number) {
   const t = createTestEngine();
   const repo = await indexFolder(t, copyFixture('ts-paths'));
-  const llm = await startLocalLlm({ delayMs: 60 });
+  const llm = await startLocalLlm({ delayMs });
   t.engine.research.models.register(new OpenAICompatibleProvider({ baseUrl: llm.baseUrl, models: ['echo-1'] }));
   const app = await createApp(t.engine);
   app.post('/v2/test/research', {
@@ -45,6 +45,16 @@ test('NDJSON research lines are forwarded as artifact chunks while they stream, 
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  return { t, llm, app, base, close: async () => { await app.close(); await llm.close(); await t.close(); } };
+}
+
+const researchPart = (key: string, question: string) => ({
+  kind: 'message' as const, messageId: randomUUID(), role: 'user' as const, metadata: { apiKey: key },
+  parts: [{ kind: 'data' as const, data: { operationKey: 'POST /v2/test/research', headers: { accept: 'application/x-ndjson' }, body: { query: question, model: 'echo-1' } } }],
+});
+
+test('NDJSON research lines are forwarded as artifact chunks while they stream, over JSON-RPC and HTTP+JSON', async () => {
+  const { t, base, close } = await researchApp(60);
   const validate = addFormats(new Ajv({ strict: false })).compile(researchStreamContent['application/x-ndjson'].schema);
   try {
     for (const transport of ['JSONRPC', 'HTTP+JSON']) {
@@ -80,8 +90,48 @@ test('NDJSON research lines are forwarded as artifact chunks while they stream, 
       assert.deepEqual(parts.slice(1).map((p) => p.type), events.map((e) => e.type), 'the stored artifact holds every line in order');
     }
   } finally {
-    await app.close();
-    await llm.close();
-    await t.close();
+    await close();
+  }
+});
+
+test('a streaming task can be followed with tasks/resubscribe and stopped with tasks/cancel', async () => {
+  const { t, llm, base, close } = await researchApp(150);
+  try {
+    const fetchImpl: typeof fetch = (input, init) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), 'x-api-key': t.key } });
+    const client = await new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl })] }).createFromUrl(base);
+    const stream = client.sendMessageStream({ message: researchPart(t.key, 'one two three four five six seven eight nine ten eleven twelve') });
+    let taskId = '';
+    let chunks = 0;
+    let followed = 0;
+    let resubscribed: Promise<string> | undefined;
+    let final = '';
+    for await (const event of stream) {
+      if (event.kind === 'task') taskId = event.id;
+      if (event.kind === 'artifact-update' && ++chunks === 3) {
+        // A second subscriber joins mid-stream and sees the rest, up to the same final state.
+        resubscribed = (async () => {
+          let last = '';
+          for await (const e of client.resubscribeTask({ id: taskId })) {
+            if (e.kind === 'artifact-update') followed++;
+            if (e.kind === 'status-update' && e.final) last = e.status.state;
+          }
+          return last;
+        })();
+        await new Promise((r) => setTimeout(r, 200));
+        const disconnected = llm.nextDisconnect();
+        const canceled = await client.cancelTask({ id: taskId });
+        assert.equal(canceled.status.state, 'canceled');
+        // The operation's HTTP request was aborted, and with it the model call.
+        await Promise.race([disconnected, new Promise((_, reject) => setTimeout(() => reject(new Error('the model call was not stopped')), 5000))]);
+      }
+      if (event.kind === 'status-update' && event.final) final = event.status.state;
+    }
+    assert.equal(final, 'canceled');
+    assert.equal(await resubscribed, 'canceled');
+    assert.ok(followed >= 1, 'the resubscriber received chunks');
+    const stored = await client.getTask({ id: taskId });
+    assert.equal(stored.status.state, 'canceled');
+  } finally {
+    await close();
   }
 });

@@ -51,7 +51,11 @@ export async function invokeOperation(app: FastifyInstance, call: OperationCall,
   }
   const res = await app.inject({ method: call.operation.method as never, url, headers, payload, payloadAsStream: true, signal } as never) as unknown as {
     statusCode: number; headers: Record<string, string | string[] | number | undefined>; stream(): Readable;
+    raw: { res: { destroy(): void } };
   };
+  // Canceling closes the route's response as a client hanging up would, so a streaming route
+  // (research) stops its work instead of writing into a stream no one reads.
+  signal?.addEventListener('abort', () => res.raw.res.destroy(), { once: true });
   const kept: Record<string, string> = {};
   for (const name of KEPT_HEADERS) {
     const v = res.headers[name];
