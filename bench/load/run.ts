@@ -145,7 +145,7 @@ function kinds(hasSearch: boolean): Kind[] {
     },
   ];
   if (hasSearch) {
-    list.push({ name: 'POST /v2/search', weight: 4, cost: 5, history: 'search', run: (s, u, r) => call(s, 'POST', '/v2/search', u.key, { query: `${pick(WORDS, r)} ${pick(WORDS, r)}`, repos: [u.repoId] }) });
+    list.push({ name: 'POST /v2/search', weight: 4, cost: 5, history: 'search', run: (s, u, r) => call(s, 'POST', '/v2/search', u.key, { query: `${pick(WORDS, r)} ${pick(WORDS, r)}`, repo_ids: [u.repoId] }) });
   }
   return list;
 }
@@ -299,7 +299,7 @@ async function streamsScenario(server: Server, users: User[], streams: number) {
       const res = await request(`${server.url}/v2/search`, {
         method: 'POST', dispatcher: agent, signal: controller.signal,
         headers: { 'x-api-key': user.key, 'content-type': 'application/json', accept: 'application/x-ndjson' },
-        body: JSON.stringify({ query: `how does the ${WORDS[i % WORDS.length]} system work`, chat: true, repos: [user.repoId] }),
+        body: JSON.stringify({ query: `how does the ${WORDS[i % WORDS.length]} system work`, chat: true, repo_ids: [user.repoId] }),
       });
       if (res.statusCode === 429) { outcomes.refused++; await res.body.text(); return; }
       const text = await res.body.text();
@@ -336,7 +336,12 @@ async function soakScenario(server: Server, users: User[], minutes: number, hasS
   const tally = newTally();
   const samples: { t: number; rss: number }[] = [];
   const started = Date.now();
-  const sampler = setInterval(() => { try { samples.push({ t: (Date.now() - started) / 1000, rss: rssMb(server.child.pid!) }); } catch { /* exited */ } }, 10_000);
+  const sampler = setInterval(() => {
+    try {
+      samples.push({ t: (Date.now() - started) / 1000, rss: rssMb(server.child.pid!) });
+      if (samples.length % 6 === 0) process.stderr.write(`soak: ${samples[samples.length - 1].t.toFixed(0)} s, RSS ${samples[samples.length - 1].rss} MB\n`);
+    } catch { /* exited */ }
+  }, 10_000);
   await Promise.all(users.map((u, i) => clientLoop(server, u, all, started + minutes * 60_000, tally, 5000 + i)));
   clearInterval(sampler);
   samples.push({ t: (Date.now() - started) / 1000, rss: rssMb(server.child.pid!) });
@@ -368,7 +373,9 @@ async function main(): Promise<void> {
 
     if (ONLY.has('mixed')) {
       const indexingAtStart = (await call(server, 'POST', '/v2/repos/status', server.ownerKey, { url: folder })).body?.data;
+      process.stderr.write(`mixed: ${CLIENTS} clients for ${SECONDS} s…\n`);
       const mixed = await mixedScenario(server, users, SECONDS, hasSearch);
+      process.stderr.write(`mixed: ${mixed.total} requests, ${mixed.fiveXX} × 5xx\n`);
       const indexingAtEnd = (await call(server, 'POST', '/v2/repos/status', server.ownerKey, { url: folder })).body?.data;
       report.push(`### Mixed load while indexing (${CLIENTS} clients, ${SECONDS} s)
 
@@ -382,7 +389,9 @@ ${routeTable(mixed.tally, mixed.elapsed)}
 `);
     }
     if (ONLY.has('streams') && hasSearch) {
+      process.stderr.write(`streams: ${STREAMS} at once…\n`);
       const s = await streamsScenario(server, users, STREAMS);
+      process.stderr.write(`streams: ${JSON.stringify(s.outcomes)}\n`);
       report.push(`### ${STREAMS} concurrent research streams (built-in model, ${users.length} keys)
 
 Completed ${s.outcomes.completed}, refused with 429 ${s.outcomes.refused}, failed ${s.outcomes.failed}, **hung ${s.outcomes.hung}**, in ${s.elapsed.toFixed(1)} s;
@@ -393,6 +402,7 @@ completed streams p50 ${s.p50.toFixed(0)} ms, p95 ${s.p95.toFixed(0)} ms. Ledger
     }
     if (ONLY.has('soak')) {
       const soakUsers = users.slice(0, Math.max(1, Math.floor(CLIENTS / 2)));
+      process.stderr.write(`soak: ${SOAK_MINUTES} min…\n`);
       const soak = await soakScenario(server, soakUsers, SOAK_MINUTES, hasSearch);
       report.push(`### Soak (${SOAK_MINUTES} min, ${soakUsers.length} clients)
 
