@@ -71,8 +71,9 @@ export class VectorIndex implements DerivedIndex {
       for await (const progress of this.fill(target, null, new AbortController().signal)) void progress;
       this.finish(target.id);
     }).catch((error) => this.log.warn('re-embedding failed:', error as Error));
-    this.background = run.finally(() => { if (this.background === run) this.background = null; });
-    return run;
+    const tracked: Promise<void> = run.finally(() => { if (this.background === tracked) this.background = null; });
+    this.background = tracked;
+    return tracked;
   }
 
   /** Resolves when background re-embedding is done (tests, benchmarks). */

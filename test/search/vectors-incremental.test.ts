@@ -1,0 +1,90 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { copyFixture, createTestEngine, indexFolder } from '../helpers/engine';
+import { HashedEmbedder } from '../../server/engine/embed/hashed-embedder';
+
+test('vectors are computed at index time and only for chunks that have none', async () => {
+  const t = createTestEngine({ search: { vectors: { minTrainChunks: 5 } } });
+  try {
+    const folder = copyFixture('search-code');
+    const repo = await indexFolder(t, folder);
+    await t.engine.vectors.idle();
+    const active = t.engine.vectors.active()!;
+    assert.equal(active.row.provider, 'corpus');
+    assert.equal(active.row.name, 'lsa');
+    const chunks = (t.engine.db.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n;
+    const vectors = (t.engine.db.prepare(`SELECT count(*) AS n FROM vec_m${active.id}`).get() as { n: number }).n;
+    const empty = (t.engine.db.prepare(`SELECT count(*) AS n FROM vec_m${active.id}_empty`).get() as { n: number }).n;
+    assert.equal(vectors + empty, chunks, 'every chunk has a vector (or is marked as having nothing to embed)');
+
+    // Count what the embedder is asked to embed on an edit: the edited file's chunks only.
+    const embedded: string[] = [];
+    const original = active.embedder.embed.bind(active.embedder);
+    active.embedder.embed = async (texts, kind, signal) => { if (kind === 'document') embedded.push(...texts); return original(texts, kind, signal); };
+    fs.appendFileSync(path.join(folder, 'src/geometry/circle.ts'), '\nexport function squareArea(side: number): number {\n  return side * side;\n}\n');
+    await t.engine.indexer.updatePaths(repo, ['src/geometry/circle.ts']);
+    const circleChunks = (t.engine.db.prepare(
+      "SELECT count(*) AS n FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = 'src/geometry/circle.ts'",
+    ).get() as { n: number }).n;
+    assert.equal(embedded.length, circleChunks);
+    assert.ok(embedded.every((text) => text.startsWith('src/geometry/circle.ts')));
+    const r = await t.engine.search.search(t.ownerId, { query: 'square area side', scope: 'functions' });
+    assert.equal(r.results[0].name, 'squareArea');
+
+    // A deleted file takes its vectors with it (a trigger on chunks).
+    fs.rmSync(path.join(folder, 'src/net/retry.ts'));
+    await t.engine.indexer.updatePaths(repo, ['src/net/retry.ts']);
+    const orphans = (t.engine.db.prepare(`SELECT count(*) AS n FROM vec_m${active.id} v WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = v.chunk_id)`).get() as { n: number }).n;
+    assert.equal(orphans, 0);
+  } finally {
+    await t.close();
+  }
+});
+
+test('changing the provider re-embeds in the background while search keeps using the old model', async () => {
+  // Stands in for a remote OpenAI-compatible embeddings service; it answers slowly on purpose.
+  const hashed = new HashedEmbedder(32);
+  let requests = 0;
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => { body += c; });
+    req.on('end', async () => {
+      requests++;
+      const { input } = JSON.parse(body) as { input: string[] };
+      const vectors = await hashed.embed(input);
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
+        data: vectors.map((v, index) => ({ index, embedding: [...(v ?? new Float32Array(32).fill(0.1))] })),
+      })), 30);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  const t = createTestEngine({ search: { vectors: { minTrainChunks: 5, batchSize: 2 } } });
+  try {
+    await indexFolder(t, copyFixture('search-code'));
+    await t.engine.vectors.idle();
+    const before = t.engine.vectors.active()!;
+    const switching = t.engine.vectors.setProvider({ kind: 'openai', baseUrl, model: 'remote-embed', batchSize: 2 });
+    // While the new model fills, searches answer from the old one.
+    await new Promise((r) => setTimeout(r, 50));
+    const during = await t.engine.search.search(t.ownerId, { query: 'signed cookie', scope: 'code' });
+    assert.equal(during.embedding!.model, before.embedder.id);
+    assert.ok(during.results.length > 0);
+    await switching;
+    const after = t.engine.vectors.active()!;
+    assert.equal(after.row.provider, 'openai');
+    assert.ok(requests > 3, 'batches went to the server');
+    const done = await t.engine.search.search(t.ownerId, { query: 'signed cookie', scope: 'code' });
+    assert.match(done.embedding!.model, /^openai:remote-embed@/);
+    assert.equal(done.results[0].filePath, 'src/net/cookies.ts');
+    const tables = t.engine.db.prepare(`SELECT name FROM sqlite_master WHERE name = 'vec_m${before.id}'`).all();
+    assert.deepEqual(tables, [], 'the replaced model\'s vectors are dropped');
+  } finally {
+    await t.close();
+    server.close();
+  }
+});
