@@ -37,6 +37,10 @@ export async function startLocalLlm(options: LocalLlmOptions = {}): Promise<Loca
     let raw = '';
     req.on('data', (c) => { raw += c; });
     req.on('end', async () => {
+      if (req.url === '/v1/models' && req.method === 'GET') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'echo-1', object: 'model' }, { id: 'echo-2', object: 'model' }] }));
+        return;
+      }
       if (req.url !== '/v1/chat/completions' || req.method !== 'POST') {
         res.writeHead(404).end();
         return;

@@ -115,6 +115,16 @@ test('openai-compatible: a server without usage gets estimated usage; one that b
   }
 });
 
+test('openai-compatible: without a model list it lists the server\'s own models', async () => {
+  const llm = await startLocalLlm();
+  try {
+    const provider = new OpenAICompatibleProvider(openAIConfigFromEnv({ LOUPE_CHAT_BASE_URL: llm.baseUrl })!);
+    assert.deepEqual((await provider.models()).map((m) => m.id), ['echo-1', 'echo-2']);
+  } finally {
+    await llm.close();
+  }
+});
+
 test('openai-compatible: configured from the environment', () => {
   assert.equal(openAIConfigFromEnv({}), null);
   assert.deepEqual(openAIConfigFromEnv({ LOUPE_CHAT_BASE_URL: 'http://127.0.0.1:11434/v1', LOUPE_CHAT_MODELS: 'llama3, qwen2.5-coder', LOUPE_CHAT_CONTEXT_WINDOW: '32768' }), {

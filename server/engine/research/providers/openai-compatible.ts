@@ -12,7 +12,7 @@ export interface OpenAICompatibleConfig {
   /** Up to and including `/v1`, e.g. `http://127.0.0.1:11434/v1`. */
   baseUrl: string;
   apiKey?: string;
-  /** Models offered; each is listed as its own id. */
+  /** Models offered; each is listed as its own id. Empty: ask the server (`GET /models`). */
   models: string[];
   contextWindow?: number;
   maxOutput?: number;
@@ -22,11 +22,14 @@ export interface OpenAICompatibleConfig {
   dispatcher?: Dispatcher;
 }
 
-/** Reads LOUPE_CHAT_BASE_URL, LOUPE_CHAT_API_KEY, LOUPE_CHAT_MODELS (comma-separated), LOUPE_CHAT_CONTEXT_WINDOW, LOUPE_CHAT_MAX_OUTPUT. */
+/**
+ * Reads LOUPE_CHAT_BASE_URL, LOUPE_CHAT_API_KEY, LOUPE_CHAT_MODELS (comma-separated; unset: the
+ * server's own list), LOUPE_CHAT_CONTEXT_WINDOW, LOUPE_CHAT_MAX_OUTPUT.
+ */
 export function openAIConfigFromEnv(env: NodeJS.ProcessEnv = process.env): OpenAICompatibleConfig | null {
   const baseUrl = env.LOUPE_CHAT_BASE_URL?.trim();
   const models = (env.LOUPE_CHAT_MODELS ?? env.LOUPE_CHAT_MODEL ?? '').split(',').map((m) => m.trim()).filter(Boolean);
-  if (!baseUrl || !models.length) return null;
+  if (!baseUrl) return null;
   const int = (v: string | undefined) => (v && /^\d+$/.test(v) ? Number(v) : undefined);
   return { baseUrl, apiKey: env.LOUPE_CHAT_API_KEY, models, contextWindow: int(env.LOUPE_CHAT_CONTEXT_WINDOW), maxOutput: int(env.LOUPE_CHAT_MAX_OUTPUT) };
 }
@@ -45,8 +48,28 @@ export class OpenAICompatibleProvider implements ModelProvider {
     this.base = config.baseUrl.replace(/\/+$/, '');
   }
 
-  async models(): Promise<ChatModelInfo[]> {
-    return this.config.models.map((id) => ({
+  private discovered: { at: number; ids: string[] } | null = null;
+
+  /** The configured ids, or the server's `GET /models` list (kept for a minute). */
+  private async modelIds(signal?: AbortSignal): Promise<string[]> {
+    if (this.config.models.length) return this.config.models;
+    if (this.discovered && Date.now() - this.discovered.at < 60_000) return this.discovered.ids;
+    const res = await httpRequest(`${this.base}/models`, {
+      signal, dispatcher: this.config.dispatcher,
+      headers: this.config.apiKey ? { authorization: `Bearer ${this.config.apiKey}` } : {},
+    });
+    if (res.statusCode !== 200) {
+      await res.body.dump();
+      throw unavailable(`${this.base}/models answered ${res.statusCode}`);
+    }
+    const body = await res.body.json() as { data?: { id?: unknown }[] };
+    const ids = (body.data ?? []).map((m) => m.id).filter((id): id is string => typeof id === 'string' && id.length > 0);
+    this.discovered = { at: Date.now(), ids };
+    return ids;
+  }
+
+  async models(signal?: AbortSignal): Promise<ChatModelInfo[]> {
+    return (await this.modelIds(signal)).map((id) => ({
       id,
       provider: this.name,
       description: `${id} at ${new URL(this.base).host} (OpenAI-compatible chat completions): a language model, answering from the retrieved code in its prompt.`,
