@@ -48,6 +48,13 @@ async function researchApp(delayMs: number) {
   return { t, llm, app, base, close: async () => { await app.close(); await llm.close(); await t.close(); } };
 }
 
+/** fetch, with X-API-Key on every request. */
+const withKey = (key: string): typeof fetch => (input, init) => {
+  const headers = new Headers(init?.headers);
+  headers.set('x-api-key', key);
+  return fetch(input, { ...init, headers });
+};
+
 const researchPart = (key: string, question: string) => ({
   kind: 'message' as const, messageId: randomUUID(), role: 'user' as const, metadata: { apiKey: key },
   parts: [{ kind: 'data' as const, data: { operationKey: 'POST /v2/test/research', headers: { accept: 'application/x-ndjson' }, body: { query: question, model: 'echo-1' } } }],
@@ -59,7 +66,7 @@ test('NDJSON research lines are forwarded as artifact chunks while they stream, 
   try {
     for (const transport of ['JSONRPC', 'HTTP+JSON']) {
       // The key travels in message.metadata for the stream and as X-API-Key for reading the task back.
-      const fetchImpl: typeof fetch = (input, init) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), 'x-api-key': t.key } });
+      const fetchImpl = withKey(t.key);
       const reader = await new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })], preferredTransports: [transport] }).createFromUrl(base);
       const client = await new ClientFactory({ transports: [new JsonRpcTransportFactory(), new RestTransportFactory()], preferredTransports: [transport] }).createFromUrl(base);
       const question = 'how is the area of a shape computed';
@@ -97,7 +104,7 @@ test('NDJSON research lines are forwarded as artifact chunks while they stream, 
 test('a streaming task can be followed with tasks/resubscribe and stopped with tasks/cancel', async () => {
   const { t, llm, base, close } = await researchApp(150);
   try {
-    const fetchImpl: typeof fetch = (input, init) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), 'x-api-key': t.key } });
+    const fetchImpl = withKey(t.key);
     const client = await new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl })] }).createFromUrl(base);
     const stream = client.sendMessageStream({ message: researchPart(t.key, 'one two three four five six seven eight nine ten eleven twelve') });
     let taskId = '';
