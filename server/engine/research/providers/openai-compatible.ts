@@ -90,6 +90,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
         signal,
         dispatcher: this.config.dispatcher,
         bodyTimeout: this.config.idleTimeoutMs ?? 60_000,
+        headersTimeout: this.config.idleTimeoutMs ?? 60_000,
         headers: {
           'content-type': 'application/json',
           accept: 'text/event-stream',
