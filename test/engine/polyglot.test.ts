@@ -142,7 +142,7 @@ const EXPECTED: Record<string, { description: string | null; symbols: string[]; 
   'cpp/include/mathx/vec.hpp': {
     description: 'Small 2D vector math.',
     symbols: [
-      'struct Vec2 8-11 exported', 'property Vec2.x 9-9 exported', 'method Vec2.length 10-10 exported', 'class Accumulator 14-23 exported',
+      'struct Vec2 8-11 exported', 'property Vec2.x 9-9 exported', 'property Vec2.y 9-9 exported', 'method Vec2.length 10-10 exported', 'class Accumulator 14-23 exported',
       'method Accumulator.Accumulator 16-16 exported', 'method Accumulator.add 17-17 exported', 'method Accumulator.sum 18-18 exported',
       'property Accumulator.total_ 21-21', 'method Accumulator.reset 22-22', 'function dot 25-25 exported',
     ],
@@ -318,7 +318,7 @@ test('imports never resolve outside the repository', async () => {
   assert.deepEqual(edges('py/escape.py'), [['import', '....', null], ['import', 'linked', 'linked']]);
 });
 
-test('resolution corner cases: parent packages, super::super, module roots, nested types, test source roots, include roots', async () => {
+test('corner cases: parent packages, super::super, module roots, nested types, test source roots, include roots, several names per declaration', async () => {
   const folder = copyFixture('polyglot');
   const write = (relPath: string, text: string) => {
     fs.mkdirSync(path.dirname(path.join(folder, relPath)), { recursive: true });
@@ -331,6 +331,8 @@ test('resolution corner cases: parent packages, super::super, module roots, nest
   write('java/src/test/java/com/acme/util/StringsTest.java', 'package com.acme.util;\nimport com.acme.util.Strings.Formatter;\nclass StringsTest {}\n');
   write('csharp/src/Acme.Util/Text.cs', 'namespace Acme.Util { public static class Text {} }\n');
   write('csharp/tests/Acme.Util.Tests/TextTests.cs', 'using Acme.Util;\nclass TextTests {}\n');
+  write('go/store/limits.go', 'package store\n\nconst (\n\tLow, High = 1, 9\n)\n\nvar hits, misses int\n');
+  write('cpp/src/counters.c', 'int total, *last = 0;\n');
   write('cpp/include/mathx/extra.hpp', '#include "src/util.h"\n#include <mathx/vec.hpp>\n');
   const repo = await indexFolder(t, folder);
   const edges = (relPath: string) => fileFacts(repo.id, relPath).facts.imports;
@@ -350,6 +352,11 @@ test('resolution corner cases: parent packages, super::super, module roots, nest
   assert.deepEqual(edges('java/src/test/java/com/acme/util/StringsTest.java'), [
     ['import', 'com.acme.util.Strings.Formatter', 'java/src/main/java/com/acme/util/Strings.java'],
   ]);
+  // Declarations of several names at once.
+  assert.deepEqual(fileFacts(repo.id, 'go/store/limits.go').facts.symbols, [
+    'constant Low 3-5 exported', 'constant High 3-5 exported', 'variable hits 7-7', 'variable misses 7-7',
+  ]);
+  assert.deepEqual(fileFacts(repo.id, 'cpp/src/counters.c').facts.symbols, ['variable total 1-1 exported', 'variable last 1-1 exported']);
   assert.deepEqual(edges('csharp/tests/Acme.Util.Tests/TextTests.cs'), [['use', 'Acme.Util', 'csharp/src/Acme.Util/Text.cs']]);
   assert.deepEqual(edges('cpp/include/mathx/extra.hpp'), [
     ['include', 'src/util.h', 'cpp/src/util.h'],

@@ -81,13 +81,16 @@ export const cpp: LanguageSpec = {
   },
   nameOf(node, kind) {
     if (node.type.startsWith('preproc')) return null;
-    const { fn, name } = innermost(node.childForFieldName('declarator'));
-    if (!name) return null;
-    if (fn) return { ...splitQualified(name), kind: 'function' as SymbolKind };
-    if (kind === 'function') return null;
-    if (!/identifier$/.test(name.type)) return null;
-    // `const T Type::member = …` defines a static member out of line: named `member`, parent `Type`.
-    return { ...splitQualified(name), kind: (isConst(node) ? 'constant' : kind) as SymbolKind };
+    // `int a, *b;` declares each of its declarators; a function definition has exactly one.
+    const names: { name: string; parent?: string; kind: SymbolKind }[] = [];
+    for (const declarator of node.childrenForFieldName('declarator')) {
+      const { fn, name } = innermost(declarator);
+      if (!name) continue;
+      // `const T Type::member = …` defines a static member out of line: named `member`, parent `Type`.
+      if (fn) names.push({ ...splitQualified(name), kind: 'function' });
+      else if (kind !== 'function' && /identifier$/.test(name.type)) names.push({ ...splitQualified(name), kind: isConst(node) ? 'constant' : kind });
+    }
+    return names;
   },
   refineKind(node, kind, name): SymbolKind | null {
     // An include guard (`#ifndef X_H` / `#define X_H`) is not a constant anyone uses.

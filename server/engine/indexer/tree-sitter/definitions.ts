@@ -15,8 +15,9 @@ const CONTAINERS = new Set(['class', 'struct', 'interface', 'trait', 'enum', 'mo
  */
 export function collectSymbols(matches: QueryMatch[], spec: LanguageSpec, source: SourceText): ParsedSymbol[] {
   type Captured = Definition & { scopeOnly: boolean; pattern: number };
-  const byNode = new Map<number, Captured>();
-  const ordered: Captured[] = [];
+  // A node may define several names (`const a, b = 1, 2`, `int x, y;`): one entry per name, all from the
+  // same pattern. When several patterns match a node, the first pattern in the query wins.
+  const byNode = new Map<number, Captured[]>();
   for (const match of matches) {
     let defNode: Node | null = null;
     let kind = '';
@@ -29,31 +30,32 @@ export function collectSymbols(matches: QueryMatch[], spec: LanguageSpec, source
     }
     if (!defNode) continue;
     const earlier = byNode.get(defNode.id);
-    if (earlier && earlier.pattern <= match.patternIndex) continue;
-    let name = nameNode?.text ?? null;
-    let explicitParent = parentNode?.text ?? null;
-    if (name === null && spec.nameOf) {
-      const named = spec.nameOf(defNode, kind as SymbolKind);
-      if (named) { name = named.name; explicitParent = named.parent ?? explicitParent; kind = named.kind ?? kind; }
-    }
-    if (!name) continue;
-    if (spec.refineKind) {
-      const refined = spec.refineKind(defNode, kind as SymbolKind, name);
+    if (earlier && earlier[0].pattern < match.patternIndex) continue;
+    const named = nameNode
+      ? [{ name: nameNode.text, parent: parentNode?.text, kind: undefined }]
+      : [spec.nameOf?.(defNode, kind as SymbolKind) ?? []].flat();
+    const defs: Captured[] = earlier && earlier[0].pattern === match.patternIndex ? earlier : [];
+    for (const n of named) {
+      if (!n.name || defs.some((d) => d.name === n.name)) continue;
+      let refined: SymbolKind | null = (n.kind ?? kind) as SymbolKind;
+      if (spec.refineKind) refined = spec.refineKind(defNode, refined, n.name);
       if (refined === null) continue;
-      kind = refined;
+      defs.push({
+        node: defNode, kind: refined, name: n.name, container: null, explicitParent: n.parent ?? parentNode?.text ?? null,
+        scopeOnly: refined === ('scope' as SymbolKind), pattern: match.patternIndex,
+      });
     }
-    const def: Captured = { node: defNode, kind: kind as SymbolKind, name, container: null, explicitParent, scopeOnly: kind === 'scope', pattern: match.patternIndex };
-    byNode.set(defNode.id, def);
-    if (earlier) ordered[ordered.indexOf(earlier)] = def;
-    else ordered.push(def);
+    if (defs.length) byNode.set(defNode.id, defs);
   }
+  // Enclosing definitions first (earlier start, then larger end), so a local container makes its members local.
+  const ordered = [...byNode.values()].flat().sort((a, b) => a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex);
 
   const members = spec.memberContainers ?? DEFAULT_MEMBER_CONTAINERS;
   const symbols: { symbol: ParsedSymbol; start: number }[] = [];
   const locals = new Set<Definition>();
   for (const def of ordered) {
     for (let up = def.node.parent; up; up = up.parent) {
-      const enclosing = byNode.get(up.id);
+      const enclosing = byNode.get(up.id)?.[0];
       if (!enclosing) continue;
       if (CALLABLE.has(enclosing.kind) || locals.has(enclosing)) { locals.add(def); break; }
       if (CONTAINERS.has(enclosing.kind)) { def.container = enclosing; break; }

@@ -6,6 +6,7 @@ import { startLineOf, stringValue } from './source';
 
 const receiverType = '[(type_identifier) @parent (pointer_type (type_identifier) @parent) (generic_type type: (type_identifier) @parent) (pointer_type (generic_type type: (type_identifier) @parent))]';
 
+// Const and var names are matched without their `name:` field, which would match only the first of `a, b = 1, 2`.
 const definitions = `
 (function_declaration name: (identifier) @name) @def.function
 (method_declaration receiver: (parameter_list (parameter_declaration type: ${receiverType})) name: (field_identifier) @name) @def.method
@@ -14,9 +15,9 @@ const definitions = `
 (type_spec name: (type_identifier) @name) @def.type
 (type_alias name: (type_identifier) @name) @def.type
 (method_elem name: (field_identifier) @name) @def.method
-(source_file (const_declaration (const_spec name: (identifier) @name) @def.constant))
-(source_file (var_declaration (var_spec name: (identifier) @name) @def.variable))
-(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @def.variable)))
+(source_file (const_declaration (const_spec (identifier) @name) @def.constant))
+(source_file (var_declaration (var_spec (identifier) @name) @def.variable))
+(source_file (var_declaration (var_spec_list (var_spec (identifier) @name) @def.variable)))
 `;
 
 /** A spec alone in its declaration (`const X = 1`) covers the declaration's lines and takes its doc comment. */

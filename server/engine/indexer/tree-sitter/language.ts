@@ -38,8 +38,8 @@ export interface LanguageSpec {
   /** Captures import statements; each match goes to `importsOf`. */
   imports: string;
   importsOf(match: QueryMatch, source: SourceText): RawImport[];
-  /** Name (and parent, kind) when a pattern has no `@name` capture, e.g. C++ declarators. */
-  nameOf?(node: Node, kind: SymbolKind): { name: string; parent?: string; kind?: SymbolKind } | null;
+  /** Names (with parent and kind) when a pattern has no `@name` capture, e.g. C++ declarators (`int x, y;`). */
+  nameOf?(node: Node, kind: SymbolKind): { name: string; parent?: string; kind?: SymbolKind }[] | null;
   /** Adjusts a captured kind (an UPPER_CASE Python variable is a constant); null drops the definition. */
   refineKind?(node: Node, kind: SymbolKind, name: string): SymbolKind | null;
   /** The node whose lines the symbol covers, when wider than the definition (decorators, attributes, `type (…)`). */
