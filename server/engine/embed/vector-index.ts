@@ -21,6 +21,9 @@ export const DEFAULT_VECTOR_OPTIONS: VectorIndexOptions = {
   minTrainChunks: 200, retrainGrowth: 2, corpusDims: 128, batchSize: 256, maxTrainDocs: 20000,
 };
 
+/** Vectors kept in memory up to this many floats (32 MB); larger indexes use sqlite-vec's KNN. */
+const MEMORY_FLOATS = 8_000_000;
+
 export interface ActiveModel { id: number; embedder: Embedder; row: EmbeddingModelRow }
 
 /**
@@ -36,6 +39,8 @@ export class VectorIndex implements DerivedIndex {
   private lock: Promise<void> = Promise.resolve();
   private background: Promise<void> | null = null;
   private providerEmbedder: Embedder | null = null;
+  /** The active model's vectors in memory, when small enough: a scan in JS beats vec0's without SIMD. */
+  private memory: { modelId: number; ids: Int32Array; repos: string[]; data: Float32Array } | null = null;
 
   constructor(
     private readonly store: VectorsStore,
@@ -55,6 +60,41 @@ export class VectorIndex implements DerivedIndex {
     } catch {
       return null; // a provider not configured in this process: lexical search only until its replacement is built
     }
+  }
+
+  /**
+   * The chunks nearest to a query vector (cosine distance) in some repositories. Served from memory
+   * for indexes up to MEMORY_FLOATS floats, else by sqlite-vec's KNN over the vec0 table.
+   */
+  nearest(model: ActiveModel, query: Float32Array, repoIds: string[], k: number): { chunkId: number; distance: number }[] {
+    const mem = this.loadMemory(model);
+    if (!mem) return this.store.nearest(model.id, query, repoIds, k);
+    const dims = model.embedder.dims;
+    const wanted = new Set(repoIds);
+    const n = mem.ids.length;
+    // Keep the k best in a simple bounded list (k is small next to n).
+    const bestScore = new Float64Array(k).fill(-Infinity);
+    const bestIndex = new Int32Array(k).fill(-1);
+    let worst = 0;
+    for (let i = 0; i < n; i++) {
+      let dot = 0;
+      const o = i * dims;
+      for (let d = 0; d < dims; d++) dot += mem.data[o + d] * query[d];
+      if (dot <= bestScore[worst] || !wanted.has(mem.repos[i])) continue;
+      bestScore[worst] = dot;
+      bestIndex[worst] = i;
+      for (let j = 0; j < k; j++) if (bestScore[j] < bestScore[worst]) worst = j;
+    }
+    const out: { chunkId: number; distance: number }[] = [];
+    for (let j = 0; j < k; j++) if (bestIndex[j] >= 0) out.push({ chunkId: mem.ids[bestIndex[j]], distance: 1 - bestScore[j] });
+    return out.sort((a, b) => a.distance - b.distance);
+  }
+
+  private loadMemory(model: ActiveModel): VectorIndex['memory'] {
+    if (this.memory?.modelId === model.id) return this.memory;
+    if (this.store.chunkCount() * model.embedder.dims > MEMORY_FLOATS) return null;
+    this.memory = { modelId: model.id, ...this.store.all(model.id, model.embedder.dims) };
+    return this.memory;
   }
 
   /** Switches provider: the new model is filled in the background; search keeps the old one meanwhile. */
@@ -87,6 +127,8 @@ export class VectorIndex implements DerivedIndex {
     const previous = this.lock;
     this.lock = new Promise((r) => { release = r; });
     await previous;
+    // The index changed (chunks may be gone, ids reused): the in-memory copy is rebuilt on next use.
+    this.memory = null;
     try {
       const target = await this.target();
       yield* this.fill(target, repoId, signal);
@@ -115,6 +157,7 @@ export class VectorIndex implements DerivedIndex {
       if (!batch.length) break;
       const vectors = await target.embedder.embed(batch.map(documentText), 'document', signal);
       this.store.put(target.id, batch.map((c, i) => ({ chunkId: c.id, repoId: c.repoId, vector: vectors[i] })));
+      this.memory = null;
       done += batch.length;
       yield { index: this.name, done, total };
       // Let searches and requests run between batches.

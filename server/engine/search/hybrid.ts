@@ -69,7 +69,7 @@ export async function hybridSearch(
       embedding = { model: model.embedder.id, dims: model.embedder.dims };
       const [q] = await model.embedder.embed([query], 'query');
       if (q) {
-        for (const r of vectorsStore.nearest(model.id, q, o.repoIds, pool)) {
+        for (const r of vectors.nearest(model, q, o.repoIds, pool)) {
           const similarity = 1 - r.distance;
           if (similarity >= o.similarityThreshold) vector.push({ chunkId: r.chunkId, similarity });
         }

@@ -88,6 +88,7 @@ export function queryTerms(query: string): QueryTerms {
 export function ftsExpression(terms: QueryTerms): string | null {
   const parts = new Set<string>();
   for (const w of terms.words) parts.add(`"${w.replace(/"/g, '""')}"`);
-  for (const s of terms.stems) if (s.length >= 3) parts.add(`"${s.replace(/"/g, '""')}"*`);
+  // Prefix matches cost a term expansion each: only for real stems (shorter than the word) of 4+ letters.
+  for (const s of terms.stems) if (s.length >= 4 && !terms.words.includes(s)) parts.add(`"${s.replace(/"/g, '""')}"*`);
   return parts.size ? [...parts].join(' OR ') : null;
 }

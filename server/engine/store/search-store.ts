@@ -82,6 +82,10 @@ export class SearchStore {
     ).all(...params) as SearchFileRow[];
   }
 
+  private filesAll(repoIds: string[]): number[] {
+    return (this.stmt('SELECT id FROM files WHERE repo_id IN (SELECT value FROM json_each(?))').all(JSON.stringify(repoIds)) as { id: number }[]).map((r) => r.id);
+  }
+
   filesByIds(ids: number[]): SearchFileRow[] {
     return this.stmt(
       `SELECT f.id, f.repo_id AS repoId, f.path, f.language, f.lines, f.description FROM files f
@@ -114,8 +118,11 @@ export class SearchStore {
    * index folds case). A superset of the files that match: the caller confirms by scanning.
    */
   trigramFiles(repoIds: string[], literals: string[]): number[] {
-    const likes = literals.map(() => "chunks_trigram.content LIKE ? ESCAPE '\\'").join(' AND ');
-    const params = literals.map((l) => `%${l.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    // An ESCAPE clause makes FTS5 scan every row, so LIKE's wildcards are cut out of the literals instead.
+    const pieces = literals.flatMap((l) => l.split(/[%_]+/)).filter((p) => p.length >= 3);
+    if (!pieces.length) return this.filesAll(repoIds);
+    const likes = pieces.map(() => 'chunks_trigram.content LIKE ?').join(' AND ');
+    const params = pieces.map((p) => `%${p}%`);
     const rows = this.stmt(
       `SELECT DISTINCT c.file_id AS id FROM chunks_trigram JOIN chunks c ON c.id = chunks_trigram.rowid
        JOIN files f ON f.id = c.file_id

@@ -127,6 +127,21 @@ export class VectorsStore {
     return rows.sort((a, b) => a.distance - b.distance);
   }
 
+  /** Every vector of a model, packed (for the in-memory scan that serves small indexes). */
+  all(id: number, dims: number): { ids: Int32Array; repos: string[]; data: Float32Array } {
+    const rows = this.db.prepare(`SELECT chunk_id AS chunkId, repo_id AS repoId, embedding FROM vec_m${id}`).all() as
+      { chunkId: number; repoId: string; embedding: Buffer }[];
+    const ids = new Int32Array(rows.length);
+    const repos: string[] = new Array(rows.length);
+    const data = new Float32Array(rows.length * dims);
+    rows.forEach((r, i) => {
+      ids[i] = r.chunkId;
+      repos[i] = r.repoId;
+      data.set(new Float32Array(r.embedding.buffer, r.embedding.byteOffset, dims), i * dims);
+    });
+    return { ids, repos, data };
+  }
+
   private readonly cache = new Map<string, Database.Statement<unknown[]>>();
   private stmt(sql: string): Database.Statement<unknown[]> {
     let s = this.cache.get(sql);
