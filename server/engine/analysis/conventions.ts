@@ -13,7 +13,7 @@ export interface Conventions {
 }
 
 /** Files read for formatting measures: enough for stable shares, few enough for an interactive answer. */
-const SAMPLE_FILES = 80;
+const SAMPLE_FILES = 50;
 const CODE_LANGUAGES = new Set(['typescript', 'javascript', 'python', 'go', 'rust', 'java', 'csharp', 'ruby', 'php', 'kotlin', 'swift', 'c', 'cpp']);
 
 type Style = 'camelCase' | 'PascalCase' | 'snake_case' | 'UPPER_SNAKE' | 'kebab-case' | 'lowercase' | 'other';
