@@ -131,6 +131,7 @@ test('a task is visible only to the user whose key made it, and survives a resta
   t.engine.accounts.store.insertUser({ id: otherUser, email: 'other@example.com', display_name: 'Other', plan: 'FREE', is_owner: 0 });
   t.engine.accounts.addKey(otherUser, otherKey, 'active');
   let taskId = '';
+  const interruptedId = randomUUID();
   try {
     const base = await listen(t);
     const owner = await clientFor(base, 'JSONRPC', t.key);
@@ -142,6 +143,9 @@ test('a task is visible only to the user whose key made it, and survives a resta
     await assert.rejects(anonymous.getTask({ id: taskId }), /not found/i);
     // Another user cannot continue it either.
     await assert.rejects(other.sendMessage({ message: message([{ kind: 'text', text: 'hi' }], { taskId }) }), /not found/i);
+    // A task still working when the process stops (as after a crash).
+    const working = { ...task, id: interruptedId, status: { state: 'working' as const, timestamp: new Date().toISOString() } };
+    t.engine.a2aTasks.save({ id: interruptedId, ownerUserId: t.ownerId, contextId: task.contextId, state: 'working', json: JSON.stringify(working) });
   } finally {
     await t.close();
   }
@@ -154,6 +158,10 @@ test('a task is visible only to the user whose key made it, and survives a resta
     const task = await owner.getTask({ id: taskId, historyLength: 10 });
     assert.equal(task.status.state, 'completed');
     assert.equal(httpOutput(task).status, 200);
+    // Its operation died with the old process: the task is failed, not left working forever.
+    const interrupted = await owner.getTask({ id: interruptedId });
+    assert.equal(interrupted.status.state, 'failed');
+    assert.match((interrupted.status.message?.parts[0] as { text: string }).text, /stopped before this operation finished/);
   } finally {
     await again.close();
   }

@@ -36,6 +36,13 @@ export class A2aTasksStore {
     return row && { id: row.id, ownerUserId: row.owner_user_id, contextId: row.context_id, state: row.state, json: row.task_json };
   }
 
+  /** Tasks in these states, whoever owns them (to settle tasks a stopped process left running). */
+  inStates(states: string[]): StoredA2aTask[] {
+    const rows = this.db.prepare(`SELECT id, owner_user_id, context_id, state, task_json FROM a2a_tasks WHERE state IN (${states.map(() => '?').join(', ')})`)
+      .all(...states) as { id: string; owner_user_id: string | null; context_id: string; state: string; task_json: string }[];
+    return rows.map((row) => ({ id: row.id, ownerUserId: row.owner_user_id, contextId: row.context_id, state: row.state, json: row.task_json }));
+  }
+
   count(): number {
     return (this.db.prepare('SELECT count(*) AS n FROM a2a_tasks').get() as { n: number }).n;
   }

@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Message, Task } from '@a2a-js/sdk';
 import { DefaultRequestHandler } from '@a2a-js/sdk/server';
 import type { Engine } from '../../engine/engine';
 import type { Logger } from '../../engine/log';
@@ -26,6 +28,24 @@ export class A2aBinding {
     const executor = new OperationExecutor(app, () => this.operations(), engine.log);
     // The card passed here only steers the SDK (capabilities); the served card is built per request.
     this.requestHandler = new DefaultRequestHandler(buildAgentCard({}, [], 'http://127.0.0.1'), new SqliteTaskStore(engine.a2aTasks), executor);
+    this.settleInterrupted();
+  }
+
+  /**
+   * A task that was submitted or working when the process stopped will never finish: its
+   * operation ran in that process. It is failed now, so tasks/get tells the truth after a restart.
+   */
+  private settleInterrupted(): void {
+    for (const row of this.engine.a2aTasks.inStates(['submitted', 'working'])) {
+      const task = JSON.parse(row.json) as Task;
+      const message: Message = {
+        kind: 'message', role: 'agent', messageId: randomUUID(), taskId: task.id, contextId: task.contextId,
+        parts: [{ kind: 'text', text: 'The server stopped before this operation finished; send the message again.' }],
+      };
+      task.status = { state: 'failed', message, timestamp: new Date().toISOString() };
+      task.history = [...(task.history ?? []), message];
+      this.engine.a2aTasks.save({ id: task.id, ownerUserId: row.ownerUserId, contextId: task.contextId, state: 'failed', json: JSON.stringify(task) });
+    }
   }
 
   /** The API's operations; the route table is fixed once the app is ready, so it is read once. */
