@@ -74,6 +74,10 @@ test('a model failing mid-stream ends with a terminal error line, and nothing is
     assert.equal(lines.at(-1)!.event.code, 'SERVICE_UNAVAILABLE');
     assert.equal(used(), before);
     assert.ok(reservationsClear(), 'reservation released');
+    const [row] = h.t.engine.history.list(h.t.ownerId, { limit: 1, offset: 0 }).items;
+    assert.equal(row.category, 'research');
+    assert.equal(row.credits, 0);
+    assert.match(row.summary ?? '', /echo-1: failed: chat model: the stream from/);
   });
 });
 
@@ -92,7 +96,10 @@ test('a client that disconnects mid-stream aborts the model request at once', as
     assert.ok(ms < 250, `the model request was aborted ${Math.round(ms)} ms after the client left`);
     assert.equal(llm.requests.length, 1);
     await new Promise((r) => setTimeout(r, 50));
-    assert.equal(h.t.engine.history.list(h.t.ownerId, { limit: 1, offset: 0 }).total, rows, 'no history row for an abandoned answer');
+    const list = h.t.engine.history.list(h.t.ownerId, { limit: 1, offset: 0 });
+    assert.equal(list.total, rows + 1, 'the abandoned call is still a history row');
+    assert.equal(list.items[0].credits, 0);
+    assert.match(list.items[0].summary ?? '', /stopped: the client went away/);
     assert.ok(reservationsClear(), 'reservation released');
   });
 });

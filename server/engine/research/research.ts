@@ -107,7 +107,7 @@ export class Research {
  * called?") often names nothing the search can find; these keep the thread's subject in view.
  */
 function previousFiles(turns: { result: unknown; category: string }[]): ResearchHit[] {
-  const last = [...turns].reverse().find((t) => t.category === 'research');
+  const last = [...turns].reverse().find((t) => t.category === 'research' && !(t.result as { error?: unknown } | null)?.error);
   const files = (last?.result as { context_files?: ContextFile[] } | null)?.context_files ?? [];
   return files.map((f, i) => ({
     repoId: f.repo_id, repoName: f.repo_name, filePath: f.file_path, startLine: f.start_line, endLine: f.end_line, score: 1 / (i + 2),
@@ -117,7 +117,7 @@ function previousFiles(turns: { result: unknown; category: string }[]): Research
 function turnsToMessages(turns: { query: string | null; result: unknown; category: string }[]): ChatMessage[] {
   const out: ChatMessage[] = [];
   for (const t of turns) {
-    if (t.category !== 'research' || !t.query) continue;
+    if (t.category !== 'research' || !t.query || (t.result as { error?: unknown } | null)?.error) continue;
     out.push({ role: 'user', content: t.query });
     const answer = (t.result as { answer?: unknown } | null)?.answer;
     if (typeof answer === 'string' && answer) out.push({ role: 'assistant', content: answer });
@@ -149,10 +149,13 @@ export class PreparedResearch {
   /**
    * Yields `search`, then `chunk`s as the model writes, then `done`. Throws on failure (the
    * transport turns it into the terminal `error` line); an aborted signal throws an AbortError.
-   * The search is charged only when the answer completes; a failed or abandoned one costs nothing.
+   * The search is charged only when the answer completes; a failed or abandoned one costs nothing
+   * but is still a history row (credits 0, what went wrong in its summary).
    */
   async *run(signal: AbortSignal): AsyncGenerator<ResearchEvent> {
     const started = Date.now();
+    let answer = '';
+    let failure: string | null = null;
     try {
       const outcome = await this.request.search(signal);
       if (signal.aborted) throw abortError(signal);
@@ -162,7 +165,6 @@ export class PreparedResearch {
       const context: GroundingContext = buildGroundingContext(this.store, this.request.question, [...outcome.hits.slice(0, 5), ...this.carried, ...outcome.hits.slice(5)]);
       const { info, provider } = this.model;
       const messages = buildPrompt(context, this.history, { contextWindow: info.contextWindow, maxOutput: info.maxOutput });
-      let answer = '';
       let usage: ChatUsage | null = null;
       for await (const event of provider.chat({ model: info.id, messages, context, maxOutputTokens: info.maxOutput, signal })) {
         if (event.type === 'text') {
@@ -204,10 +206,34 @@ export class PreparedResearch {
         credits_used: charged, conversation_id: ref?.conversationId ?? null, history_id: ref?.historyId ?? null,
       };
     } catch (error) {
-      if ((error as Error).name !== 'AbortError') this.log.warn(`research with ${this.model.info.id} failed: ${(error as Error).message}`);
+      const aborted = (error as Error).name === 'AbortError';
+      if (!aborted) this.log.warn(`research with ${this.model.info.id} failed: ${(error as Error).message}`);
+      failure = aborted ? 'stopped: the client went away' : `failed: ${(error as Error).message}`;
       throw error;
     } finally {
+      // Reached without `done` also when the consumer stops reading (the generator is returned).
+      if (!this.settled) this.recordUnfinished(failure ?? 'stopped: the client went away', answer, Date.now() - started);
       this.cancel();
+    }
+  }
+
+  private recordUnfinished(summary: string, answer: string, durationMs: number): void {
+    if (!this.accounts) return;
+    try {
+      this.accounts.settle({
+        userId: this.request.userId, operation: RESEARCH_OPERATION, credits: 0, reservation: this.reservation,
+        history: {
+          category: 'research', query: this.request.question, repoIds: this.request.repoIds ?? [],
+          // A failed turn joins the thread it was asked in, but starts none.
+          conversationId: this.request.conversationId ?? null, newConversation: false,
+          summary: `${this.model.info.id}: ${summary}`.slice(0, 500),
+          result: { model: this.model.info.id, answer: answer.slice(0, KEPT_ANSWER_CHARS), error: summary },
+          durationMs,
+        },
+      });
+      this.settled = true;
+    } catch (error) {
+      this.log.warn(`research: could not record the unfinished call in history: ${(error as Error).message}`);
     }
   }
 }
