@@ -131,6 +131,19 @@ test('map: which other repositories share packages, imports and environment vari
     assert.deepEqual(env.body.data.dependencies.map((d: { name: string; source_files: string[] }) => [d.name, d.source_files]), [['FEATURE_FLAG', ['src/feature/a.ts']]]);
     assert.deepEqual(env.body.data.scope.compare_repos.map((c: { found: boolean }) => c.found), [true, false]);
 
+    // Exports: a third repository imports the fixture's package by name.
+    const consumer = path.join(copyFixture('ts-paths'), '..', 'consumer');
+    fs.mkdirSync(path.join(consumer, 'src'), { recursive: true });
+    fs.writeFileSync(path.join(consumer, 'package.json'), '{ "name": "consumer", "dependencies": { "radius-fixture": "1.0.0" } }\n');
+    fs.writeFileSync(path.join(consumer, 'src/app.ts'), "import { utilValue, baseValue } from 'radius-fixture';\nexport const v = utilValue('x') + baseValue();\n");
+    const consumerId = await indexed(t, consumer);
+    const exportsMap = await t.call('GET', `/v2/repos/${repo}/map?type=export&compare_repos=${consumerId}`);
+    const used = exportsMap.body.data.dependencies.filter((d: { repos: unknown[] }) => d.repos.length);
+    assert.deepEqual(used.map((d: { name: string; source_files: string[]; repos: { files: string[] }[] }) => [d.name, d.source_files, d.repos[0].files]).sort(), [
+      ['baseValue', ['src/core/base.ts'], ['src/app.ts']],
+      ['utilValue', ['src/core/util.ts'], ['src/app.ts']],
+    ]);
+
     const many = Array.from({ length: 11 }, (_, i) => `00000000-0000-4000-8000-0000000000${String(i).padStart(2, '0')}`).join(',');
     const bad: [string, RegExp][] = [
       [`compare_repos=${many}`, /compare_repos: must name at most 10 repositories/],
