@@ -128,6 +128,9 @@ test('invalid inputs to every operation: a 4xx in the error shape, never a 500, 
         assert.equal(body.status, 'error', where);
         assert.equal(typeof body.message, 'string', where);
         assert.equal(typeof body.code, 'string', where);
+        // A field-level mistake is named: the message says which field (and the rule it broke).
+        const field = /^(?:body|query)\.([^:]+):/.exec(c.what)?.[1];
+        if (field) assert.ok(String(body.message).includes(field) || body.field === field, `${where}: the message does not name ${field}`);
         assert.deepEqual(counts(), before, `${where}: something was written`);
       }), { numRuns: 12, seed: 20261121 });
     }
