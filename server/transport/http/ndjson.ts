@@ -40,6 +40,8 @@ export async function streamNdjson(
     if (!finished) controller.abort(Object.assign(new Error('the client closed the connection'), { name: 'AbortError' }));
   };
   res.once('close', onClose);
+  // Gone while the search ran (before this listener existed): stop before the model starts.
+  if (res.destroyed) onClose();
   reply.hijack();
   res.writeHead(200, {
     'content-type': `${NDJSON}; charset=utf-8`,
