@@ -175,6 +175,14 @@ scenario('the panel searches and a click opens the result at its line', async ()
   assert.match(await panel.locator('#results').innerText(), /formatPrice/);
   assert.ok(await panel.locator('#results mark').count() > 0, 'matches are highlighted');
   await wb.screenshot('04-panel-search');
+  // Keyboard: ArrowDown moves from the query into the results, again to the next hit, Enter opens it.
+  const second = await panel.locator('.hit[data-index="1"]').evaluate((el) => el.closest('.file')!.querySelector('.file-path')!.textContent!);
+  await panel.locator('#query').press('ArrowDown');
+  await panel.locator('#results').press('ArrowDown');
+  await panel.locator('.hit.selected[data-index="1"]').waitFor();
+  await panel.locator('#results').press('Enter');
+  await wb.page.locator('.tab.active').filter({ hasText: second.split('/').pop()! }).first().waitFor();
+  await wb.command('Loupe: Search');
   await hit.click();
   await wb.page.locator('.tab.active').filter({ hasText: 'cart.ts' }).first().waitFor();
   await wb.page.locator('.statusbar-item').filter({ hasText: /Ln (1|18),/ }).first().waitFor();

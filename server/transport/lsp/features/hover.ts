@@ -3,7 +3,7 @@ import type { Connection, Hover, TextDocuments } from 'vscode-languageserver/nod
 import { MarkupKind } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Logger } from '../../../engine/log';
-import type { RepoRecord } from '../../../engine/types';
+import type { ParsedSymbol, RepoRecord } from '../../../engine/types';
 import type { Session } from '../session';
 import { guarded } from '../guarded';
 import { fileLink, stringAt, wordAt } from './hover-text';
@@ -58,7 +58,8 @@ async function fileHover(session: Session, repo: RepoRecord, target: string): Pr
   const doc = await session.fileDoc(repo, target);
   const lines = [`**${fileLink(target, uri)}**`, ''];
   if (doc.processing) lines.push('_Loupe is still writing the documentation for this file (processing)…_', '');
-  if (doc.markdown) lines.push(doc.markdown);
+  // The doc's own title repeats the path the link above already shows.
+  if (doc.markdown) lines.push(doc.markdown.replace(/^#{1,6} [^\n]*\n+/, (title) => (title.includes(target) ? '' : title)));
   return lines.join('\n');
 }
 
@@ -95,7 +96,7 @@ function symbolHover(session: Session, repo: RepoRecord, relPath: string, name: 
 }
 
 /** The symbol `name` declared in `relPath`, following one level of re-export (a barrel `index.ts`). */
-function declarationOf(session: Session, repo: RepoRecord, relPath: string, name: string, depth = 0): { symbol: ReturnType<Session['engine']['filesStore']['symbols']>[number]; path: string } | null {
+function declarationOf(session: Session, repo: RepoRecord, relPath: string, name: string, depth = 0): { symbol: ParsedSymbol; path: string } | null {
   const store = session.engine.filesStore;
   const file = store.getByPath(repo.id, relPath);
   if (!file) return null;
