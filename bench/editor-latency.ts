@@ -119,8 +119,7 @@ import hovers and ${symbolHovers} symbol hovers answered with content. Times are
 |---|---|---|---|---|
 ${table}
 
-In VS Code (code-server, measured by the e2e run on the small fixture, test-output/e2e/timings.json):
-see the table below this one.
+Seen from VS Code itself (code-server in Chromium, the e2e scenarios): the next section.
 <!-- bench:editor:end -->`;
   const docs = path.join(__dirname, '..', 'docs', 'benchmarks.md');
   const current = fs.readFileSync(docs, 'utf8');
