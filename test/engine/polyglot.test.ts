@@ -326,7 +326,7 @@ test('corner cases: parent packages, super::super, module roots, nested types, t
   };
   write('py/src/shop/payments/__init__.py', '');
   write('py/src/shop/payments/card.py', 'from ..models import Item\nfrom .. import pricing, VERSION\nfrom ...shop import cart\nimport shop.payments.card\n');
-  write('rust/src/engine/extra.rs', 'use super::super::config::Config;\nuse super::Engine;\nuse crate::engine::parser::Token;\n');
+  write('rust/src/engine/extra.rs', 'use super::super::config::Config;\nuse super::Engine;\npub use crate::engine::parser::Token;\n');
   write('go/tools/tool.go', 'package tools\n\nimport "example.com/inventory"\n');
   write('java/src/test/java/com/acme/util/StringsTest.java', 'package com.acme.util;\nimport com.acme.util.Strings.Formatter;\nclass StringsTest {}\n');
   write('csharp/src/Acme.Util/Text.cs', 'namespace Acme.Util { public static class Text {} }\n');
@@ -346,7 +346,7 @@ test('corner cases: parent packages, super::super, module roots, nested types, t
   assert.deepEqual(edges('rust/src/engine/extra.rs'), [
     ['use', 'super::super::config', 'rust/src/config.rs'],
     ['use', 'super', 'rust/src/engine/mod.rs'],
-    ['use', 'crate::engine::parser', 'rust/src/engine/parser.rs'],
+    ['export', 'crate::engine::parser', 'rust/src/engine/parser.rs'],
   ]);
   assert.deepEqual(edges('go/tools/tool.go'), [['import', 'example.com/inventory', 'go/main.go']]);
   assert.deepEqual(edges('java/src/test/java/com/acme/util/StringsTest.java'), [

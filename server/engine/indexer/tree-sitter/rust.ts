@@ -154,7 +154,9 @@ export const rust: LanguageSpec = {
     if (argument) usePaths(argument, '', pairs);
     const grouped = new Map<string, string[]>();
     for (const [path, name] of pairs) grouped.set(path, [...(grouped.get(path) ?? []), name]);
-    return [...grouped].map(([specifier, names]) => ({ specifier, kind: 'use', names, typeOnly: false, line }));
+    // `pub use` re-exports, like TypeScript's `export { x } from`.
+    const kind = isPub(node) ? 'export' : 'use';
+    return [...grouped].map(([specifier, names]) => ({ specifier, kind, names, typeOnly: false, line }));
   },
   // Attributes (`#[derive(...)]`) belong to the item below them, as decorators do in Python.
   rangeOf(node) {
