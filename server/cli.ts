@@ -17,6 +17,7 @@ import { openAIConfigFromEnv } from './engine/research/providers/openai-compatib
 import { smtpConfigFromEnv, type SmtpConfig } from './engine/accounts/mailer';
 import { loadAccountsConfig } from './engine/accounts/config-file';
 import type { AccountsConfig } from './engine/accounts/accounts';
+import { embedderConfigFromEnv } from './engine/embed/embedder';
 
 const USAGE = `Usage: npm start -- <folder> [options]
 
@@ -101,6 +102,7 @@ async function main(): Promise<void> {
     dataDir, log, allowedRoots: allowed, githubToken: process.env.GITHUB_TOKEN,
     indexer: { maxFileBytes, ignoreGlobs: values.ignore },
     research: { openai: openAIConfigFromEnv(), defaultModel: process.env.LOUPE_CHAT_DEFAULT_MODEL },
+    search: { embedder: embedderConfigFromEnv(process.env) },
     githubApiUrl: process.env.GITHUB_API_URL || undefined,
     docs: { model: process.env.LOUPE_DOCS_MODEL || null },
     accounts: { ...accounts, auth: { smtp } },

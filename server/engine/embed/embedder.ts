@@ -31,3 +31,17 @@ export type EmbedderConfig =
   | { kind: 'corpus'; dims?: number }
   | { kind: 'onnx'; modelDir: string; maxTokens?: number }
   | { kind: 'openai'; baseUrl: string; model: string; apiKey?: string; dims?: number; batchSize?: number };
+
+/**
+ * The provider chosen by environment (the CLI and the language server read it):
+ * LOUPE_EMBED_ONNX_DIR=<model folder>, or LOUPE_EMBED_URL=<…/v1> with LOUPE_EMBED_MODEL (and LOUPE_EMBED_API_KEY);
+ * otherwise the default corpus model.
+ */
+export function embedderConfigFromEnv(env: NodeJS.ProcessEnv): EmbedderConfig | undefined {
+  if (env.LOUPE_EMBED_ONNX_DIR) return { kind: 'onnx', modelDir: env.LOUPE_EMBED_ONNX_DIR };
+  if (env.LOUPE_EMBED_URL) {
+    if (!env.LOUPE_EMBED_MODEL) throw new Error('LOUPE_EMBED_URL needs LOUPE_EMBED_MODEL (the embedding model name)');
+    return { kind: 'openai', baseUrl: env.LOUPE_EMBED_URL, model: env.LOUPE_EMBED_MODEL, apiKey: env.LOUPE_EMBED_API_KEY || undefined };
+  }
+  return undefined;
+}
