@@ -102,3 +102,18 @@ test('the OpenAPI document describes the search route from its schemas', async (
   }
   assert.ok(op.responses['200'].content['application/x-ndjson'], 'the research stream is declared');
 });
+
+test('chat: true streams the research answer: the search line first, then chunks, then done', async () => {
+  const res = await t.app.inject({
+    method: 'POST', url: '/v2/search',
+    headers: { 'x-api-key': t.key, accept: 'application/x-ndjson', 'content-type': 'application/json' },
+    payload: { query: 'how is a signed cookie checked', scope: 'code', limit: 3, chat: true },
+  });
+  assert.equal(res.statusCode, 200, res.body);
+  assert.match(String(res.headers['content-type']), /application\/x-ndjson/);
+  const lines = res.body.trim().split('\n').map((l) => JSON.parse(l) as { type: string; results?: { file_path: string }[] });
+  assert.equal(lines[0].type, 'search');
+  assert.equal(lines[0].results![0].file_path, 'src/net/cookies.ts');
+  assert.ok(lines.slice(1, -1).every((l) => l.type === 'chunk') && lines.length > 2);
+  assert.equal(lines[lines.length - 1].type, 'done');
+});
