@@ -18,7 +18,7 @@ export interface VectorIndexOptions {
 }
 
 export const DEFAULT_VECTOR_OPTIONS: VectorIndexOptions = {
-  minTrainChunks: 200, retrainGrowth: 2, corpusDims: 128, batchSize: 256, maxTrainDocs: 20000,
+  minTrainChunks: 200, retrainGrowth: 2, corpusDims: 128, batchSize: 256, maxTrainDocs: 8000,
 };
 
 /** Vectors kept in memory up to this many floats (32 MB); larger indexes use sqlite-vec's KNN. */
