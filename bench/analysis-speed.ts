@@ -58,6 +58,8 @@ async function speed(name: string) {
       cold.push(r.ms);
       maxDependents = Math.max(maxDependents, r.body.data.summary.total_dependents);
     }
+    // Let the background finish parsing what the first calls deferred (it waits for a pause in calls).
+    for (let i = 0; i < 600 && engine.analysis.ctx.pendingWarm() > 0; i++) await new Promise((r) => setTimeout(r, 100));
     for (const file of sample) warm.push((await call('POST', radiusUrl, { file })).ms);
     for (const file of sample) depsOnly.push((await call('POST', radiusUrl, { file, include: ['dependents'] })).ms);
     const hub = [...graph.in.entries()].sort((a, b) => b[1].length - a[1].length)[0][0];
@@ -111,7 +113,7 @@ The import graph is loaded once per index generation (${fmt(s.graphMs)} here) an
 | measurement | median | p95 | target |
 |---|---|---|---|
 | radius, all parts, first call per file (call sites parsed) | ${fmt(s.radius.cold.median)} | ${fmt(s.radius.cold.p95)} | ≤ 20 ms median |
-| radius, all parts, again (warm) | ${fmt(s.radius.warm.median)} | ${fmt(s.radius.warm.p95)} | |
+| radius, all parts, again (after background parsing) | ${fmt(s.radius.warm.median)} | ${fmt(s.radius.warm.p95)} | |
 | radius, \`include: ["dependents"]\` | ${fmt(s.radius.depsOnly.median)} | ${fmt(s.radius.depsOnly.p95)} | |
 | radius of the most imported file (\`${s.hub.path}\`, ${s.hub.importers} importers) | ${fmt(s.hub.median)} | | |
 | blueprint (first call: ${fmt(s.blueprint.first)}) | ${fmt(s.blueprint.median)} | | ≤ 500 ms |

@@ -9,7 +9,9 @@ import { computeFacts, type RepoFacts } from './repo-facts';
 
 const USAGE_CACHE_SIZE = 20_000;
 /** Background parsing yields to other work after this long. */
-const WARM_SLICE_MS = 10;
+const WARM_SLICE_MS = 5;
+/** Background parsing starts only after this long without an analysis call. */
+const QUIET_MS = 50;
 
 /**
  * What every analysis shares: the graph cache, git history, and per-graph derived facts (entry
@@ -25,6 +27,9 @@ export class AnalysisContext {
   private readonly exportedByGraph = new WeakMap<ImportGraph, Map<number, RepoSymbolRow[]>>();
   /** Usage keys queued for background parsing, so repeated calls do not queue the same file twice. */
   private readonly warming = new Set<string>();
+  private readonly warmQueue: { repoId: string; graph: ImportGraph; key: string; user: number; specifiers: Set<string> }[] = [];
+  private warmTimer: NodeJS.Timeout | null = null;
+  private lastBusy = 0;
   /** Parsed usages by file hash and the specifiers asked about; file content never changes under a hash. */
   private readonly usages = new Map<string, Usage[]>();
 
@@ -121,26 +126,44 @@ export class AnalysisContext {
   }
 
   /**
-   * Parses the given files' usages off the request path, a few at a time between other work, so a
-   * radius answer cut short by its time budget is complete on the next call.
+   * Parses the given files' usages off the request path so a radius answer cut short by its time
+   * budget is complete on a later call. The work waits for a quiet moment (no analysis call for
+   * QUIET_MS) and runs in short slices, so it never sits inside another request's latency.
    */
   warmUsages(repoId: string, graph: ImportGraph, jobs: { user: number; specifiers: Set<string> }[]): void {
-    const queue = jobs.filter((j) => {
+    for (const j of jobs) {
       const key = this.usageKey(graph, j.user, j.specifiers);
-      if (this.warming.has(key)) return false;
+      if (this.warming.has(key)) continue;
       this.warming.add(key);
-      return true;
-    });
-    if (!queue.length) return;
-    const step = () => {
+      this.warmQueue.push({ repoId, graph, key, ...j });
+    }
+    this.scheduleWarm(QUIET_MS);
+  }
+
+  /** Files still queued for background parsing (benchmarks wait for 0). */
+  pendingWarm(): number {
+    return this.warmQueue.length;
+  }
+
+  /** Marks an analysis call: background parsing steps aside until the calls pause. */
+  busy(): void {
+    this.lastBusy = performance.now();
+  }
+
+  private scheduleWarm(delay: number): void {
+    if (this.warmTimer || !this.warmQueue.length) return;
+    this.warmTimer = setTimeout(() => {
+      this.warmTimer = null;
+      const quietFor = performance.now() - this.lastBusy;
+      if (quietFor < QUIET_MS) { this.scheduleWarm(QUIET_MS - quietFor); return; }
       const until = performance.now() + WARM_SLICE_MS;
-      while (queue.length && performance.now() < until) {
-        const job = queue.shift()!;
-        try { this.usagesIn(repoId, graph, job.user, job.specifiers); } catch (error) { this.log.debug(`usages of ${graph.path(job.user)}: ${(error as Error).message}`); }
-        this.warming.delete(this.usageKey(graph, job.user, job.specifiers));
+      while (this.warmQueue.length && performance.now() < until) {
+        const job = this.warmQueue.shift()!;
+        try { this.usagesIn(job.repoId, job.graph, job.user, job.specifiers); } catch (error) { this.log.debug(`usages of ${job.graph.path(job.user)}: ${(error as Error).message}`); }
+        this.warming.delete(job.key);
       }
-      if (queue.length) setImmediate(step);
-    };
-    setImmediate(step);
+      this.scheduleWarm(0);
+    }, delay);
+    this.warmTimer.unref();
   }
 }

@@ -74,6 +74,7 @@ const CALL_SITE_BUDGET_MS = 5;
  * data flows. Unknown targets are answered per item (`found: false` and why), never as a failure.
  */
 export async function radius(ctx: AnalysisContext, repo: RepoRecord, req: RadiusRequest): Promise<RadiusResult> {
+  ctx.busy();
   const include = new Set<RadiusPart>(req.include?.length ? req.include : RADIUS_PARTS);
   const graph = ctx.graph(repo.id);
   const warnings: string[] = [];
