@@ -271,6 +271,7 @@ export class Auth {
     const id = newId();
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     this.db.transaction(() => {
+      this.store.prune(new Date(Date.now() - 86_400_000).toISOString());
       this.store.retireOtps(email);
       this.store.insertOtp({ id, email, user_id: userId, purpose, code_hash: codeHash(id, code), key_id: keyId, expires_at: new Date(Date.now() + ttl).toISOString() });
     })();

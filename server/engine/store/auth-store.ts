@@ -43,6 +43,12 @@ export class AuthStore {
     this.db.prepare('UPDATE otp_codes SET consumed_at = ? WHERE email = ? AND consumed_at IS NULL').run(nowIso(), email);
   }
 
+  /** Drops codes created before `before` and sessions that ended before it: they can never be used again. */
+  prune(before: string): void {
+    this.db.prepare('DELETE FROM otp_codes WHERE created_at < ?').run(before);
+    this.db.prepare('DELETE FROM sessions WHERE expires_at < ?').run(before);
+  }
+
   countAttempt(id: string): void {
     this.db.prepare('UPDATE otp_codes SET attempts = attempts + 1 WHERE id = ?').run(id);
   }
