@@ -17,8 +17,12 @@ interface Slot { worker: Worker; busy: boolean }
 export class GrepPool {
   private slots: Slot[] = [];
   private nextId = 1;
+  private waiters: (() => void)[] = [];
 
-  constructor(private readonly size = Math.max(1, Math.min(os.availableParallelism(), 4))) {}
+  constructor(
+    private readonly size = Math.max(1, Math.min(os.availableParallelism(), 4)),
+    private readonly maxWorkers = size * 4,
+  ) {}
 
   get threads(): number {
     return this.size;
@@ -35,14 +39,15 @@ export class GrepPool {
     return out;
   }
 
-  private run(matcher: GrepMatcher, tasks: GrepTask[], maxLinesPerFile: number, budgetMs: number): Promise<GrepWorkerResponse['results']> {
-    const slot = this.acquire();
+  private async run(matcher: GrepMatcher, tasks: GrepTask[], maxLinesPerFile: number, budgetMs: number): Promise<GrepWorkerResponse['results']> {
+    const slot = await this.acquire();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         cleanup();
         void slot.worker.terminate();
         this.slots = this.slots.filter((s) => s !== slot);
+        this.wakeOne();
         reject(new LoupeError('VALIDATION_FAILED',
           `query: the regular expression did not finish within ${budgetMs} ms (it likely backtracks catastrophically); simplify it`, { field: 'query' }));
       }, budgetMs);
@@ -50,10 +55,11 @@ export class GrepPool {
         if (msg.id !== id) return;
         cleanup();
         slot.busy = false;
+        this.wakeOne();
         if (msg.error) reject(new LoupeError('VALIDATION_FAILED', `query: ${msg.error}`, { field: 'query' }));
         else resolve(msg.results);
       };
-      const onError = (error: Error) => { cleanup(); this.slots = this.slots.filter((s) => s !== slot); reject(error); };
+      const onError = (error: Error) => { cleanup(); this.slots = this.slots.filter((s) => s !== slot); this.wakeOne(); reject(error); };
       const cleanup = () => {
         clearTimeout(timer);
         slot.worker.off('message', onMessage);
@@ -65,9 +71,17 @@ export class GrepPool {
     });
   }
 
-  /** A free worker, or a new one (a search in flight never waits behind another). */
-  private acquire(): Slot {
+  /**
+   * A free worker, or a new one while there are fewer than `maxWorkers` (a search in flight rarely
+   * waits behind another); past that, the next one freed. Without the cap, many concurrent greps
+   * would each start their own threads, and memory would grow with the number of callers.
+   */
+  private async acquire(): Promise<Slot> {
     let slot = this.slots.find((s) => !s.busy);
+    while (!slot && this.slots.length >= this.maxWorkers) {
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+      slot = this.slots.find((s) => !s.busy);
+    }
     if (!slot) {
       const worker = new Worker(workerFile);
       worker.unref();
@@ -78,10 +92,17 @@ export class GrepPool {
     return slot;
   }
 
+  private wakeOne(): void {
+    this.waiters.shift()?.();
+  }
+
   /** Starts the workers ahead of the first search. */
   warm(): void {
-    const fresh = Array.from({ length: this.size - this.slots.length }, () => this.acquire());
-    for (const s of fresh) s.busy = false;
+    for (let i = this.slots.length; i < this.size; i++) {
+      const worker = new Worker(workerFile);
+      worker.unref();
+      this.slots.push({ worker, busy: false });
+    }
   }
 
   async close(): Promise<void> {
