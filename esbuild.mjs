@@ -1,5 +1,7 @@
 // Builds every entry point into dist/. `node esbuild.mjs --watch` rebuilds on change.
 import * as esbuild from 'esbuild';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -17,6 +19,32 @@ const nodeExternals = [
   'onnxruntime-node',
 ];
 
+// TypeScript takes about a third of the language server's start-up to load, yet the first parse comes
+// later: project code gets a stand-in that loads it on first use. Its export names are listed at
+// build time so that esbuild's ESM interop can copy them without loading anything.
+const require = createRequire(import.meta.url);
+const lazyTypescript = {
+  name: 'lazy-typescript',
+  setup(build) {
+    build.onResolve({ filter: /^typescript$/ }, (args) => {
+      if (args.namespace === 'lazy-typescript') return { path: 'typescript', external: true }; // the stand-in's own require
+      return args.importer.includes(`${path.sep}node_modules${path.sep}`) ? undefined : { path: 'typescript', namespace: 'lazy-typescript' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'lazy-typescript' }, () => ({
+      loader: 'js',
+      contents: `const KEYS = ${JSON.stringify(Object.keys(require('typescript')))};
+let real;
+const load = () => (real ??= require('typescript'));
+module.exports = new Proxy({}, {
+  get: (_, key) => (key === '__esModule' ? undefined : load()[key]),
+  has: (_, key) => key in load(),
+  ownKeys: () => KEYS,
+  getOwnPropertyDescriptor: (_, key) => (KEYS.includes(key) ? { configurable: true, enumerable: true, writable: true, value: undefined } : undefined),
+});`,
+    }));
+  },
+};
+
 const common = {
   bundle: true,
   sourcemap: !production,
@@ -32,6 +60,7 @@ const builds = [
     format: 'cjs',
     target: 'node22',
     external: nodeExternals,
+    plugins: [lazyTypescript],
     outdir: 'dist',
     entryNames: '[name]',
     entryPoints: {

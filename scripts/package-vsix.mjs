@@ -11,9 +11,18 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const stage = path.join(root, '.tmp', 'vsix-stage');
-const RUNTIME_EXTERNALS = [
-  'better-sqlite3', 'sqlite-vec', 'typescript', 'ts-morph', 'web-tree-sitter', '@vscode/tree-sitter-wasm', '@fastify/swagger-ui',
-];
+// The packages esbuild.mjs leaves out of the bundles, read from it so the two lists cannot drift.
+const RUNTIME_EXTERNALS = (() => {
+  const source = fs.readFileSync(path.join(root, 'esbuild.mjs'), 'utf8');
+  const list = /const nodeExternals = \[([^\]]*)\]/.exec(source);
+  if (!list) throw new Error('esbuild.mjs: cannot find the nodeExternals list');
+  return [...list[1].matchAll(/'([^']+)'/g)].map((m) => m[1]).filter((name) => name !== 'vscode');
+})();
+// onnxruntime-node carries CPU binaries for every platform (~290 MB); only this platform's go in, and
+// the .vsix is marked for this platform.
+const TARGET = `${process.platform}-${process.arch}`;
+const onnxKeep = (rel) => !rel.startsWith(`bin${path.sep}`) || rel.split(path.sep).length < 4
+  || rel.startsWith(path.join('bin', 'napi-v6', process.platform, process.arch));
 
 function run(command, args, cwd) {
   const result = spawnSync(command, args, { cwd, stdio: 'inherit', env: { ...process.env, PATH: `${path.dirname(process.execPath)}:${process.env.PATH}` } });
@@ -76,6 +85,7 @@ for (const [dir, name] of closure(RUNTIME_EXTERNALS)) {
     filter: (src) => {
       const rel = path.relative(dir, src);
       // Nested node_modules are copied as packages of their own when they are in the closure.
+      if (name === 'onnxruntime-node' && !onnxKeep(rel)) return false;
       return !rel.split(path.sep).includes('node_modules') && !/\.(md|map|d\.ts)$/.test(rel) && !skip.some((d) => `${rel}${path.sep}`.startsWith(d));
     },
   });
@@ -84,6 +94,6 @@ for (const [dir, name] of closure(RUNTIME_EXTERNALS)) {
 fs.writeFileSync(path.join(stage, '.vscodeignore'), '**/*.map\n');
 const out = path.join(root, `${manifest.name}-${manifest.version}.vsix`);
 const vsce = path.join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
-run(process.execPath, [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--no-rewrite-relative-links', '--out', out], stage);
+run(process.execPath, [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--no-rewrite-relative-links', '--target', TARGET, '--out', out], stage);
 const size = fs.statSync(out).size;
 process.stderr.write(`wrote ${path.relative(root, out)} (${(size / 1024 / 1024).toFixed(1)} MiB)\n`);

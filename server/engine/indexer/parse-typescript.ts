@@ -8,16 +8,18 @@ export interface ScriptAnalysis {
   description: string | null;
 }
 
-const SCRIPT_KINDS: Record<string, ts.ScriptKind> = {
+// Built on first use: reading ts.ScriptKind at module load would load TypeScript with the bundle.
+let scriptKinds: Record<string, ts.ScriptKind> | null = null;
+const SCRIPT_KINDS = (): Record<string, ts.ScriptKind> => (scriptKinds ??= {
   ts: ts.ScriptKind.TS, mts: ts.ScriptKind.TS, cts: ts.ScriptKind.TS, tsx: ts.ScriptKind.TSX,
   js: ts.ScriptKind.JS, mjs: ts.ScriptKind.JS, cjs: ts.ScriptKind.JS, jsx: ts.ScriptKind.JSX,
-};
+});
 
 /** Symbols, import/export edges and the file's own description, from the TypeScript compiler's parser. */
 export function analyzeScript(relPath: string, text: string, resolver: ModuleResolver): ScriptAnalysis {
   const ext = relPath.slice(relPath.lastIndexOf('.') + 1).toLowerCase();
   // No parent pointers and no JSDoc parsing: both cost a fifth of the parse and we read comments from the text.
-  const sf = ts.createSourceFile(relPath, text, { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode.ParseNone }, false, SCRIPT_KINDS[ext] ?? ts.ScriptKind.TS);
+  const sf = ts.createSourceFile(relPath, text, { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode.ParseNone }, false, SCRIPT_KINDS()[ext] ?? ts.ScriptKind.TS);
   const lineOf = (pos: number) => sf.getLineAndCharacterOfPosition(pos).line + 1;
   const symbols: ParsedSymbol[] = [];
   const imports: ParsedImport[] = [];
