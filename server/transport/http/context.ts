@@ -74,7 +74,7 @@ export interface OkExtra {
 /**
  * Sends the success envelope. The operation's writes (`effect`), the charge and the history row
  * are one transaction, done before meta is read, so meta reports the balance after this call.
- * Returns the reply; the history row's ids are on `reply.history` for routes that need them.
+ * The history row's ids go to `meta.history_id` / `meta.conversation_id`.
  */
 export function ok<T>(engine: Engine, request: FastifyRequest, reply: FastifyReply, data: T, extra: OkExtra = {}) {
   const caller = request.caller;
