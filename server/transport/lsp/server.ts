@@ -33,6 +33,7 @@ export function startLanguageServer(): void {
   const documents = new TextDocuments(TextDocument);
   let session: Session | null = null;
   let folders: string[] = [];
+  let folderEvents = false;
 
   connection.onInitialize((params: InitializeParams): InitializeResult => {
     const options = params.initializationOptions as Partial<LoupeInitOptions> | undefined;
@@ -42,6 +43,8 @@ export function startLanguageServer(): void {
     session = new Session({ dataDir: options.dataDir, ownerKey: options.ownerKey, settings }, log);
     log.info(`index opened in ${Date.now() - started} ms at ${session.engine.dataDir}`);
     folders = (params.workspaceFolders ?? []).map((f) => f.uri);
+    // Editors without folder-change events (and plain LSP clients) still get their folders indexed.
+    folderEvents = params.capabilities.workspace?.workspaceFolders === true;
     if (!folders.length && params.rootUri) folders = [params.rootUri];
     bindFeatures(connection, documents, session, log);
     return {
@@ -62,10 +65,12 @@ export function startLanguageServer(): void {
     const s = session!;
     s.openFolders(folders);
     void s.startSidecar();
-    connection.workspace.onDidChangeWorkspaceFolders((e) => {
-      s.closeFolders(e.removed.map((f) => f.uri));
-      s.openFolders(e.added.map((f) => f.uri));
-    });
+    if (folderEvents) {
+      connection.workspace.onDidChangeWorkspaceFolders((e) => {
+        s.closeFolders(e.removed.map((f) => f.uri));
+        s.openFolders(e.added.map((f) => f.uri));
+      });
+    }
   });
 
   connection.onShutdown(async () => {
