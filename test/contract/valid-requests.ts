@@ -19,6 +19,8 @@ export const INPUTS: Record<string, (c: Ctx) => Input> = {
   'POST /v2/auth/authenticate': () => ({ body: { auth_mode: 'otp', email: 'contract-agent@example.com', should_create_user: true } }),
   'POST /v2/auth/resend': () => ({ body: { email: 'contract-agent@example.com', type: 'signup' } }),
   'POST /v1/fundi/convert': () => ({ body: { code: 'const a = 1;', target_language: 'python' } }),
+  // code or file_path is required (one of the two: a rule the schema does not state).
+  ...Object.fromEntries(['explain', 'optimize', 'debug', 'comment'].map((op) => [`POST /v1/fundi/${op}`, () => ({ body: { code: 'const a = 1;' } })])),
   'POST /v2/search': (c) => ({ body: { query: 'math add', repo_ids: [c.repoId] } }),
 };
 
