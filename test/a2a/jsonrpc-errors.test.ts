@@ -87,3 +87,30 @@ test('the agent card: protocol, transports, capabilities, modes, the key scheme,
     await t.close();
   }
 });
+
+test('message/send with configuration.blocking false answers at once; tasks/get then shows the result', async () => {
+  const t = await createTestApp();
+  try {
+    const rpc = async (method: string, params: unknown) => {
+      const res = await t.app.inject({ method: 'POST', url: '/a2a/jsonrpc', payload: { jsonrpc: '2.0', id: 1, method, params }, headers: { 'x-api-key': t.key } });
+      return JSON.parse(res.body);
+    };
+    const sent = await rpc('message/send', {
+      configuration: { blocking: false },
+      message: { kind: 'message', messageId: 'nb-1', role: 'user', parts: [{ kind: 'data', data: { operationKey: 'GET /v2/repos' } }] },
+    });
+    assert.equal(sent.result.kind, 'task');
+    // The answer is the task as of its first event (submitted or working), not the operation's end.
+    assert.ok(['submitted', 'working', 'completed'].includes(sent.result.status.state), sent.result.status.state);
+    let task = sent.result;
+    for (let i = 0; i < 100 && task.status.state !== 'completed'; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      task = (await rpc('tasks/get', { id: sent.result.id, historyLength: 0 })).result;
+    }
+    assert.equal(task.status.state, 'completed');
+    assert.deepEqual(task.history, []);
+    assert.equal(task.artifacts[0].parts[0].data.status, 200);
+  } finally {
+    await t.close();
+  }
+});
