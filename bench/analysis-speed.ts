@@ -46,6 +46,9 @@ async function speed(name: string) {
     const g0 = performance.now();
     const graph = engine.analysis.ctx.graph(repo.id);
     const graphMs = performance.now() - g0;
+    // Blueprint first, before anything is precomputed in the background: the worst case after an index change.
+    const blueprint: number[] = [];
+    blueprint.push((await call('GET', `/v2/repos/${repo.id}/blueprint`)).ms);
     const sources = graph.files.filter((f) => /\.(js|ts)$/.test(f.path)).map((f) => f.path);
     const sample = Array.from({ length: SAMPLE }, (_, i) => sources[Math.floor((i * sources.length) / SAMPLE)]);
     const radiusUrl = `/v2/repos/${repo.id}/radius`;
@@ -66,8 +69,7 @@ async function speed(name: string) {
     const hubTimes: number[] = [];
     for (let i = 0; i < 10; i++) hubTimes.push((await call('POST', radiusUrl, { file: graph.path(hub) })).ms);
 
-    const blueprint: number[] = [];
-    for (let i = 0; i < 6; i++) blueprint.push((await call('GET', `/v2/repos/${repo.id}/blueprint`)).ms);
+    for (let i = 0; i < 5; i++) blueprint.push((await call('GET', `/v2/repos/${repo.id}/blueprint`)).ms);
 
     const docFiles = sample.slice(0, 50);
     for (const f of docFiles) await call('GET', `/v2/files/${repo.id}/${encodeURIComponent(f)}?fields=basic`);
@@ -116,7 +118,8 @@ The import graph is loaded once per index generation (${fmt(s.graphMs)} here) an
 | radius, all parts, again (after background parsing) | ${fmt(s.radius.warm.median)} | ${fmt(s.radius.warm.p95)} | |
 | radius, \`include: ["dependents"]\` | ${fmt(s.radius.depsOnly.median)} | ${fmt(s.radius.depsOnly.p95)} | |
 | radius of the most imported file (\`${s.hub.path}\`, ${s.hub.importers} importers) | ${fmt(s.hub.median)} | | |
-| blueprint (first call: ${fmt(s.blueprint.first)}) | ${fmt(s.blueprint.median)} | | ≤ 500 ms |
+| blueprint, first call after an index change (nothing precomputed) | ${fmt(s.blueprint.first)} | | ≤ 500 ms |
+| blueprint, again (cached until the index changes) | ${fmt(s.blueprint.median)} | | |
 | file docs \`basic\` (ready) | ${fmt(s.docs.basic.median)} | ${fmt(s.docs.basic.p95)} | ≤ 50 ms |
 | file docs \`full\` (ready) | ${fmt(s.docs.full.median)} | ${fmt(s.docs.full.p95)} | |
 

@@ -27,7 +27,8 @@ export class AnalysisContext {
   private readonly exportedByGraph = new WeakMap<ImportGraph, Map<number, RepoSymbolRow[]>>();
   /** Usage keys queued for background parsing, so repeated calls do not queue the same file twice. */
   private readonly warming = new Set<string>();
-  private readonly warmQueue: { repoId: string; graph: ImportGraph; key: string; user: number; specifiers: Set<string> }[] = [];
+  private readonly seenGraphs = new WeakSet<ImportGraph>();
+  private readonly warmQueue: { key: string; run: () => void; what: string }[] = [];
   private warmTimer: NodeJS.Timeout | null = null;
   private lastBusy = 0;
   /** Parsed usages by file hash and the specifiers asked about; file content never changes under a hash. */
@@ -38,7 +39,21 @@ export class AnalysisContext {
   }
 
   graph(repoId: string): ImportGraph {
-    return this.graphs.get(repoId);
+    const graph = this.graphs.get(repoId);
+    if (!this.seenGraphs.has(graph)) {
+      // A new index generation: prepare what the blueprint and docs read, in a quiet moment.
+      this.seenGraphs.add(graph);
+      const key = `facts\0${repoId}\0${graph.generation}`;
+      this.warming.add(key);
+      this.warmQueue.push({ key, what: `repository ${repoId}`, run: () => {
+        if (this.graphs.get(repoId) !== graph) return; // superseded by a newer generation
+        this.entries(repoId, graph);
+        this.facts(repoId, graph);
+        this.exportedSymbols(repoId, graph);
+      } });
+      this.scheduleWarm(QUIET_MS);
+    }
+    return graph;
   }
 
   entries(repoId: string, graph: ImportGraph): EntryPoint[] {
@@ -135,7 +150,7 @@ export class AnalysisContext {
       const key = this.usageKey(graph, j.user, j.specifiers);
       if (this.warming.has(key)) continue;
       this.warming.add(key);
-      this.warmQueue.push({ repoId, graph, key, ...j });
+      this.warmQueue.push({ key, run: () => { this.usagesIn(repoId, graph, j.user, j.specifiers); }, what: graph.path(j.user) });
     }
     this.scheduleWarm(QUIET_MS);
   }
@@ -159,7 +174,7 @@ export class AnalysisContext {
       const until = performance.now() + WARM_SLICE_MS;
       while (this.warmQueue.length && performance.now() < until) {
         const job = this.warmQueue.shift()!;
-        try { this.usagesIn(job.repoId, job.graph, job.user, job.specifiers); } catch (error) { this.log.debug(`usages of ${job.graph.path(job.user)}: ${(error as Error).message}`); }
+        try { job.run(); } catch (error) { this.log.debug(`background analysis of ${job.what}: ${(error as Error).message}`); }
         this.warming.delete(job.key);
       }
       this.scheduleWarm(0);

@@ -32,6 +32,9 @@ CREATE TRIGGER imports_generation_relink AFTER UPDATE OF target_path, package ON
     WHERE repo_id = (SELECT repo_id FROM files WHERE id = NEW.file_id);
 END;
 
+-- Exported top-level symbols (blueprint, map): a small slice of the symbol table.
+CREATE INDEX symbols_exported ON symbols(file_id) WHERE exported = 1 AND parent IS NULL;
+
 CREATE TABLE file_docs (
   file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
   source_hash TEXT NOT NULL,
