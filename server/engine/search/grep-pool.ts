@@ -28,18 +28,18 @@ export class GrepPool {
     return this.size;
   }
 
-  async scan(matcher: GrepMatcher, tasks: GrepTask[], maxLinesPerFile: number, budgetMs: number): Promise<Map<number, GrepLine[]>> {
+  async scan(matcher: GrepMatcher, tasks: GrepTask[], maxLinesPerFile: number, budgetMs: number, maxLines = Infinity): Promise<Map<number, GrepLine[]>> {
     const out = new Map<number, GrepLine[]>();
     if (!tasks.length) return out;
     const parts = Math.min(this.size, Math.ceil(tasks.length / 8));
     const slices: GrepTask[][] = Array.from({ length: parts }, () => []);
     tasks.forEach((t, i) => slices[i % parts].push(t)); // interleaved: big folders spread over workers
-    const results = await Promise.all(slices.map((slice) => this.run(matcher, slice, maxLinesPerFile, budgetMs)));
+    const results = await Promise.all(slices.map((slice) => this.run(matcher, slice, maxLinesPerFile, budgetMs, maxLines)));
     for (const r of results) for (const { key, lines } of r) out.set(key, lines);
     return out;
   }
 
-  private async run(matcher: GrepMatcher, tasks: GrepTask[], maxLinesPerFile: number, budgetMs: number): Promise<GrepWorkerResponse['results']> {
+  private async run(matcher: GrepMatcher, tasks: GrepTask[], maxLinesPerFile: number, budgetMs: number, maxLines: number): Promise<GrepWorkerResponse['results']> {
     const slot = await this.acquire();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -67,7 +67,7 @@ export class GrepPool {
       };
       slot.worker.on('message', onMessage);
       slot.worker.on('error', onError);
-      slot.worker.postMessage({ id, matcher, tasks, maxLinesPerFile } satisfies GrepWorkerRequest);
+      slot.worker.postMessage({ id, matcher, tasks, maxLinesPerFile, maxLines } satisfies GrepWorkerRequest);
     });
   }
 

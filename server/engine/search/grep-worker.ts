@@ -14,7 +14,7 @@ export interface GrepTask {
   root?: string;
   text?: string;
 }
-export interface GrepWorkerRequest { id: number; matcher: GrepMatcher; tasks: GrepTask[]; maxLinesPerFile: number }
+export interface GrepWorkerRequest { id: number; matcher: GrepMatcher; tasks: GrepTask[]; maxLinesPerFile: number; maxLines: number }
 export interface GrepWorkerResponse { id: number; results: { key: number; lines: GrepLine[] }[]; error?: string }
 
 const realRoots = new Map<string, string | null>();
@@ -39,7 +39,10 @@ parentPort?.on('message', (req: GrepWorkerRequest) => {
     const json = JSON.stringify(req.matcher);
     if (!cached || cached.json !== json) cached = { json, scan: compileMatcher(req.matcher) };
     const results: GrepWorkerResponse['results'] = [];
+    let found = 0;
     for (const task of req.tasks) {
+      // The search keeps at most maxLines lines in path order; tasks come in path order, so later ones cannot matter.
+      if (found >= req.maxLines) break;
       let text = task.text;
       if (text === undefined) {
         // The file may have become a symlink out of the repository since it was indexed (a fetched
@@ -48,7 +51,7 @@ parentPort?.on('message', (req: GrepWorkerRequest) => {
         try { text = fs.readFileSync(task.path!, 'utf8'); } catch { continue; } // gone since indexing
       }
       const lines = cached.scan.scan(text, req.maxLinesPerFile);
-      if (lines.length) results.push({ key: task.key, lines });
+      if (lines.length) { results.push({ key: task.key, lines }); found += lines.length; }
     }
     parentPort!.postMessage({ id: req.id, results } satisfies GrepWorkerResponse);
   } catch (error) {

@@ -49,6 +49,8 @@ export async function grepCode(q: GrepQuery, ctx: GrepContext): Promise<GrepRun>
   } else {
     files = ctx.allowed ? [...ctx.allowed.values()] : ctx.store.files(ctx.repoIds);
   }
+  // In output order, so workers that stop at the line cap have scanned everything that is kept.
+  files.sort((a, b) => (a.repoId < b.repoId ? -1 : a.repoId > b.repoId ? 1 : a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const candidatesMs = performance.now() - started;
   started = performance.now();
   const tasks: GrepTask[] = [];
@@ -56,7 +58,7 @@ export async function grepCode(q: GrepQuery, ctx: GrepContext): Promise<GrepRun>
     const repo = ctx.repos.get(f.repoId);
     if (repo) tasks.push({ key, path: path.join(repo.rootPath, f.path), root: repo.rootPath });
   });
-  const found = await ctx.pool.scan(q.matcher, tasks, MAX_LINES_PER_FILE, ctx.budgetMs);
+  const found = await ctx.pool.scan(q.matcher, tasks, MAX_LINES_PER_FILE, ctx.budgetMs, ctx.maxMatches);
   const matches = collect(files, found, ctx.maxMatches);
   return { ...matches, candidateFiles: files.length, scannedFiles: tasks.length, timings: { candidatesMs, scanMs: performance.now() - started } };
 }
