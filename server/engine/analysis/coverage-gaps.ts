@@ -37,13 +37,9 @@ export function coverageGaps(ctx: AnalysisContext, repo: RepoRecord, o: Coverage
     .filter(({ f }) => CODE.has(f.language ?? '') && !isTestPath(f.path) && !f.path.endsWith('.d.ts') && f.path.startsWith(prefix));
   const exportedFns = (i: number) => (symbols.get(i) ?? []).filter((s) => s.exported && s.parent === null && (s.kind === 'function' || s.kind === 'class'));
 
-  const untestedFiles = source.filter(({ i, f }) => !reached.has(i) && !(lcov?.files.get(f.path)?.hit))
-    .map(({ f, i }) => ({
-      file_path: f.path, lines: f.lines, exported_functions: exportedFns(i).length,
-      dependents: graph.dependents([i]).length,
-      line_rate: lcov?.files.get(f.path) ? rate(lcov.files.get(f.path)!) : null,
-    }))
-    .sort((a, b) => b.dependents - a.dependents || b.lines - a.lines || a.file_path.localeCompare(b.file_path));
+  // Ranked by direct importers (cheap for every file); the full dependents count only for the page returned.
+  const untested = source.filter(({ i, f }) => !reached.has(i) && !(lcov?.files.get(f.path)?.hit))
+    .sort((a, b) => graph.in[b.i].length - graph.in[a.i].length || b.f.lines - a.f.lines || a.f.path.localeCompare(b.f.path));
 
   const untestedFunctions: CoverageResult['untested_functions'] = [];
   let exportedTotal = 0;
@@ -59,7 +55,7 @@ export function coverageGaps(ctx: AnalysisContext, repo: RepoRecord, o: Coverage
       else if (!used.has(`${i}\0${s.name}`)) untestedFunctions.push({ file_path: f.path, name: s.name, line: s.startLine, reason: 'its file is reached, but nothing on a test path uses it' });
     }
   }
-  const total = untestedFiles.length;
+  const total = untested.length;
   return {
     summary: {
       source_files: source.length, test_files: tests.length, untested_files: total, exported_functions: exportedTotal,
@@ -67,7 +63,11 @@ export function coverageGaps(ctx: AnalysisContext, repo: RepoRecord, o: Coverage
       file_coverage: source.length ? Math.round(((source.length - total) / source.length) * 1000) / 1000 : 1,
     },
     lcov: lcov ? { path: lcov.path, files: lcov.files.size, lines_found: lcov.found, lines_hit: lcov.hit, line_rate: lcov.found ? Math.round((lcov.hit / lcov.found) * 1000) / 1000 : 0 } : null,
-    untested_files: untestedFiles.slice(o.offset, o.offset + o.limit),
+    untested_files: untested.slice(o.offset, o.offset + o.limit).map(({ f, i }) => ({
+      file_path: f.path, lines: f.lines, exported_functions: exportedFns(i).length,
+      dependents: graph.dependents([i]).length,
+      line_rate: lcov?.files.get(f.path) ? rate(lcov.files.get(f.path)!) : null,
+    })),
     untested_functions: untestedFunctions.slice(o.offset, o.offset + o.limit),
     pagination: { total: Math.max(total, untestedFunctions.length), limit: o.limit, offset: o.offset, has_more: o.offset + o.limit < Math.max(total, untestedFunctions.length) },
   };
