@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Message, Task } from '@a2a-js/sdk';
-import { DefaultRequestHandler } from '@a2a-js/sdk/server';
+import type { Message, Task, TaskQueryParams } from '@a2a-js/sdk';
+import { DefaultRequestHandler, type ServerCallContext } from '@a2a-js/sdk/server';
 import type { Engine } from '../../engine/engine';
 import type { Logger } from '../../engine/log';
 import { buildAgentCard } from './agent-card';
@@ -12,6 +12,15 @@ import { sendEventStream } from './sse';
 import { headerKey } from './executor';
 
 type Json = Record<string, any>;
+
+/** The SDK's handler, with historyLength 0 meaning no history (0.3.14 slices `-0`, i.e. keeps it all). */
+class RequestHandler extends DefaultRequestHandler {
+  override async getTask(params: TaskQueryParams, context?: ServerCallContext): Promise<Task> {
+    const task = await super.getTask(params, context);
+    if (params.historyLength === 0) task.history = [];
+    return task;
+  }
+}
 
 /**
  * What the JSON-RPC and HTTP+JSON routes share: one SDK request handler over the SQLite task
@@ -27,7 +36,7 @@ export class A2aBinding {
     this.log = engine.log;
     const executor = new OperationExecutor(app, () => this.operations(), engine.log);
     // The card passed here only steers the SDK (capabilities); the served card is built per request.
-    this.requestHandler = new DefaultRequestHandler(buildAgentCard({}, [], 'http://127.0.0.1'), new SqliteTaskStore(engine.a2aTasks), executor);
+    this.requestHandler = new RequestHandler(buildAgentCard({}, [], 'http://127.0.0.1'), new SqliteTaskStore(engine.a2aTasks), executor);
     this.settleInterrupted();
   }
 
