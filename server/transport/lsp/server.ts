@@ -3,6 +3,7 @@ import {
   type Connection, type InitializeParams, type InitializeResult,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
+import ts from 'typescript';
 import { createLogger, type Logger, type LogLevel } from '../../engine/log';
 import { Method, type LoupeInitOptions } from '../../../protocol/lsp';
 import { onLoupeRequest, sendLoupeNotification } from './typed';
@@ -65,6 +66,9 @@ export function startLanguageServer(): void {
     const s = session!;
     s.openFolders(folders);
     void s.startSidecar();
+    // TypeScript loads on first use (see esbuild.mjs); load it now that indexing has started, so the
+    // first lens or hover does not pay for it.
+    setTimeout(() => void ts.version, 100);
     if (folderEvents) {
       connection.workspace.onDidChangeWorkspaceFolders((e) => {
         s.closeFolders(e.removed.map((f) => f.uri));
