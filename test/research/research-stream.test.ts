@@ -96,10 +96,7 @@ test('a client that disconnects mid-stream aborts the model request at once', as
     assert.ok(ms < 250, `the model request was aborted ${Math.round(ms)} ms after the client left`);
     assert.equal(llm.requests.length, 1);
     await new Promise((r) => setTimeout(r, 50));
-    const list = h.t.engine.history.list(h.t.ownerId, { limit: 1, offset: 0 });
-    assert.equal(list.total, rows + 1, 'the abandoned call is still a history row');
-    assert.equal(list.items[0].credits, 0);
-    assert.match(list.items[0].summary ?? '', /stopped: the client went away/);
+    assert.equal(h.t.engine.history.list(h.t.ownerId, { limit: 1, offset: 0 }).total, rows, 'an abandoned call leaves no history row');
     assert.ok(reservationsClear(), 'reservation released');
   });
 });

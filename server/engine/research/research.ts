@@ -149,8 +149,8 @@ export class PreparedResearch {
   /**
    * Yields `search`, then `chunk`s as the model writes, then `done`. Throws on failure (the
    * transport turns it into the terminal `error` line); an aborted signal throws an AbortError.
-   * The search is charged only when the answer completes; a failed or abandoned one costs nothing
-   * but is still a history row (credits 0, what went wrong in its summary).
+   * The search is charged only when the answer completes; a failed one costs nothing but is still a
+   * history row (credits 0, what went wrong in its summary); an abandoned one leaves no trace.
    */
   async *run(signal: AbortSignal): AsyncGenerator<ResearchEvent> {
     const started = Date.now();
@@ -208,11 +208,12 @@ export class PreparedResearch {
     } catch (error) {
       const aborted = (error as Error).name === 'AbortError';
       if (!aborted) this.log.warn(`research with ${this.model.info.id} failed: ${(error as Error).message}`);
-      failure = aborted ? 'stopped: the client went away' : `failed: ${(error as Error).message}`;
+      if (!aborted) failure = `failed: ${(error as Error).message}`;
       throw error;
     } finally {
-      // Reached without `done` also when the consumer stops reading (the generator is returned).
-      if (!this.settled) this.recordUnfinished(failure ?? 'stopped: the client went away', answer, Date.now() - started);
+      // A call that ends in an error line is a history row; one the client walked away from (abort,
+      // or the consumer stopped reading) leaves nothing, as nothing reached anyone.
+      if (!this.settled && failure) this.recordUnfinished(failure, answer, Date.now() - started);
       this.cancel();
     }
   }
