@@ -6,6 +6,7 @@ import { GraphCache, type ImportGraph } from './import-graph';
 import { findUsages, type Usage } from './references';
 import type { PullRequestConfig } from './pull-requests';
 import { computeFacts, type RepoFacts } from './repo-facts';
+import { measureConventions } from './conventions';
 
 const USAGE_CACHE_SIZE = 20_000;
 /** Background parsing yields to other work after this long. */
@@ -50,6 +51,7 @@ export class AnalysisContext {
         this.entries(repoId, graph);
         this.facts(repoId, graph);
         this.exportedSymbols(repoId, graph);
+        measureConventions(this, { id: repoId }, graph, null);
       } });
       this.scheduleWarm(QUIET_MS);
     }

@@ -40,8 +40,18 @@ const share = (counts: Map<string, number>) => {
 
 const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
 
-/** Naming, formatting and layout profile measured from the code (under `prefix` when given). */
-export function measureConventions(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, prefix: string | null): Conventions {
+const cache = new WeakMap<ImportGraph, Map<string, Conventions>>();
+
+/** Naming, formatting and layout profile measured from the code (under `prefix` when given); kept per index generation. */
+export function measureConventions(ctx: AnalysisContext, repo: Pick<RepoRecord, 'id'>, graph: ImportGraph, prefix: string | null): Conventions {
+  let byPrefix = cache.get(graph);
+  if (!byPrefix) cache.set(graph, (byPrefix = new Map()));
+  let result = byPrefix.get(prefix ?? '');
+  if (!result) byPrefix.set(prefix ?? '', (result = measure(ctx, repo, graph, prefix)));
+  return result;
+}
+
+function measure(ctx: AnalysisContext, repo: Pick<RepoRecord, 'id'>, graph: ImportGraph, prefix: string | null): Conventions {
   const norm = prefix ? prefix.replace(/^\.?\//, '') : null;
   const inScope = graph.files.map((f, i) => ({ f, i })).filter(({ f }) => CODE_LANGUAGES.has(f.language ?? '') && (!norm || f.path.startsWith(norm)));
   const step = Math.max(1, Math.ceil(inScope.length / SAMPLE_FILES));
