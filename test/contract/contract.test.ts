@@ -45,6 +45,9 @@ test('the document itself: servers, operation ids, summaries, the key scheme, er
     assert.ok((doc.servers as unknown[] | undefined)?.length, 'servers');
     assert.deepEqual((doc.components as any).securitySchemes.ApiKey, { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A key UUID.' });
     assert.ok(operations.length > 0);
+    // Every tag is declared with a description: the agent card makes one skill of each.
+    const declared = new Set(((doc.tags ?? []) as { name: string; description?: string }[]).filter((t) => t.description).map((t) => t.name));
+    for (const op of operations) assert.ok(declared.has(op.tag), `${op.key}: tag ${op.tag} is not declared with a description`);
     const ids = new Set<string>();
     for (const op of operations) {
       assert.ok(op.operationId, `${op.key}: operationId`);
