@@ -29,8 +29,8 @@ function startCli(folder: string, dataDir: string) {
   return { child, until, exited, stderr: () => stderr };
 }
 
-test('kill -9 mid-indexing: the database opens, the index resumes from what was committed and equals a clean one', { timeout: 180_000 }, async () => {
-  const folder = writeTsCorpus(path.join(tempDir('loupe-kill-corpus-'), 'corpus'), 3000);
+test('kill -9 mid-indexing: the database opens, the index resumes from what was committed and equals a clean one', { timeout: 420_000 }, async () => {
+  const folder = writeTsCorpus(path.join(tempDir('loupe-kill-corpus-'), 'corpus'), 2000);
   const dataDir = tempDir('loupe-kill-data-');
 
   const first = startCli(folder, dataDir);
@@ -48,7 +48,7 @@ test('kill -9 mid-indexing: the database opens, the index resumes from what was 
   assert.ok((interrupted.files as number) >= doneAtKill - 64 && (interrupted.files as number) < total, `partial: ${interrupted.files} of ${total}`);
 
   const second = startCli(folder, dataDir);
-  const finished = await second.until(/indexed corpus: (\d+) added, (\d+) changed, (\d+) removed/, 150_000);
+  const finished = await second.until(/indexed corpus: (\d+) added, (\d+) changed, (\d+) removed/, 300_000);
   second.child.kill('SIGTERM');
   await second.exited;
   const added = Number(finished[1]);
