@@ -39,7 +39,9 @@ test('secrets never appear in logs, errors, history, other responses or the data
       body: body !== undefined ? JSON.stringify(body) : undefined,
     });
     const text = await res.text();
-    seen.push({ label, status: res.status, text: `${JSON.stringify([...res.headers])}\n${text}` });
+    const headerLines: string[] = [];
+    res.headers.forEach((value, name) => headerLines.push(`${name}: ${value}`));
+    seen.push({ label, status: res.status, text: `${headerLines.join('\n')}\n${text}` });
     let json: any = null;
     try { json = JSON.parse(text); } catch { /* NDJSON or empty */ }
     return { status: res.status, body: json, text };
@@ -103,7 +105,7 @@ test('secrets never appear in logs, errors, history, other responses or the data
     await call('session-as-key', 'GET', '/v2/repos', undefined, { 'x-api-key': secrets.adaSession });
     await call('key-in-query', 'GET', `/v2/repos?search=${encodeURIComponent(secrets.githubToken)}&limit=1000`, undefined, owner);
     await call('disabled-key-delete', 'DELETE', `/v2/keys/${encodeURIComponent(secrets.adaKey)}`, undefined, { 'x-api-key': secrets.adaKey2 });
-    await call('search', 'POST', '/v2/search', { query: 'weighted total', repos: [] }, owner);
+    await call('search', 'POST', '/v2/search', { query: 'weighted total' }, owner);
 
     // A relay that rejects the password: the failure is reported without the password.
     const failingInbox = await startInbox({ user: 'relay', password: `other-${hex(6)}` });
