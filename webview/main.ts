@@ -263,7 +263,7 @@ function renderModels(models: ModelInfo[]): void {
 // ---- history ----
 function renderHistory(entries: HistoryEntry[]): void {
   $('history').innerHTML = entries.map((e, i) => `<div class="history-entry" data-index="${i}" tabindex="0">
-      <span class="kind">${e.kind}</span> <span class="q">${escapeHtml(e.query)}</span> <span class="at">${escapeHtml(new Date(e.at).toLocaleString())}</span>
+      <span class="kind">${e.kind}</span> <span class="q">${escapeHtml(e.query)}</span>${e.threadId ? ` <span class="thread-id" title="conversation">#${escapeHtml(e.threadId.slice(0, 8))}</span>` : ''} <span class="at">${escapeHtml(new Date(e.at).toLocaleString())}</span>
     </div>`).join('') || '<div class="empty">No searches yet.</div>';
   historyEntries = entries;
 }

@@ -217,4 +217,17 @@ scenario('research streams an answer with citations that open files', async () =
   const cited = (await citation.innerText()).split(':')[0];
   await citation.click();
   await wb.page.locator('.tab.active').filter({ hasText: cited.split('/').pop()! }).first().waitFor();
+
+  // A follow-up continues the conversation; History lists both questions under one conversation id.
+  await wb.command('Loupe: Research');
+  await panel.locator('#question textarea').fill('Where is formatDate used?');
+  await panel.locator('#ask').click();
+  await panel.locator('.turn .answer.done').nth(1).waitFor({ timeout: 60_000 });
+  await panel.locator('#tab-history').click();
+  const entries = panel.locator('.history-entry').filter({ hasText: 'research' });
+  await entries.filter({ hasText: 'Where is formatDate used?' }).waitFor();
+  const first = await entries.filter({ hasText: 'How is the cart total formatted' }).locator('.thread-id').innerText();
+  const second = await entries.filter({ hasText: 'Where is formatDate used?' }).locator('.thread-id').innerText();
+  assert.equal(second, first, 'the follow-up is in the same conversation');
+  await wb.screenshot('08-history');
 });
