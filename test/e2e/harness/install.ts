@@ -68,6 +68,10 @@ export function ensureE2eTools(): void {
       npm_config_unsafe_perm: 'true',
       npm_config_dangerously_allow_all_scripts: 'true',
       npm_config_yes: 'true',
+      // Native modules of code-server build with node-gyp, which would download Node's headers from
+      // nodejs.org (unreachable here): use the system's installed headers. The modules it builds use
+      // Node-API, so headers of another Node major still produce binaries Node 22 loads.
+      ...(fs.existsSync('/usr/include/node/node.h') && !process.env.npm_config_nodedir ? { npm_config_nodedir: '/usr' } : {}),
       PATH: `${path.dirname(process.execPath)}:${process.env.PATH}`,
     },
   });
