@@ -171,7 +171,7 @@ test('review signals for files and for a pull request, with public API changes a
     const byPath = Object.fromEntries(res.body.data.files.map((f: { file_path: string }) => [f.file_path, f]));
     assert.equal(byPath['src/core/base.ts'].signals.dependents, 8);
     assert.equal(byPath['src/core/base.ts'].signals.tested, true);
-    assert.deepEqual(byPath['src/core/base.ts'].signals.tests, ['test/util.test.ts']);
+    assert.deepEqual(byPath['src/core/base.ts'].signals.tests, ['test/util.spec.ts']);
     assert.equal(byPath['src/unused.ts'].signals.tested, false);
     assert.ok(byPath['src/unused.ts'].reasons.includes('no test reaches it'));
     assert.equal(byPath['src/gone.ts'].found, false);
@@ -238,7 +238,7 @@ test('file docs: processing (free) first, then ready (2 credits); depth by plan;
     assert.match(doc, /## Exports\n\n- `export interface Config` \(interface, line 3\)\n- `export function baseValue\(\): number` \(function, line 8\)\n {2}Returns the base value\./);
     assert.match(doc, /## Dependents\n\n- `src\/core\/index\.ts`\n- `src\/core\/util\.ts`\n- `src\/feature\/only-types\.ts`/);
     assert.match(doc, /## Risks/);
-    assert.match(doc, /Tests that reach it: `test\/util\.test\.ts`/);
+    assert.match(doc, /Tests that reach it: `test\/util\.spec\.ts`/);
 
     const basic = await t.call('GET', `${url}?fields=basic`);
     assert.equal(basic.body.meta.fields_applied, 'basic');

@@ -37,7 +37,7 @@ test('radius of a file is the exact reverse closure with depth, via and type-onl
       'src/feature/only-types.ts': [1, true],
       'src/feature/a.ts': [2, false], // through the tsconfig path alias @core/util
       'src/feature/b.ts': [2, false], // through the barrel's `export … from`
-      'test/util.test.ts': [2, false],
+      'test/util.spec.ts': [2, false],
       'src/index.ts': [3, false],
       'bin/cli.js': [4, false], // a .js file importing ../src/index.js, resolved to index.ts
     });
@@ -48,7 +48,7 @@ test('radius of a file is the exact reverse closure with depth, via and type-onl
     }
     assert.equal(res.body.data.summary.max_depth, 4);
     assert.deepEqual(target.entry_points.map((e: { file_path: string; kind: string }) => [e.file_path, e.kind]), [
-      ['test/util.test.ts', 'test'], ['src/index.ts', 'package-entry'], ['bin/cli.js', 'binary'],
+      ['test/util.spec.ts', 'test'], ['src/index.ts', 'package-entry'], ['bin/cli.js', 'binary'],
     ]);
     assert.deepEqual(target.call_edges.map((c: { from_file: string; from_symbol: string; to_symbol: string }) => [c.from_file, c.from_symbol, c.to_symbol]), [
       ['src/core/util.ts', 'utilValue', 'baseValue'],
