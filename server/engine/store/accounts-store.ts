@@ -115,7 +115,8 @@ export class AccountsStore {
   }
 
   creditsUsed(userId: string): number {
-    return (this.db.prepare('SELECT coalesce(sum(credits), 0) AS n FROM credit_ledger WHERE user_id = ?').get(userId) as { n: number }).n;
+    const row = this.db.prepare('SELECT used FROM credit_totals WHERE user_id = ?').get(userId) as { used: number } | undefined;
+    return row?.used ?? 0;
   }
 
   creditLimit(userId: string): number | null {

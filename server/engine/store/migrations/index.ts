@@ -3,6 +3,7 @@ import * as search from './002-search';
 import * as analysis from './004-analysis';
 import * as accounts from './003-accounts';
 import * as a2aTasks from './005-a2a-tasks';
+import * as creditTotals from './010-credit-totals';
 
 export interface Migration {
   version: number;
@@ -20,4 +21,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 3, name: 'accounts', sql: accounts.sql },
   { version: 4, name: 'analysis', sql: analysis.sql },
   { version: 5, name: 'a2a-tasks', sql: a2aTasks.sql },
+  { version: 10, name: 'credit-totals', sql: creditTotals.sql },
 ];
