@@ -3,8 +3,11 @@
  * Each measurement runs in a fresh process; medians over the runs are reported. The section between
  * the index markers of docs/benchmarks.md is rewritten; other sections are left as they are.
  *
- *   npm run bench                 # all corpora, 3 runs each
- *   npm run bench -- --runs 1 rxjs phaser
+ *   npm run bench                 # everything: indexing, search, research, analysis, editor
+ *   npm run bench -- --runs 1 --only index rxjs phaser
+ *
+ * After the indexing section it runs the other benchmark scripts, each of which rewrites its own
+ * section of docs/benchmarks.md (search, research, analysis with exactness, editor latency).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -27,7 +30,10 @@ function measure(folder: string, edits: number, httpSeconds: number): Sample {
 }
 
 function main() {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { runs: { type: 'string', default: '3' } } });
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { runs: { type: 'string', default: '3' }, only: { type: 'string' } },
+  });
   const runs = Number(values.runs);
   const names = positionals.length ? positionals : ['rxjs', 'phaser', 'phaser-x2', 'phaser-x4'];
   const rows: string[] = [];
@@ -67,6 +73,17 @@ Targets (issue 2): phaser ≤ 6 s; phaser ×4 ≤ 25 s and ≤ 600 MB; linear gr
     : `${current.trimEnd()}\n\n${section}\n`;
   fs.writeFileSync(doc, next);
   process.stdout.write(`${section}\n`);
+  if (values.only === 'index') return;
+  const others: [string, string[]][] = [
+    ['search-run.ts', []],
+    ['research-bench.ts', ['phaser', '--write']],
+    ['analysis-speed.ts', ['phaser-x4']],
+    ['editor-latency.ts', ['phaser-x4']],
+  ];
+  for (const [script, args] of others) {
+    process.stderr.write(`\n== bench/${script} ${args.join(' ')}\n`);
+    execFileSync(process.execPath, ['--import', 'tsx', path.join(__dirname, script), ...args], { stdio: 'inherit' });
+  }
 }
 
 main();
