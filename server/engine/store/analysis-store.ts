@@ -1,4 +1,3 @@
-import type Database from 'better-sqlite3';
 import type { Db } from './db';
 import type { ImportKind, SymbolKind } from '../types';
 import { nowIso } from '../util/ids';
@@ -41,7 +40,7 @@ export class AnalysisStore {
 
   /** Bumped by triggers on every write to the repository's files or import edges (migration 004). */
   generation(repoId: string): number {
-    const row = this.stmt('SELECT generation FROM repo_generations WHERE repo_id = ?').get(repoId) as { generation: number } | undefined;
+    const row = this.db.prepare('SELECT generation FROM repo_generations WHERE repo_id = ?').get(repoId) as { generation: number } | undefined;
     return row?.generation ?? 0;
   }
 
@@ -49,8 +48,8 @@ export class AnalysisStore {
   graph(repoId: string): { generation: number; files: GraphFileRow[]; edges: GraphEdgeRow[] } {
     return this.db.transaction(() => {
       const generation = this.generation(repoId);
-      const files = this.stmt('SELECT id, path, language, lines, hash FROM files WHERE repo_id = ? ORDER BY path').all(repoId) as GraphFileRow[];
-      const rows = this.stmt(
+      const files = this.db.prepare('SELECT id, path, language, lines, hash FROM files WHERE repo_id = ? ORDER BY path').all(repoId) as GraphFileRow[];
+      const rows = this.db.prepare(
         `SELECT i.file_id, i.specifier, i.kind, i.type_only, i.target_path, i.package, i.names, i.line
          FROM imports i JOIN files f ON f.id = i.file_id WHERE f.repo_id = ? ORDER BY i.file_id, i.line, i.id`,
       ).raw().all(repoId) as [number, string, ImportKind, number, string | null, string | null, string | null, number][];
@@ -62,7 +61,7 @@ export class AnalysisStore {
   }
 
   symbols(repoId: string): RepoSymbolRow[] {
-    const rows = this.stmt(
+    const rows = this.db.prepare(
       `SELECT s.file_id, s.name, s.kind, s.parent, s.start_line, s.end_line, s.exported, s.signature, s.doc
        FROM symbols s JOIN files f ON f.id = s.file_id WHERE f.repo_id = ? ORDER BY s.file_id, s.start_line`,
     ).raw().all(repoId) as [number, string, SymbolKind, string | null, number, number, number, string | null, string | null][];
@@ -71,7 +70,7 @@ export class AnalysisStore {
 
   /** Symbols of one file. */
   symbolsOf(fileId: number): RepoSymbolRow[] {
-    const rows = this.stmt(
+    const rows = this.db.prepare(
       `SELECT file_id, name, kind, parent, start_line, end_line, exported, signature, doc FROM symbols WHERE file_id = ? ORDER BY start_line`,
     ).raw().all(fileId) as [number, string, SymbolKind, string | null, number, number, number, string | null, string | null][];
     return rows.map(toSymbol);
@@ -79,7 +78,7 @@ export class AnalysisStore {
 
   /** Exported top-level symbols of a repository (far fewer rows than all symbols: no members, no locals). */
   exportedSymbols(repoId: string): RepoSymbolRow[] {
-    const rows = this.stmt(
+    const rows = this.db.prepare(
       `SELECT s.file_id, s.name, s.kind, s.parent, s.start_line, s.end_line, s.exported, s.signature, s.doc
        FROM symbols s JOIN files f ON f.id = s.file_id WHERE f.repo_id = ? AND s.exported = 1 AND s.parent IS NULL ORDER BY s.file_id, s.start_line`,
     ).raw().all(repoId) as [number, string, SymbolKind, string | null, number, number, number, string | null, string | null][];
@@ -91,7 +90,7 @@ export class AnalysisStore {
    * environment APIs; the caller parses the exact variable names out of them.
    */
   envChunks(repoId: string): { path: string; startLine: number; content: string }[] {
-    return this.stmt(
+    return this.db.prepare(
       `SELECT f.path, c.start_line AS startLine, c.content FROM chunks c JOIN files f ON f.id = c.file_id
        WHERE f.repo_id = ? AND (c.content LIKE '%process.env%' OR c.content LIKE '%import.meta.env%' OR c.content LIKE '%environ%'
          OR c.content LIKE '%getenv%' OR c.content LIKE '%Getenv%' OR c.content LIKE '%ENV[%' OR c.content LIKE '%env::var%'
@@ -102,20 +101,20 @@ export class AnalysisStore {
 
   /** Text of one indexed file by path (chunks are contiguous and cover the file). */
   fileText(repoId: string, path: string): string | null {
-    const file = this.stmt('SELECT id FROM files WHERE repo_id = ? AND path = ?').get(repoId, path) as { id: number } | undefined;
+    const file = this.db.prepare('SELECT id FROM files WHERE repo_id = ? AND path = ?').get(repoId, path) as { id: number } | undefined;
     if (!file) return null;
-    const rows = this.stmt('SELECT content FROM chunks WHERE file_id = ? ORDER BY seq').all(file.id) as { content: string }[];
+    const rows = this.db.prepare('SELECT content FROM chunks WHERE file_id = ? ORDER BY seq').all(file.id) as { content: string }[];
     return rows.map((r) => r.content).join('\n');
   }
 
   fileDoc(fileId: number): FileDocRow | undefined {
-    return this.stmt(
+    return this.db.prepare(
       'SELECT file_id AS fileId, source_hash AS sourceHash, generator, doc, generated_at AS generatedAt FROM file_docs WHERE file_id = ?',
     ).get(fileId) as FileDocRow | undefined;
   }
 
   putFileDoc(fileId: number, sourceHash: string, generator: string, doc: string): void {
-    this.stmt(
+    this.db.prepare(
       `INSERT INTO file_docs (file_id, source_hash, generator, doc, generated_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (file_id) DO UPDATE SET source_hash = excluded.source_hash, generator = excluded.generator,
          doc = excluded.doc, generated_at = excluded.generated_at`,
@@ -124,19 +123,10 @@ export class AnalysisStore {
 
   /** Documented files whose content changed since their doc was generated. */
   staleDocs(repoId: string): { fileId: number; path: string; hash: string }[] {
-    return this.stmt(
+    return this.db.prepare(
       `SELECT f.id AS fileId, f.path, f.hash FROM file_docs d JOIN files f ON f.id = d.file_id
        WHERE f.repo_id = ? AND d.source_hash <> f.hash ORDER BY f.path`,
     ).all(repoId) as { fileId: number; path: string; hash: string }[];
   }
 
-  private readonly cache = new Map<string, Database.Statement<unknown[]>>();
-  private stmt(sql: string): Database.Statement<unknown[]> {
-    let s = this.cache.get(sql);
-    if (!s) {
-      s = this.db.prepare(sql);
-      this.cache.set(sql, s);
-    }
-    return s;
-  }
 }

@@ -126,9 +126,18 @@ const STATEMENT_CACHE_LIMIT = 1000;
  * prepare), so each distinct SQL text is compiled once per connection and reused. Statements are not
  * re-entrant, which is safe here: every store method runs a statement to completion before returning.
  */
+const statementCaches = new WeakMap<Db, Map<string, Database.Statement>>();
+
+/** Drops cached statements whose SQL matches (for example after a table they use was dropped). */
+export function forgetStatements(db: Db, matches: (sql: string) => boolean): void {
+  const cache = statementCaches.get(db);
+  if (cache) for (const sql of [...cache.keys()]) if (matches(sql)) cache.delete(sql);
+}
+
 function cachePreparedStatements(db: Db): void {
   const prepare = db.prepare.bind(db);
   const cache = new Map<string, Database.Statement>();
+  statementCaches.set(db, cache);
   (db as { prepare: (sql: string) => Database.Statement }).prepare = (sql: string) => {
     let statement = cache.get(sql);
     if (!statement) {

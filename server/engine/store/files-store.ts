@@ -1,4 +1,3 @@
-import type Database from 'better-sqlite3';
 import type { Db } from './db';
 import type { FileRecord, ImportKind, ParsedFile, ParsedImport, ParsedSymbol } from '../types';
 import { nowIso, stableUuid } from '../util/ids';
@@ -59,7 +58,7 @@ export class FilesStore {
 
   private writeOne(repoId: string, f: ParsedFile): number {
     const name = f.path.slice(f.path.lastIndexOf('/') + 1);
-    const { id } = this.stmt(
+    const { id } = this.db.prepare(
       `INSERT INTO files (uid, repo_id, path, name, language, size, lines, hash, mtime_ms, description, indexed_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (repo_id, path) DO UPDATE SET language = excluded.language, size = excluded.size,
@@ -69,14 +68,14 @@ export class FilesStore {
     ).get(fileUid(repoId, f.path), repoId, f.path, name, f.language, f.size, f.lines, f.hash, Math.trunc(f.mtimeMs),
       f.description, nowIso()) as { id: number };
     this.clearChildren(id);
-    const insertSymbol = this.stmt(
+    const insertSymbol = this.db.prepare(
       `INSERT INTO symbols (file_id, name, kind, parent, start_line, end_line, exported, signature, doc)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     for (const s of f.symbols) {
       insertSymbol.run(id, s.name, s.kind, s.parent, s.startLine, s.endLine, s.exported ? 1 : 0, s.signature, s.doc);
     }
-    const insertImport = this.stmt(
+    const insertImport = this.db.prepare(
       `INSERT INTO imports (file_id, specifier, kind, type_only, target_path, package, names, line)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     );
@@ -84,10 +83,10 @@ export class FilesStore {
       insertImport.run(id, i.specifier, i.kind, i.typeOnly ? 1 : 0, i.targetPath, i.packageName,
         i.names.length ? JSON.stringify(i.names) : null, i.line);
     }
-    const insertChunk = this.stmt(
+    const insertChunk = this.db.prepare(
       'INSERT INTO chunks (file_id, seq, start_line, end_line, symbols, content) VALUES (?, ?, ?, ?, ?, ?) RETURNING id',
     );
-    const insertFts = this.stmt('INSERT INTO chunks_fts (rowid, path, symbols, body) VALUES (?, ?, ?, ?)');
+    const insertFts = this.db.prepare('INSERT INTO chunks_fts (rowid, path, symbols, body) VALUES (?, ?, ?, ?)');
     const pathWords = `${f.path} ${identifierWords(f.path)}`;
     f.chunks.forEach((c, seq) => {
       const { id: chunkId } = insertChunk.get(id, seq, c.startLine, c.endLine, c.symbols.join(' ') || null, c.content) as { id: number };
@@ -98,23 +97,23 @@ export class FilesStore {
   }
 
   private clearChildren(fileId: number): void {
-    this.stmt('DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ?)').run(fileId);
-    this.stmt('DELETE FROM chunks WHERE file_id = ?').run(fileId);
-    this.stmt('DELETE FROM symbols WHERE file_id = ?').run(fileId);
-    this.stmt('DELETE FROM imports WHERE file_id = ?').run(fileId);
+    this.db.prepare('DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ?)').run(fileId);
+    this.db.prepare('DELETE FROM chunks WHERE file_id = ?').run(fileId);
+    this.db.prepare('DELETE FROM symbols WHERE file_id = ?').run(fileId);
+    this.db.prepare('DELETE FROM imports WHERE file_id = ?').run(fileId);
   }
 
   /** Same content, new modification time: keep the index, remember the new stat. */
   touch(repoId: string, updates: { path: string; mtimeMs: number; size: number }[]): void {
-    const stmt = this.stmt('UPDATE files SET mtime_ms = ?, size = ? WHERE repo_id = ? AND path = ?');
+    const stmt = this.db.prepare('UPDATE files SET mtime_ms = ?, size = ? WHERE repo_id = ? AND path = ?');
     this.db.transaction(() => {
       for (const u of updates) stmt.run(Math.trunc(u.mtimeMs), u.size, repoId, u.path);
     })();
   }
 
   deletePaths(repoId: string, paths: string[]): void {
-    const find = this.stmt('SELECT id FROM files WHERE repo_id = ? AND path = ?');
-    const del = this.stmt('DELETE FROM files WHERE id = ?');
+    const find = this.db.prepare('SELECT id FROM files WHERE repo_id = ? AND path = ?');
+    const del = this.db.prepare('DELETE FROM files WHERE id = ?');
     this.db.transaction(() => {
       for (const p of paths) {
         const row = find.get(repoId, p) as { id: number } | undefined;
@@ -126,21 +125,21 @@ export class FilesStore {
   }
 
   count(repoId: string): number {
-    return (this.stmt('SELECT count(*) AS n FROM files WHERE repo_id = ?').get(repoId) as { n: number }).n;
+    return (this.db.prepare('SELECT count(*) AS n FROM files WHERE repo_id = ?').get(repoId) as { n: number }).n;
   }
 
   getByUid(repoId: string, uid: string): FileRecord | undefined {
-    const row = this.stmt('SELECT * FROM files WHERE repo_id = ? AND uid = ?').get(repoId, uid) as FileRow | undefined;
+    const row = this.db.prepare('SELECT * FROM files WHERE repo_id = ? AND uid = ?').get(repoId, uid) as FileRow | undefined;
     return row && toRecord(row);
   }
 
   getByPath(repoId: string, path: string): FileRecord | undefined {
-    const row = this.stmt('SELECT * FROM files WHERE repo_id = ? AND path = ?').get(repoId, path) as FileRow | undefined;
+    const row = this.db.prepare('SELECT * FROM files WHERE repo_id = ? AND path = ?').get(repoId, path) as FileRow | undefined;
     return row && toRecord(row);
   }
 
   paths(repoId: string): string[] {
-    return (this.stmt('SELECT path FROM files WHERE repo_id = ? ORDER BY path').all(repoId) as { path: string }[]).map((r) => r.path);
+    return (this.db.prepare('SELECT path FROM files WHERE repo_id = ? ORDER BY path').all(repoId) as { path: string }[]).map((r) => r.path);
   }
 
   list(q: FileListQuery): { items: FileListItem[]; total: number } {
@@ -178,12 +177,12 @@ export class FilesStore {
 
   /** The file's text as indexed: chunks are contiguous and cover the whole file. */
   content(fileId: number): string {
-    const rows = this.stmt('SELECT content FROM chunks WHERE file_id = ? ORDER BY seq').all(fileId) as { content: string }[];
+    const rows = this.db.prepare('SELECT content FROM chunks WHERE file_id = ? ORDER BY seq').all(fileId) as { content: string }[];
     return rows.map((r) => r.content).join('\n');
   }
 
   symbols(fileId: number): (ParsedSymbol & { id: number })[] {
-    const rows = this.stmt('SELECT * FROM symbols WHERE file_id = ? ORDER BY start_line').all(fileId) as {
+    const rows = this.db.prepare('SELECT * FROM symbols WHERE file_id = ? ORDER BY start_line').all(fileId) as {
       id: number; name: string; kind: ParsedSymbol['kind']; parent: string | null; start_line: number; end_line: number;
       exported: number; signature: string | null; doc: string | null;
     }[];
@@ -194,7 +193,7 @@ export class FilesStore {
   }
 
   imports(fileId: number): ParsedImport[] {
-    const rows = this.stmt('SELECT * FROM imports WHERE file_id = ? ORDER BY line, id').all(fileId) as {
+    const rows = this.db.prepare('SELECT * FROM imports WHERE file_id = ? ORDER BY line, id').all(fileId) as {
       specifier: string; kind: ParsedImport['kind']; type_only: number; target_path: string | null; package: string | null;
       names: string | null; line: number;
     }[];
@@ -209,7 +208,7 @@ export class FilesStore {
    * and ones whose target file is gone.
    */
   staleImports(repoId: string): { id: number; filePath: string; specifier: string; kind: ImportKind }[] {
-    return this.stmt(
+    return this.db.prepare(
       `SELECT i.id, f.path AS filePath, i.specifier, i.kind FROM imports i JOIN files f ON f.id = i.file_id
        WHERE f.repo_id = ? AND (
          (i.target_path IS NULL AND i.package IS NULL)
@@ -218,7 +217,7 @@ export class FilesStore {
   }
 
   setImportTarget(updates: { id: number; targetPath: string | null; packageName: string | null }[]): void {
-    const stmt = this.stmt('UPDATE imports SET target_path = ?, package = ? WHERE id = ?');
+    const stmt = this.db.prepare('UPDATE imports SET target_path = ?, package = ? WHERE id = ?');
     this.db.transaction(() => {
       for (const u of updates) stmt.run(u.targetPath, u.packageName, u.id);
     })();
@@ -226,19 +225,10 @@ export class FilesStore {
 
   /** The files imported by the most other files of the repository. */
   mostImported(repoId: string, limit: number): { file_path: string; dependents: number }[] {
-    return this.stmt(
+    return this.db.prepare(
       `SELECT i.target_path AS file_path, count(DISTINCT i.file_id) AS dependents FROM imports i JOIN files f ON f.id = i.file_id
        WHERE f.repo_id = ? AND i.target_path IS NOT NULL GROUP BY i.target_path ORDER BY dependents DESC, file_path LIMIT ?`,
     ).all(repoId, limit) as { file_path: string; dependents: number }[];
   }
 
-  private readonly cache = new Map<string, Database.Statement<unknown[]>>();
-  private stmt(sql: string): Database.Statement<unknown[]> {
-    let s = this.cache.get(sql);
-    if (!s) {
-      s = this.db.prepare(sql);
-      this.cache.set(sql, s);
-    }
-    return s;
-  }
 }

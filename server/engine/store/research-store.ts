@@ -1,4 +1,3 @@
-import type Database from 'better-sqlite3';
 import type { Db } from './db';
 import type { ParsedImport, ParsedSymbol } from '../types';
 
@@ -23,27 +22,18 @@ export interface ImporterRow {
 
 /** Reads the research composer needs: files, their symbols and import edges in both directions. */
 export class ResearchStore {
-  private readonly cache = new Map<string, Database.Statement<unknown[]>>();
 
   constructor(private readonly db: Db) {}
 
-  private stmt(sql: string): Database.Statement<unknown[]> {
-    let s = this.cache.get(sql);
-    if (!s) {
-      s = this.db.prepare(sql);
-      this.cache.set(sql, s);
-    }
-    return s;
-  }
 
   file(repoId: string, path: string): GroundingFileRow | undefined {
-    return this.stmt(
+    return this.db.prepare(
       'SELECT id, repo_id AS repoId, path, language, lines, description FROM files WHERE repo_id = ? AND path = ?',
     ).get(repoId, path) as GroundingFileRow | undefined;
   }
 
   symbols(fileId: number): ParsedSymbol[] {
-    const rows = this.stmt(
+    const rows = this.db.prepare(
       'SELECT name, kind, parent, start_line, end_line, exported, signature, doc FROM symbols WHERE file_id = ? ORDER BY start_line',
     ).all(fileId) as { name: string; kind: ParsedSymbol['kind']; parent: string | null; start_line: number; end_line: number; exported: number; signature: string | null; doc: string | null }[];
     return rows.map((r) => ({
@@ -54,7 +44,7 @@ export class ResearchStore {
 
   /** Imports of a file that resolve to another file of the repository. */
   localImports(fileId: number): Pick<ParsedImport, 'specifier' | 'targetPath' | 'names' | 'line' | 'kind'>[] {
-    const rows = this.stmt(
+    const rows = this.db.prepare(
       'SELECT specifier, target_path, names, line, kind FROM imports WHERE file_id = ? AND target_path IS NOT NULL ORDER BY line',
     ).all(fileId) as { specifier: string; target_path: string; names: string | null; line: number; kind: ParsedImport['kind'] }[];
     return rows.map((r) => ({ specifier: r.specifier, targetPath: r.target_path, names: r.names ? JSON.parse(r.names) as string[] : [], line: r.line, kind: r.kind }));
@@ -63,7 +53,7 @@ export class ResearchStore {
   /** Files of the repository that import any of `paths`, most connected first. */
   importersOf(repoId: string, paths: string[], limit: number): ImporterRow[] {
     if (!paths.length) return [];
-    const rows = this.stmt(
+    const rows = this.db.prepare(
       `SELECT f.id AS fileId, f.path AS path, i.target_path AS targetPath, i.names AS names, i.line AS line
        FROM imports i JOIN files f ON f.id = i.file_id
        WHERE f.repo_id = ? AND i.target_path IN (SELECT value FROM json_each(?))
@@ -74,7 +64,7 @@ export class ResearchStore {
 
   /** The text of lines [start, end] (1-based, inclusive) of a file, from its contiguous chunks. */
   lines(fileId: number, start: number, end: number): string[] {
-    const rows = this.stmt(
+    const rows = this.db.prepare(
       'SELECT start_line, content FROM chunks WHERE file_id = ? AND end_line >= ? AND start_line <= ? ORDER BY seq',
     ).all(fileId, start, end) as { start_line: number; content: string }[];
     const out: string[] = [];

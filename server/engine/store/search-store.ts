@@ -1,4 +1,3 @@
-import type Database from 'better-sqlite3';
 import type { Db } from './db';
 import type { SymbolKind } from '../types';
 
@@ -83,11 +82,11 @@ export class SearchStore {
   }
 
   private filesAll(repoIds: string[]): number[] {
-    return (this.stmt('SELECT id FROM files WHERE repo_id IN (SELECT value FROM json_each(?))').all(JSON.stringify(repoIds)) as { id: number }[]).map((r) => r.id);
+    return (this.db.prepare('SELECT id FROM files WHERE repo_id IN (SELECT value FROM json_each(?))').all(JSON.stringify(repoIds)) as { id: number }[]).map((r) => r.id);
   }
 
   filesByIds(ids: number[]): SearchFileRow[] {
-    return this.stmt(
+    return this.db.prepare(
       `SELECT f.id, f.repo_id AS repoId, f.path, f.language, f.lines, f.description FROM files f
        WHERE f.id IN (SELECT value FROM json_each(?))`,
     ).all(JSON.stringify(ids)) as SearchFileRow[];
@@ -98,7 +97,7 @@ export class SearchStore {
    * query parser. Lower bm25() is better; it is returned negated so that higher is better.
    */
   lexical(match: string, repoIds: string[], limit: number, weights: [number, number, number]): { chunkId: number; fileId: number; score: number }[] {
-    return this.stmt(
+    return this.db.prepare(
       `SELECT c.id AS chunkId, c.file_id AS fileId, -bm25(chunks_fts, ?, ?, ?) AS score
        FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id
        WHERE chunks_fts MATCH ? AND f.repo_id IN (SELECT value FROM json_each(?))
@@ -107,7 +106,7 @@ export class SearchStore {
   }
 
   chunks(ids: number[]): ChunkRow[] {
-    return this.stmt(
+    return this.db.prepare(
       `SELECT id, file_id AS fileId, start_line AS startLine, end_line AS endLine, symbols, content FROM chunks
        WHERE id IN (SELECT value FROM json_each(?))`,
     ).all(JSON.stringify(ids)) as ChunkRow[];
@@ -123,7 +122,7 @@ export class SearchStore {
     if (!pieces.length) return this.filesAll(repoIds);
     const likes = pieces.map(() => 'chunks_trigram.content LIKE ?').join(' AND ');
     const params = pieces.map((p) => `%${p}%`);
-    const rows = this.stmt(
+    const rows = this.db.prepare(
       `SELECT DISTINCT c.file_id AS id FROM chunks_trigram JOIN chunks c ON c.id = chunks_trigram.rowid
        JOIN files f ON f.id = c.file_id
        WHERE ${likes} AND f.repo_id IN (SELECT value FROM json_each(?))`,
@@ -133,7 +132,7 @@ export class SearchStore {
 
   /** Symbols of the given files, optionally of some kinds only. */
   symbols(fileIds: number[], kinds?: SymbolKind[]): SymbolRow[] {
-    const rows = this.stmt(
+    const rows = this.db.prepare(
       `SELECT id, file_id AS fileId, name, kind, parent, start_line AS startLine, end_line AS endLine, exported, signature, doc
        FROM symbols WHERE file_id IN (SELECT value FROM json_each(?))
        AND (? IS NULL OR kind IN (SELECT value FROM json_each(?))) ORDER BY file_id, start_line`,
@@ -143,7 +142,7 @@ export class SearchStore {
 
   /** Symbols named exactly one of `names` (case-insensitive) in the given repositories. */
   symbolsNamed(repoIds: string[], names: string[]): SymbolRow[] {
-    const rows = this.stmt(
+    const rows = this.db.prepare(
       `SELECT s.id, s.file_id AS fileId, s.name, s.kind, s.parent, s.start_line AS startLine, s.end_line AS endLine, s.exported,
          s.signature, s.doc
        FROM symbols s JOIN files f ON f.id = s.file_id
@@ -155,7 +154,7 @@ export class SearchStore {
 
   /** The text each file's documentation is grepped in when no generated doc exists: description and doc comments. */
   docSources(fileIds: number[]): { fileId: number; description: string | null; docs: string | null }[] {
-    return this.stmt(
+    return this.db.prepare(
       `SELECT f.id AS fileId, f.description,
          (SELECT group_concat(s.name || ': ' || replace(s.doc, char(10), ' '), char(10)) FROM symbols s
           WHERE s.file_id = f.id AND s.doc IS NOT NULL) AS docs
@@ -165,18 +164,9 @@ export class SearchStore {
 
   /** All chunk ids of the given repositories (for counting work). */
   chunkCount(repoIds: string[]): number {
-    return (this.stmt(
+    return (this.db.prepare(
       'SELECT count(*) AS n FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.repo_id IN (SELECT value FROM json_each(?))',
     ).get(JSON.stringify(repoIds)) as { n: number }).n;
   }
 
-  private readonly cache = new Map<string, Database.Statement<unknown[]>>();
-  private stmt(sql: string): Database.Statement<unknown[]> {
-    let s = this.cache.get(sql);
-    if (!s) {
-      s = this.db.prepare(sql);
-      this.cache.set(sql, s);
-    }
-    return s;
-  }
 }

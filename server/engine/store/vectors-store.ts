@@ -1,5 +1,4 @@
-import type Database from 'better-sqlite3';
-import type { Db } from './db';
+import { forgetStatements, type Db } from './db';
 import { nowIso } from '../util/ids';
 
 export type ModelState = 'building' | 'active' | 'retired';
@@ -73,7 +72,7 @@ export class VectorsStore {
 
   /** Chunks of a repository (or of all, when repoId is null) without a vector in model `id`. */
   missing(id: number, repoId: string | null, limit: number): ChunkToEmbed[] {
-    return this.stmt(
+    return this.db.prepare(
       `SELECT c.id, f.repo_id AS repoId, f.path, c.symbols, c.content FROM chunks c JOIN files f ON f.id = c.file_id
        WHERE (? IS NULL OR f.repo_id = ?)
          AND NOT EXISTS (SELECT 1 FROM vec_m${id} v WHERE v.chunk_id = c.id)
@@ -83,7 +82,7 @@ export class VectorsStore {
   }
 
   countMissing(id: number, repoId: string | null): number {
-    return (this.stmt(
+    return (this.db.prepare(
       `SELECT count(*) AS n FROM chunks c JOIN files f ON f.id = c.file_id
        WHERE (? IS NULL OR f.repo_id = ?)
          AND NOT EXISTS (SELECT 1 FROM vec_m${id} v WHERE v.chunk_id = c.id)
@@ -92,13 +91,13 @@ export class VectorsStore {
   }
 
   chunkCount(): number {
-    return (this.stmt('SELECT count(*) AS n FROM chunks').get() as { n: number }).n;
+    return (this.db.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n;
   }
 
   /** About `max` chunk texts spread evenly over the index (with their paths), to train a corpus model. */
   sampleTexts(max: number): string[] {
     const step = Math.max(1, Math.ceil(this.chunkCount() / max));
-    const rows = this.stmt(
+    const rows = this.db.prepare(
       `SELECT f.path || char(10) || c.content AS text FROM chunks c JOIN files f ON f.id = c.file_id
        WHERE c.id % ? = 0 LIMIT ?`,
     ).all(step, max) as { text: string }[];
@@ -107,8 +106,8 @@ export class VectorsStore {
 
   /** Writes a batch of vectors (null: nothing to embed) in one transaction. */
   put(id: number, rows: { chunkId: number; repoId: string; vector: Float32Array | null }[]): void {
-    const insert = this.stmt(`INSERT INTO vec_m${id} (chunk_id, repo_id, embedding) VALUES (?, ?, ?)`);
-    const empty = this.stmt(`INSERT OR IGNORE INTO vec_m${id}_empty (chunk_id) VALUES (?)`);
+    const insert = this.db.prepare(`INSERT INTO vec_m${id} (chunk_id, repo_id, embedding) VALUES (?, ?, ?)`);
+    const empty = this.db.prepare(`INSERT OR IGNORE INTO vec_m${id}_empty (chunk_id) VALUES (?)`);
     this.db.transaction(() => {
       for (const r of rows) {
         // sqlite-vec wants BigInt primary keys.
@@ -120,7 +119,7 @@ export class VectorsStore {
 
   /** Nearest chunks by cosine distance within the given repositories. */
   nearest(id: number, query: Float32Array, repoIds: string[], k: number): { chunkId: number; distance: number }[] {
-    const rows = this.stmt(
+    const rows = this.db.prepare(
       `SELECT chunk_id AS chunkId, distance FROM vec_m${id}
        WHERE embedding MATCH ? AND k = ? AND repo_id IN (SELECT value FROM json_each(?))`,
     ).all(query, k, JSON.stringify(repoIds)) as { chunkId: number; distance: number }[];
@@ -142,18 +141,8 @@ export class VectorsStore {
     return { ids, repos, data };
   }
 
-  private readonly cache = new Map<string, Database.Statement<unknown[]>>();
-  private stmt(sql: string): Database.Statement<unknown[]> {
-    let s = this.cache.get(sql);
-    if (!s) {
-      s = this.db.prepare(sql);
-      this.cache.set(sql, s);
-    }
-    return s;
-  }
-
   /** Statements of a dropped table must not be reused. */
   forget(id: number): void {
-    for (const key of [...this.cache.keys()]) if (key.includes(`vec_m${id}`)) this.cache.delete(key);
+    forgetStatements(this.db, (sql) => sql.includes(`vec_m${id}`));
   }
 }
