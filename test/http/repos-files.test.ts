@@ -78,3 +78,24 @@ test('bad input is a 400 naming the field; unknown things are 404; no key is 401
     await t.close();
   }
 });
+
+test('anonymous calls to the public catalog are rate limited per client; callers with a key are not', async () => {
+  const t = await createTestApp();
+  try {
+    const anonymous = () => t.app.inject({ method: 'GET', url: '/v2/public/repos?limit=1', remoteAddress: '127.0.0.9' });
+    for (let i = 0; i < 60; i++) assert.equal((await anonymous()).statusCode, 200);
+    const limited = await anonymous();
+    assert.equal(limited.statusCode, 429);
+    assert.equal(JSON.parse(limited.body).code, 'RATE_LIMITED');
+    assert.ok(Number(limited.headers['retry-after']) >= 1);
+    const otherClient = await t.app.inject({ method: 'GET', url: '/v2/public/repos', remoteAddress: '127.0.0.10' });
+    assert.equal(otherClient.statusCode, 200);
+    const withKey = await t.app.inject({ method: 'GET', url: '/v2/public/repos', remoteAddress: '127.0.0.9', headers: { 'x-api-key': t.key } });
+    assert.equal(withKey.statusCode, 200);
+    assert.equal(JSON.parse(withKey.body).meta.tier, 'ENTERPRISE');
+    const badKey = await t.app.inject({ method: 'GET', url: '/v2/public/repos', headers: { 'x-api-key': '11111111-1111-4111-8111-111111111111' } });
+    assert.equal(badKey.statusCode, 401);
+  } finally {
+    await t.close();
+  }
+});

@@ -27,6 +27,7 @@ test('vectors are computed at index time and only for chunks that have none', as
     active.embedder.embed = async (texts, kind, signal) => { if (kind === 'document') embedded.push(...texts); return original(texts, kind, signal); };
     fs.appendFileSync(path.join(folder, 'src/geometry/circle.ts'), '\nexport function squareArea(side: number): number {\n  return side * side;\n}\n');
     await t.engine.indexer.updatePaths(repo, ['src/geometry/circle.ts']);
+    await t.engine.indexer.derivedIdle();
     const circleChunks = (t.engine.db.prepare(
       "SELECT count(*) AS n FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = 'src/geometry/circle.ts'",
     ).get() as { n: number }).n;
@@ -38,6 +39,7 @@ test('vectors are computed at index time and only for chunks that have none', as
     // A deleted file takes its vectors with it (a trigger on chunks).
     fs.rmSync(path.join(folder, 'src/net/retry.ts'));
     await t.engine.indexer.updatePaths(repo, ['src/net/retry.ts']);
+    await t.engine.indexer.derivedIdle();
     const orphans = (t.engine.db.prepare(`SELECT count(*) AS n FROM vec_m${active.id} v WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = v.chunk_id)`).get() as { n: number }).n;
     assert.equal(orphans, 0);
   } finally {

@@ -45,6 +45,8 @@ export class Indexer {
   private readonly pool = new ParsePool();
   private readonly localParsers = new Map<string, FileParser>();
   private readonly derived: DerivedIndex[] = [];
+  private derivedChain: Promise<void> = Promise.resolve();
+  private readonly closing = new AbortController();
 
   constructor(
     private readonly repos: ReposStore,
@@ -189,9 +191,20 @@ export class Indexer {
       this.repos.setProgress(repo.id, this.files.count(repo.id), this.files.count(repo.id));
       this.repos.setState(repo.id, 'ready');
     }
-    await this.runDerived(repo.id, () => {});
     result.durationMs = Date.now() - started;
+    // The edit is in the index now (text, symbols, edges); vectors and docs catch up behind it, so
+    // an edit is reflected in milliseconds whatever the size of the repository.
+    if (write.length || remove.length) this.scheduleDerived(repo.id);
     return result;
+  }
+
+  /** Resolves once the derived indexes have caught up with every edit so far. */
+  derivedIdle(): Promise<void> {
+    return this.derivedChain;
+  }
+
+  private scheduleDerived(repoId: string): void {
+    this.derivedChain = this.derivedChain.then(() => this.runDerived(repoId, () => {}, this.closing.signal));
   }
 
   /** Imports that did not resolve may resolve now that files were added (or stop resolving when removed). */
@@ -228,6 +241,8 @@ export class Indexer {
   }
 
   async close(): Promise<void> {
+    this.closing.abort();
+    await this.derivedChain;
     await this.pool.close();
   }
 }

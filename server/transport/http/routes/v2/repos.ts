@@ -7,7 +7,8 @@ import { Envelope, PagedEnvelope } from '../../../../../protocol/api/common';
 import {
   IndexRequest, IndexResult, ListReposQuery, PublicRepo, PublicReposQuery, Repo, RepoStatus, StatusRequest,
 } from '../../../../../protocol/api/repos';
-import { callerOf, ok, page } from '../../context';
+import { authenticateRequest, callerOf, ok, page } from '../../context';
+import { RateLimiter, type RateRule } from '../../../../engine/accounts/rate-limit';
 import { errors } from '../../responses';
 
 export const toRepo = (r: RepoRecord) => ({
@@ -22,8 +23,12 @@ export const toStatus = (r: RepoRecord) => ({
 });
 
 /** /v2/repos…: listing, indexing and polling repositories. */
+/** Anonymous callers of the public catalog, per client address (callers with a key are not limited). */
+export const ANONYMOUS_CATALOG_LIMIT: RateRule = { max: 60, windowMs: 60_000 };
+
 export async function reposRoutes(fastify: FastifyInstance, engine: Engine): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const anonymous = new RateLimiter();
 
   app.get('/v2/repos', {
     schema: {
@@ -45,12 +50,14 @@ export async function reposRoutes(fastify: FastifyInstance, engine: Engine): Pro
 
   app.get('/v2/public/repos', {
     schema: {
-      operationId: 'listPublicRepos', tags: ['repos'], summary: 'The public catalog (no key needed)', security: [],
+      operationId: 'listPublicRepos', tags: ['repos'], summary: 'The public catalog (no key needed; anonymous callers get 60 requests a minute per client)', security: [],
       querystring: PublicReposQuery,
       response: { 200: PagedEnvelope(Type.Array(PublicRepo)), ...errors(400, 429) },
     },
     config: { public: true },
   }, async (request, reply) => {
+    if (request.headers['x-api-key'] || request.headers.authorization) request.caller = authenticateRequest(engine, request);
+    else anonymous.hit([[`catalog:${request.ip}`, ANONYMOUS_CATALOG_LIMIT]]);
     const q = request.query;
     const { items, total } = engine.repos.listPublic(q.limit, q.offset, q.since);
     const data = items.map((r) => ({
