@@ -1,5 +1,5 @@
 import type { Db } from './db';
-import type { ImportKind, SymbolKind } from '../types';
+import type { ImportKind, ParsedSymbol, SymbolKind } from '../types';
 import { nowIso } from '../util/ids';
 
 export interface GraphFileRow { id: number; path: string; language: string | null; lines: number; hash: string }
@@ -15,16 +15,8 @@ export interface GraphEdgeRow {
   line: number;
 }
 
-export interface RepoSymbolRow {
+export interface RepoSymbolRow extends ParsedSymbol {
   fileId: number;
-  name: string;
-  kind: SymbolKind;
-  parent: string | null;
-  startLine: number;
-  endLine: number;
-  exported: boolean;
-  signature: string | null;
-  doc: string | null;
 }
 
 export interface FileDocRow { fileId: number; sourceHash: string; generator: string; doc: string; generatedAt: string }

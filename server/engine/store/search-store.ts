@@ -1,5 +1,5 @@
 import type { Db } from './db';
-import type { SymbolKind } from '../types';
+import type { ParsedSymbol, SymbolKind } from '../types';
 
 /** A file as search sees it: enough to filter, rank and label a hit. */
 export interface SearchFileRow {
@@ -20,17 +20,9 @@ export interface ChunkRow {
   content: string;
 }
 
-export interface SymbolRow {
+export interface SymbolRow extends ParsedSymbol {
   id: number;
   fileId: number;
-  name: string;
-  kind: SymbolKind;
-  parent: string | null;
-  startLine: number;
-  endLine: number;
-  exported: boolean;
-  signature: string | null;
-  doc: string | null;
 }
 
 /** The filters that SQL answers; globs over paths are applied by the caller (picomatch). */
