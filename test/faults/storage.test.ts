@@ -6,7 +6,8 @@ import { Engine } from '../../server/engine/engine';
 import { LoupeError } from '../../server/engine/errors';
 import { createLogger } from '../../server/engine/log';
 import { createApp } from '../../server/transport/http/app';
-import { copyFixture, createTestApp, createTestEngine, tempDir } from '../helpers/engine';
+import { spawnSync } from 'node:child_process';
+import { copyFixture, createTestApp, createTestEngine, FIXTURES, tempDir } from '../helpers/engine';
 import { writeTsCorpus } from '../helpers/corpus';
 import { indexSnapshot } from '../helpers/db-snapshot';
 import { mountSmallDisk, permissionsApply } from '../helpers/small-disk';
@@ -138,23 +139,22 @@ test('a repository folder that disappears or stops being a folder is reported in
   }
 });
 
-test('a folder that becomes unreadable is reported, not a crash (skipped as root, who reads everything)', { skip: !permissionsApply() }, async () => {
-  const t = createTestEngine();
-  try {
-    const folder = copyFixture('ts-paths');
-    const repo = t.engine.repos.registerLocalFolder(t.ownerId, folder);
-    await t.engine.queue.idle();
-    fs.chmodSync(folder, 0o000);
-    try {
-      t.engine.queue.enqueue(repo.id);
-      await t.engine.queue.idle();
-      const after = t.engine.reposStore.get(repo.id)!;
-      assert.ok(after.state === 'failed' || after.state === 'missing', after.state);
-      assert.ok(after.error);
-    } finally {
-      fs.chmodSync(folder, 0o755);
-    }
-  } finally {
-    await t.close();
-  }
+test('a folder that becomes unreadable is reported, not a crash', { timeout: 120_000 }, async () => {
+  // Root reads every folder, so as root the scenario runs in a child process as the user nobody.
+  const work = tempDir('loupe-unreadable-');
+  fs.chmodSync(work, 0o777);
+  const asRoot = process.getuid?.() === 0;
+  const child = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'workers', 'unreadable-folder.ts'), work, path.join(FIXTURES, 'ts-paths')], {
+    cwd: path.join(__dirname, '..', '..'),
+    encoding: 'utf8',
+    timeout: 100_000,
+    ...(asRoot ? { uid: 65534, gid: 65534, env: { ...process.env, HOME: work } } : {}),
+  });
+  assert.equal(child.status, 0, child.stderr);
+  const result = JSON.parse(child.stdout.trim().split('\n').pop()!);
+  if (asRoot) assert.equal(result.uid, 65534);
+  assert.equal(result.before, 'ready');
+  assert.ok(result.after === 'failed' || result.after === 'missing', result.after);
+  assert.match(result.error ?? '', /permission|EACCES|cannot be read|does not exist/i);
+  assert.ok(result.files > 0, 'the index of the folder is kept, not wiped');
 });

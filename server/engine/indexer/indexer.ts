@@ -62,9 +62,7 @@ export class Indexer {
   async indexRepository(repo: RepoRecord, onProgress: (p: IndexRunProgress) => void = () => {}, signal?: AbortSignal): Promise<IndexRunResult> {
     const started = Date.now();
     const root = repo.rootPath;
-    if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) {
-      throw new Error(`the folder ${root} does not exist or is not a folder`);
-    }
+    assertReadableFolder(root);
     this.repos.setState(repo.id, 'indexing');
     onProgress({ repoId: repo.id, phase: 'scanning', done: 0, total: 0, rate: 0 });
     const entries = walk(root, this.options);
@@ -160,6 +158,8 @@ export class Indexer {
    */
   async updatePaths(repo: RepoRecord, relPaths: string[], contents: Map<string, string> = new Map()): Promise<IndexRunResult> {
     const started = Date.now();
+    // An unreadable folder makes every file look deleted: refuse rather than empty the index.
+    assertReadableFolder(repo.rootPath);
     const parser = this.localParser(repo.rootPath);
     const result: IndexRunResult = { added: 0, changed: 0, removed: 0, unchanged: 0, skipped: 0, durationMs: 0 };
     const write: ParsedFile[] = [];
@@ -244,6 +244,22 @@ export class Indexer {
     this.closing.abort();
     await this.derivedChain;
     await this.pool.close();
+  }
+}
+
+/**
+ * The repository folder must exist and be listable. A folder that became unreadable would walk as
+ * empty and every indexed file would look deleted, so it fails the run instead and keeps the index.
+ */
+function assertReadableFolder(root: string): void {
+  if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) {
+    throw new Error(`the folder ${root} does not exist or is not a folder`);
+  }
+  try {
+    fs.accessSync(root, fs.constants.R_OK | fs.constants.X_OK);
+    fs.readdirSync(root);
+  } catch (error) {
+    throw new Error(`the folder ${root} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); the index is kept as it was`);
   }
 }
 
