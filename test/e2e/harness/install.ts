@@ -47,6 +47,10 @@ function seedRipgrepCache(): void {
   fs.rmSync(staging, { recursive: true, force: true });
 }
 
+function withoutNpmVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([key]) => !/^npm_/i.test(key)));
+}
+
 /** Installs what is missing; returns quickly when everything is already there. */
 export function ensureE2eTools(): void {
   ensureChromium();
@@ -64,7 +68,10 @@ export function ensureE2eTools(): void {
   run(process.execPath, [npmCli, 'install', '--no-audit', '--no-fund', `code-server@${CODE_SERVER_VERSION}`], {
     cwd: folder,
     env: {
-      ...process.env,
+      // Under `npm test` the outer npm's settings arrive as npm_* variables, its user agent among them
+      // ("node/v20" when the outer npm runs on the system Node), and code-server's postinstall reads the
+      // Node version from that agent: the inner npm must start clean and describe itself.
+      ...withoutNpmVariables(process.env),
       npm_config_unsafe_perm: 'true',
       npm_config_dangerously_allow_all_scripts: 'true',
       npm_config_yes: 'true',
