@@ -1,4 +1,5 @@
 /** The search service's request and answer, in engine terms (the HTTP route converts them to the wire). */
+import type { FileFilterSql } from '../store/search-store';
 
 export type SearchScope = 'all' | 'repos' | 'files' | 'code' | 'functions';
 export type ScanMode = 'semantic' | 'grep_docs' | 'grep_code';
@@ -6,15 +7,10 @@ export type DocFields = 'basic' | 'summary' | 'full';
 /** Which retrievers a semantic search uses (hybrid by default; the others exist for evaluation). */
 export type Retriever = 'hybrid' | 'lexical' | 'vector';
 
-export interface SearchFilters {
+/** Every filter of the request: the ones SQL answers, plus file types and path globs. */
+export interface SearchFilters extends FileFilterSql {
   fileTypes?: string[];
   filePaths?: string[];
-  dependencies?: string[];
-  functionNames?: string[];
-  hasFunctions?: boolean;
-  minLines?: number;
-  maxLines?: number;
-  visibility?: 'public' | 'private';
 }
 
 export interface SearchRequest {

@@ -1,18 +1,11 @@
 import type { Db } from './db';
-import type { ImportKind, ParsedSymbol, SymbolKind } from '../types';
+import type { ImportKind, ParsedImport, ParsedSymbol, SymbolKind } from '../types';
 import { nowIso } from '../util/ids';
 
 export interface GraphFileRow { id: number; path: string; language: string | null; lines: number; hash: string }
 
-export interface GraphEdgeRow {
+export interface GraphEdgeRow extends ParsedImport {
   fileId: number;
-  specifier: string;
-  kind: ImportKind;
-  typeOnly: boolean;
-  targetPath: string | null;
-  packageName: string | null;
-  names: string[];
-  line: number;
 }
 
 export interface RepoSymbolRow extends ParsedSymbol {

@@ -1,14 +1,9 @@
 import type { Db } from './db';
 import type { ParsedImport, ParsedSymbol } from '../types';
+import type { SearchFileRow } from './search-store';
 
-export interface GroundingFileRow {
-  id: number;
-  repoId: string;
-  path: string;
-  language: string | null;
-  lines: number;
-  description: string | null;
-}
+/** The same file facts search uses to label a hit. */
+export type GroundingFileRow = SearchFileRow;
 
 export interface ImporterRow {
   /** The importing file. */

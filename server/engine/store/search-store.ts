@@ -25,7 +25,7 @@ export interface SymbolRow extends ParsedSymbol {
   fileId: number;
 }
 
-/** The filters that SQL answers; globs over paths are applied by the caller (picomatch). */
+/** The filters that SQL answers; file types and path globs are applied by the caller. */
 export interface FileFilterSql {
   dependencies?: string[];
   functionNames?: string[];
