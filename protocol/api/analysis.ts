@@ -3,13 +3,10 @@
  * dependency map, code-review signals, test-coverage gaps, and per-file documentation.
  */
 import { Type, type Static, type TSchema } from 'typebox';
-import { Meta, Pagination, Uuid } from './common';
+import { Meta, Nullable, Pagination, StringEnum, Uuid } from './common';
 
 const Str = Type.String();
 const Int = Type.Integer();
-const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
-const Literals = <T extends string>(values: readonly T[], options: Record<string, unknown> = {}) =>
-  Type.Union(values.map((v) => Type.Literal(v)), options);
 const PathString = Type.String({ minLength: 1, maxLength: 1024 });
 
 // ---------- radius ----------
@@ -24,14 +21,14 @@ export const RadiusRequest = Type.Object({
   pr: Type.Optional(Type.Integer({ minimum: 1, description: 'Pull request number; used only when no files or dependencies are given.' })),
   pull_request: Type.Optional(Type.Integer({ minimum: 1, description: 'Alias of pr.' })),
   pr_number: Type.Optional(Type.Integer({ minimum: 1, description: 'Alias of pr.' })),
-  include: Type.Optional(Type.Array(Literals(RADIUS_INCLUDE), { maxItems: 5, description: 'Parts to return; default all.' })),
+  include: Type.Optional(Type.Array(StringEnum(RADIUS_INCLUDE), { maxItems: 5, description: 'Parts to return; default all.' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000, default: 100, description: 'Cap on dependents listed per target (totals stay exact).' })),
 }, { additionalProperties: false });
 export type RadiusRequest = Static<typeof RadiusRequest>;
 
 const RadiusTarget = Type.Object({
   target: Str,
-  kind: Literals(['file', 'symbol', 'dependency']),
+  kind: StringEnum(['file', 'symbol', 'dependency']),
   found: Type.Boolean(),
   reason: Type.Optional(Type.String({ description: 'Why a target was not found.' })),
   dependents_total: Int,
@@ -53,12 +50,12 @@ const RadiusTarget = Type.Object({
 });
 
 export const RadiusResult = Type.Object({
-  source: Literals(['files', 'dependencies', 'pull_request']),
+  source: StringEnum(['files', 'dependencies', 'pull_request']),
   pull_request: Type.Optional(Type.Object({ number: Int, source: Str, detail: Str, files: Type.Array(Str) })),
   summary: Type.Object({
     targets: Int, found: Int, unknown: Type.Array(Str), total_dependents: Int, direct_dependents: Int,
     type_only_dependents: Int, max_depth: Int, entry_points: Int, tests: Int, files_in_repo: Int,
-    risk: Literals(['none', 'low', 'medium', 'high']),
+    risk: StringEnum(['none', 'low', 'medium', 'high']),
   }),
   targets: Type.Array(RadiusTarget),
   warnings: Type.Array(Str),
@@ -99,14 +96,14 @@ export const Blueprint = Type.Object({
 export const DEPENDENCY_TYPES = ['package', 'builtin', 'dev', 'peer', 'local'] as const;
 
 export const ScopeRequest = Type.Object({
-  include: Type.Optional(Type.Array(Literals(['dependencies', 'functions', 'variables']), { maxItems: 3 })),
+  include: Type.Optional(Type.Array(StringEnum(['dependencies', 'functions', 'variables']), { maxItems: 3 })),
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 300, description: 'Filter by name (substring); with expand, the exact name to drill into.' })),
-  type: Type.Optional(Literals(DEPENDENCY_TYPES, { description: 'Dependency type to keep.' })),
-  expand: Type.Optional(Literals(['files', 'functions'], { description: 'Drill into `name`: the files, or the functions, that use it. Requires name.' })),
+  type: Type.Optional(StringEnum(DEPENDENCY_TYPES, { description: 'Dependency type to keep.' })),
+  expand: Type.Optional(StringEnum(['files', 'functions'], { description: 'Drill into `name`: the files, or the functions, that use it. Requires name.' })),
   compare_repos: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { maxItems: 25, description: 'Up to 25 repository ids: which dependencies each shares or lacks.' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
-  order: Type.Optional(Literals(['usage', 'name'], { default: 'usage' })),
+  order: Type.Optional(StringEnum(['usage', 'name'], { default: 'usage' })),
 }, { additionalProperties: false });
 export type ScopeRequest = Static<typeof ScopeRequest>;
 
@@ -139,7 +136,7 @@ export const MAP_TYPES = ['package', 'import', 'export', 'env'] as const;
 
 export const MapQuery = Type.Object({
   dependency: Type.Optional(Type.String({ minLength: 1, maxLength: 300, description: 'Only dependencies whose name contains this.' })),
-  type: Type.Optional(Literals(MAP_TYPES, { description: 'Kind of dependency; all kinds when absent.' })),
+  type: Type.Optional(StringEnum(MAP_TYPES, { description: 'Kind of dependency; all kinds when absent.' })),
   compare_repos: Type.Optional(Type.String({ maxLength: 2048, description: 'Comma-separated repository UUIDs, at most 10.' })),
   include_public_index: Type.Optional(Type.Boolean({ default: false, description: 'Also look in public repositories you have not indexed.' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 25 })),
@@ -173,14 +170,14 @@ export const ReviewRequest = Type.Object({
 export type ReviewRequest = Static<typeof ReviewRequest>;
 
 export const ReviewResult = Type.Object({
-  source: Literals(['files', 'pull_request']),
+  source: StringEnum(['files', 'pull_request']),
   pull_request: Type.Optional(Type.Object({ number: Int, source: Str, detail: Str })),
-  summary: Type.Object({ files: Int, reviewed: Int, risk: Literals(['none', 'low', 'medium', 'high']), max_score: Int, untested: Int, api_changes: Int }),
+  summary: Type.Object({ files: Int, reviewed: Int, risk: StringEnum(['none', 'low', 'medium', 'high']), max_score: Int, untested: Int, api_changes: Int }),
   files: Type.Array(Type.Object({
     file_path: Str,
     found: Type.Boolean(),
     reason: Type.Optional(Str),
-    risk: Literals(['none', 'low', 'medium', 'high']),
+    risk: StringEnum(['none', 'low', 'medium', 'high']),
     score: Type.Integer({ minimum: 0, maximum: 100 }),
     signals: Type.Object({
       dependents: Int, direct_dependents: Int, entry_points: Int, churn: Nullable(Int), complexity: Int, lines: Int,
@@ -219,7 +216,7 @@ export const FileDocParams = Type.Object({
 
 export const FileDocQuery = Type.Object({
   // No schema default: an absent `fields` means the deepest depth the plan allows, an explicit one is checked against the plan.
-  fields: Type.Optional(Literals(['basic', 'summary', 'full'], { description: 'Depth: basic, summary or full. Absent: full, or the deepest depth your plan allows.' })),
+  fields: Type.Optional(StringEnum(['basic', 'summary', 'full'], { description: 'Depth: basic, summary or full. Absent: full, or the deepest depth your plan allows.' })),
 }, { additionalProperties: false });
 
 export const FileDoc = Type.Object({
@@ -236,7 +233,7 @@ export const FileDoc = Type.Object({
 export const FileDocMeta = Type.Object({
   ...Meta.properties,
   processing: Type.Boolean({ description: 'True while the documentation is being generated (not charged).' }),
-  fields_applied: Literals(['basic', 'summary', 'full'], { description: 'The depth actually returned (the plan may lower it).' }),
+  fields_applied: StringEnum(['basic', 'summary', 'full'], { description: 'The depth actually returned (the plan may lower it).' }),
 }, { additionalProperties: true });
 
 export const FileDocEnvelope = Type.Object({

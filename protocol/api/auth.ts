@@ -1,8 +1,8 @@
 import { Type, type Static } from 'typebox';
-import { Uuid } from './common';
+import { Nullable, StringEnum, Uuid } from './common';
 
 const Email = Type.String({ format: 'email', maxLength: 254, description: 'A valid email address (compared case-insensitively).' });
-const AuthMode = Type.Union([Type.Literal('otp'), Type.Literal('password')]);
+const AuthMode = StringEnum(['otp', 'password']);
 
 export const AuthenticateRequest = Type.Object({
   auth_mode: Type.Optional({ ...AuthMode, description: '`otp` (a 6-digit code by email) or `password` (the password in the X-Service-Auth-Password header). Required unless `mode` is given.' }),
@@ -25,7 +25,7 @@ export const VerifyRequest = Type.Object({
 
 export const ResendRequest = Type.Object({
   email: Email,
-  type: Type.Union([Type.Literal('signup'), Type.Literal('email_change'), Type.Literal('email')], {
+  type: StringEnum(['signup', 'email_change', 'email'], {
     default: 'signup', description: 'signup: a new sign-up code; email: a sign-in code; email_change: not used by Loupe (400).',
   }),
 }, { additionalProperties: false });
@@ -39,15 +39,15 @@ export const Session = Type.Object({
 }, { $id: 'Session', description: 'A sign-in session. Only its hash is stored; it ends at expires_at or when its key is disabled.' });
 
 export const AuthResult = Type.Object({
-  user_id: Type.Union([Uuid, Type.Null()], { description: 'null while an OTP sign-in waits for its code (the answer does not reveal whether the account exists).' }),
+  user_id: Nullable(Uuid, { description: 'null while an OTP sign-in waits for its code (the answer does not reveal whether the account exists).' }),
   email: Type.String(),
-  session: Type.Union([Session, Type.Null()], { description: 'null until verification.' }),
+  session: Nullable(Session, { description: 'null until verification.' }),
   verification_required: Type.Boolean(),
-  api_key: Type.Union([Type.Object({
+  api_key: Nullable(Type.Object({
     key: Type.Optional({ ...Uuid, description: 'The plaintext key, only in the response that hands it out; use it as X-API-Key.' }),
     key_id: Uuid,
-    key_state: Type.Union([Type.Literal('agent_pending'), Type.Literal('active')]),
-  }), Type.Null()]),
+    key_state: StringEnum(['agent_pending', 'active']),
+  })),
 }, { description: 'The authentication result.' });
 
 export const ResendResult = Type.Object({

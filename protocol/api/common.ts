@@ -4,6 +4,26 @@
  */
 import { Type, type Static, type TSchema } from 'typebox';
 
+/**
+ * A string enumeration as `{type: 'string', enum}`. A union of literals (`anyOf` of `const`s) reads
+ * the same in the OpenAPI document, but fast-json-stringify then validates every value against each
+ * branch to pick one, which made a one-item listing several times slower to serialize.
+ */
+export const StringEnum = <const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+
+/**
+ * `T | null`. Scalars become `type: [T, 'null']` (OpenAPI 3.1), which is serialized directly for
+ * the same reason as StringEnum; objects and arrays stay `anyOf [T, null]`.
+ */
+export const Nullable = <T extends TSchema>(schema: T, options: Record<string, unknown> = {}) => {
+  const type = (schema as { type?: unknown }).type;
+  if (typeof type === 'string' && type !== 'object' && type !== 'array') {
+    return Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'], ...options });
+  }
+  return Type.Unsafe<Static<T> | null>(Type.Union([schema, Type.Null()], options));
+};
+
 export const Uuid = Type.String({ format: 'uuid', description: 'A UUID.' });
 
 export const Meta = Type.Object({
@@ -56,4 +76,4 @@ export const PagedEnvelope = <T extends TSchema>(data: T, description?: string) 
 export const Limit = (max: number, dflt: number) =>
   Type.Integer({ minimum: 1, maximum: max, default: dflt, description: `Page size, 1-${max} (default ${dflt}).` });
 export const Offset = Type.Integer({ minimum: 0, default: 0, description: 'Zero-based index of the first item.' });
-export const Order = Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' });
+export const Order = StringEnum(['asc', 'desc'], { default: 'desc' });

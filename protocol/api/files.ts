@@ -1,14 +1,14 @@
 import { Type, type Static } from 'typebox';
-import { Limit, Offset, Uuid } from './common';
+import { Limit, Nullable, Offset, StringEnum, Uuid } from './common';
 
 export const FileItem = Type.Object({
   id: Uuid,
   file_name: Type.String(),
   file_path: Type.String({ description: 'Path relative to the repository root.' }),
-  description: Type.Union([Type.String(), Type.Null()], { description: 'The file\'s own leading comment, when it has one.' }),
+  description: Nullable(Type.String(), { description: 'The file\'s own leading comment, when it has one.' }),
   dependencies: Type.Array(Type.String(), { description: 'Files (repository paths) and packages this file imports.' }),
   total_lines: Type.Integer(),
-  language: Type.Union([Type.String(), Type.Null()]),
+  language: Nullable(Type.String()),
   size: Type.Integer({ description: 'Bytes.' }),
   function_count: Type.Integer(),
   class_count: Type.Integer(),
@@ -21,8 +21,8 @@ export type FileItem = Static<typeof FileItem>;
 export const ListFilesQuery = Type.Object({
   limit: Limit(100, 20),
   offset: Offset,
-  order_by: Type.Union(['file_path', 'file_name', 'total_lines', 'size', 'language', 'indexed_at'].map((s) => Type.Literal(s)), { default: 'file_path' }),
-  order: Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'asc' }),
+  order_by: StringEnum(['file_path', 'file_name', 'total_lines', 'size', 'language', 'indexed_at'], { default: 'file_path' }),
+  order: StringEnum(['asc', 'desc'], { default: 'asc' }),
   search: Type.Optional(Type.String({ maxLength: 200, description: 'Substring of file_name or file_path.' })),
 }, { additionalProperties: false });
 export type ListFilesQuery = Static<typeof ListFilesQuery>;

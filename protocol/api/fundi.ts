@@ -1,6 +1,6 @@
 /** Legacy V1 (`/v1/fundi…`): thin, deprecated adapters over V2. New code should use /v2. */
 import { Type } from 'typebox';
-import { Uuid } from './common';
+import { Nullable, StringEnum, Uuid } from './common';
 
 export const FundiStatus = Type.Object({
   service: Type.Literal('fundi'),
@@ -24,8 +24,8 @@ export const FundiChatResult = Type.Object({
   answer: Type.String(),
   model: Type.String(),
   context_files: Type.Array(Type.Unknown()),
-  conversation_id: Type.Union([Uuid, Type.Null()]),
-  history_id: Type.Union([Uuid, Type.Null()]),
+  conversation_id: Nullable(Uuid),
+  history_id: Nullable(Uuid),
   credits_used: Type.Integer(),
 });
 
@@ -50,11 +50,11 @@ export const ExplainResult = Type.Object({
   op: Type.Literal('explain'),
   result: Type.String(),
   model: Type.String(),
-  source: Type.Union([Type.Literal('code'), Type.Literal('index')], { description: 'code: the snippet sent; index: research over the indexed file.' }),
+  source: StringEnum(['code', 'index'], { description: 'code: the snippet sent; index: research over the indexed file.' }),
   context_files: Type.Array(Type.Unknown()),
   credits_used: Type.Integer(),
-  history_id: Type.Union([Uuid, Type.Null()]),
-  conversation_id: Type.Union([Uuid, Type.Null()]),
+  history_id: Nullable(Uuid),
+  conversation_id: Nullable(Uuid),
 });
 
 export const CodeOpResult = Type.Object({
@@ -63,7 +63,7 @@ export const CodeOpResult = Type.Object({
   model: Type.String(),
   usage: Type.Object({ input_tokens: Type.Integer(), output_tokens: Type.Integer(), estimated: Type.Boolean() }),
   credits_used: Type.Integer(),
-  history_id: Type.Union([Uuid, Type.Null()]),
+  history_id: Nullable(Uuid),
 });
 
 export const FundiHistoryRequest = Type.Union([Type.Object({

@@ -1,14 +1,14 @@
 import { Type, type Static } from 'typebox';
-import { Limit, Offset, Uuid } from './common';
+import { Limit, Nullable, Offset, Uuid } from './common';
 
 export const HistoryItem = Type.Object({
   history_id: Uuid,
-  conversation_id: Type.Union([Uuid, Type.Null()], { description: 'The conversation this row continues, if any.' }),
+  conversation_id: Nullable(Uuid, { description: 'The conversation this row continues, if any.' }),
   category: Type.String({ description: 'search, research, repos, files, docs, analysis, chat, code, …' }),
   operation: Type.String({ description: 'The operation, as named in the credit ledger (search.run, files.list, …).' }),
-  query: Type.Union([Type.String(), Type.Null()], { description: 'What was asked: search text, URL, file path, message.' }),
+  query: Nullable(Type.String(), { description: 'What was asked: search text, URL, file path, message.' }),
   repo_ids: Type.Array(Uuid, { description: 'Repositories the operation read.' }),
-  summary: Type.Union([Type.String(), Type.Null()], { description: 'One line about the result.' }),
+  summary: Nullable(Type.String(), { description: 'One line about the result.' }),
   result: Type.Unknown({ description: 'A small structured result kept for the thread view, or null.' }),
   credits: Type.Integer({ minimum: 0, description: 'Credits charged for this operation.' }),
   duration_ms: Type.Integer({ minimum: 0 }),
@@ -29,7 +29,7 @@ export const ConversationIdParams = Type.Object({ conversation_id: Type.String({
 
 export const Conversation = Type.Object({
   conversation_id: Uuid,
-  title: Type.Union([Type.String(), Type.Null()], { description: 'The first question of the thread.' }),
+  title: Nullable(Type.String(), { description: 'The first question of the thread.' }),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
   items: Type.Array(HistoryItem, { description: 'The whole thread, oldest first.' }),

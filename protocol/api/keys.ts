@@ -1,23 +1,23 @@
 import { Type } from 'typebox';
-import { Uuid } from './common';
+import { Nullable, StringEnum, Uuid } from './common';
 
 export const KeyItem = Type.Object({
   key_id: Uuid,
   key: Type.String({ description: 'Masked: the first and last 4 characters.' }),
-  kind: Type.Union([Type.Literal('primary'), Type.Literal('session'), Type.Literal('agent')], {
+  kind: StringEnum(['primary', 'session', 'agent'], {
     description: 'primary: your main key; session: minted at a sign-in, expires with the session; agent: a short-lived agent credential.',
   }),
-  state: Type.Union([Type.Literal('agent_pending'), Type.Literal('active'), Type.Literal('disabled')], {
+  state: StringEnum(['agent_pending', 'active', 'disabled'], {
     description: 'agent_pending until the sign-up code is verified; disabled after DELETE, regeneration or expiry.',
   }),
   primary: Type.Boolean(),
   created_at: Type.String({ format: 'date-time' }),
-  last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Updated at most once a minute.' }),
-  expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  disabled_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  last_used_at: Nullable(Type.String({ format: 'date-time' }), { description: 'Updated at most once a minute.' }),
+  expires_at: Nullable(Type.String({ format: 'date-time' })),
+  disabled_at: Nullable(Type.String({ format: 'date-time' })),
 }, { $id: 'KeyItem', description: 'An API key, masked.' });
 
-export const RegenerateRequest = Type.Union([Type.Object({}, { additionalProperties: false }), Type.Null()], {
+export const RegenerateRequest = Nullable(Type.Object({}, { additionalProperties: false }), {
   description: 'No body, or an empty JSON object.',
 });
 

@@ -1,11 +1,12 @@
 /** GET /v2/models and /v2/models/limits: the chat models research can use. */
 import { Type, type Static } from 'typebox';
+import { StringEnum } from './common';
 
 export const ChatModel = Type.Object({
   id: Type.String({ description: 'Pass as `model` with `chat: true` on POST /v2/search.' }),
   provider: Type.String({ description: '`loupe` (built in), `openai-compatible` (a configured server), `vscode` (the editor\'s language models).' }),
   description: Type.String(),
-  kind: Type.Union([Type.Literal('extractive'), Type.Literal('llm')], {
+  kind: StringEnum(['extractive', 'llm'], {
     description: '`extractive`: composes the answer from the retrieved code without a language model; `llm`: a language model writes it.',
   }),
   context_window: Type.Integer({ minimum: 1, description: 'Tokens the model reads at most.' }),

@@ -1,33 +1,33 @@
 import { Type, type Static } from 'typebox';
-import { Limit, Offset, Uuid } from './common';
+import { Limit, Nullable, Offset, StringEnum, Uuid } from './common';
 
 export const Repo = Type.Object({
   repo_id: Uuid,
   name: Type.String({ description: 'owner/name for GitHub repositories, the folder name for local ones.' }),
   url: Type.String({ description: 'The GitHub URL, or the absolute path of a local folder.' }),
-  source: Type.Union([Type.Literal('git'), Type.Literal('local')]),
-  branch: Type.Union([Type.String(), Type.Null()]),
-  visibility: Type.Union([Type.Literal('private'), Type.Literal('public')]),
-  state: Type.Union(['queued', 'indexing', 'ready', 'failed', 'missing'].map((s) => Type.Literal(s)), {
+  source: StringEnum(['git', 'local']),
+  branch: Nullable(Type.String()),
+  visibility: StringEnum(['private', 'public']),
+  state: StringEnum(['queued', 'indexing', 'ready', 'failed', 'missing'], {
     description: 'queued → indexing → ready; failed when indexing failed; missing when the folder is gone.',
   }),
   updating: Type.Boolean({ description: 'True while indexing is queued or running.' }),
   files_total: Type.Integer(),
   files_indexed: Type.Integer(),
-  error: Type.Union([Type.String(), Type.Null()]),
-  head_commit: Type.Union([Type.String(), Type.Null()]),
+  error: Nullable(Type.String()),
+  head_commit: Nullable(Type.String()),
   created_at: Type.String({ format: 'date-time' }),
-  last_updated: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When indexing last completed.' }),
+  last_updated: Nullable(Type.String({ format: 'date-time' }), { description: 'When indexing last completed.' }),
 }, { $id: 'Repo', description: 'An indexed repository.' });
 export type Repo = Static<typeof Repo>;
 
 export const ListReposQuery = Type.Object({
-  scope: Type.Union([Type.Literal('private'), Type.Literal('public')], { default: 'private', description: 'private: your repositories; public: the public catalog.' }),
+  scope: StringEnum(['private', 'public'], { default: 'private', description: 'private: your repositories; public: the public catalog.' }),
   search: Type.Optional(Type.String({ maxLength: 200, description: 'Substring of the name or URL.' })),
   limit: Limit(100, 20),
   offset: Offset,
-  order_by: Type.Union(['created_at', 'name', 'last_updated', 'url'].map((s) => Type.Literal(s)), { default: 'created_at' }),
-  order: Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' }),
+  order_by: StringEnum(['created_at', 'name', 'last_updated', 'url'], { default: 'created_at' }),
+  order: StringEnum(['asc', 'desc'], { default: 'desc' }),
 }, { additionalProperties: false });
 export type ListReposQuery = Static<typeof ListReposQuery>;
 
@@ -43,9 +43,9 @@ export const PublicRepo = Type.Object({
   repo_id: Uuid,
   name: Type.String(),
   url: Type.String(),
-  branch: Type.Union([Type.String(), Type.Null()]),
+  branch: Nullable(Type.String()),
   files_total: Type.Integer(),
-  last_updated: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  last_updated: Nullable(Type.String({ format: 'date-time' })),
   top_files: Type.Optional(Type.Array(Type.Object({ file_path: Type.String(), dependents: Type.Integer() }))),
 });
 
@@ -59,15 +59,15 @@ export type IndexRequest = Static<typeof IndexRequest>;
 export const FileTreeEntry = Type.Object({
   path: Type.String(),
   size: Type.Integer(),
-  language: Type.Union([Type.String(), Type.Null()]),
+  language: Nullable(Type.String()),
 });
 
 export const IndexResult = Type.Object({
   repo: Repo,
   created: Type.Boolean({ description: 'False when the repository was already indexed.' }),
   queued: Type.Boolean({ description: 'True when indexing was queued by this call.' }),
-  file_tree: Type.Union([Type.Array(FileTreeEntry), Type.Null()], { description: 'The files to index (first 1000), or null until a clone exists.' }),
-  file_tree_total: Type.Union([Type.Integer(), Type.Null()]),
+  file_tree: Nullable(Type.Array(FileTreeEntry), { description: 'The files to index (first 1000), or null until a clone exists.' }),
+  file_tree_total: Nullable(Type.Integer()),
 });
 
 export const StatusRequest = Type.Object({
@@ -79,11 +79,11 @@ export const RepoStatus = Type.Object({
   updating: Type.Boolean({ description: 'True while indexing is in progress.' }),
   status: Type.Boolean({ description: 'Whether the source is active (false when failed or missing).' }),
   name: Type.String(),
-  last_updated: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  last_updated: Nullable(Type.String({ format: 'date-time' })),
   state: Repo.properties.state,
   files_total: Type.Integer(),
   files_indexed: Type.Integer(),
-  error: Type.Union([Type.String(), Type.Null()]),
+  error: Nullable(Type.String()),
 });
 export type RepoStatus = Static<typeof RepoStatus>;
 

@@ -4,6 +4,7 @@
  * or, on failure, `error`; both are terminal.
  */
 import { Type, type Static } from 'typebox';
+import { Nullable } from './common';
 
 export const ResearchSearchEvent = Type.Object({
   type: Type.Literal('search'),
@@ -21,8 +22,8 @@ export const ContextFile = Type.Object({
   repo_id: Type.String(),
   repo_name: Type.String(),
   file_path: Type.String(),
-  start_line: Type.Union([Type.Integer(), Type.Null()]),
-  end_line: Type.Union([Type.Integer(), Type.Null()]),
+  start_line: Nullable(Type.Integer()),
+  end_line: Nullable(Type.Integer()),
 }, { $id: 'ContextFile', description: 'A file the answer was grounded on, with the lines quoted to the model.' });
 
 export const ResearchDoneEvent = Type.Object({
@@ -35,8 +36,8 @@ export const ResearchDoneEvent = Type.Object({
     estimated: Type.Boolean({ description: 'True when the model reported no usage and it was estimated from text length.' }),
   }),
   credits_used: Type.Integer({ minimum: 0, description: 'Charged for this call: 5 for the search plus the model\'s usage.' }),
-  conversation_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'Send it back as `conversation_id` to ask a follow-up.' }),
-  history_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+  conversation_id: Nullable(Type.String({ format: 'uuid' }), { description: 'Send it back as `conversation_id` to ask a follow-up.' }),
+  history_id: Nullable(Type.String({ format: 'uuid' })),
 }, { $id: 'ResearchDoneEvent', description: 'Terminal line of a successful stream.' });
 
 export const ResearchErrorEvent = Type.Object({

@@ -1,9 +1,7 @@
 /** POST /v2/search: the request (both modes) and the JSON answer of search mode (`chat` false). */
 import { Type, type Static } from 'typebox';
-import { Uuid } from './common';
+import { Nullable, StringEnum, Uuid } from './common';
 
-const Enum = <T extends string>(values: readonly T[], options: Record<string, unknown> = {}) =>
-  Type.Union(values.map((v) => Type.Literal(v)), options);
 
 export const SearchFilters = Type.Object({
   file_types: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 50 }), {
@@ -21,7 +19,7 @@ export const SearchFilters = Type.Object({
   has_functions: Type.Optional(Type.Boolean({ description: 'Only files that define functions (true) or none (false).' })),
   min_lines: Type.Optional(Type.Integer({ minimum: 0, description: 'Only files with at least this many lines.' })),
   max_lines: Type.Optional(Type.Integer({ minimum: 0, description: 'Only files with at most this many lines.' })),
-  visibility: Type.Optional(Enum(['public', 'private'] as const, {
+  visibility: Type.Optional(StringEnum(['public', 'private'] as const, {
     description: 'public: exported symbols (and files that export something); private: the rest.',
   })),
 }, { additionalProperties: false, $id: 'SearchFilters' });
@@ -31,13 +29,13 @@ export const SearchRequest = Type.Object({
     minLength: 2, maxLength: 1000,
     description: 'Natural language or identifiers (semantic); a literal, or `/pattern/flags` with flags i, m, s (grep modes, ripgrep syntax).',
   }),
-  scope: Type.Optional(Enum(['all', 'repos', 'files', 'code', 'functions'] as const, { default: 'all', description: 'What kind of hits to return; `all` groups repositories, files, functions and code.' })),
-  scan_mode: Type.Optional(Enum(['semantic', 'grep_docs', 'grep_code'] as const, { default: 'semantic' })),
+  scope: Type.Optional(StringEnum(['all', 'repos', 'files', 'code', 'functions'] as const, { default: 'all', description: 'What kind of hits to return; `all` groups repositories, files, functions and code.' })),
+  scan_mode: Type.Optional(StringEnum(['semantic', 'grep_docs', 'grep_code'] as const, { default: 'semantic' })),
   repo_ids: Type.Optional(Type.Array(Uuid, { maxItems: 25, description: 'Repositories to search (with repo_urls at most 25); default all of yours.' })),
   repo_urls: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { maxItems: 25, description: 'Repositories by URL (merged with repo_ids).' })),
   filters: Type.Optional(SearchFilters),
   similarity_threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'Floor on cosine similarity for vector matches (semantic mode).' })),
-  fields: Type.Optional(Enum(['basic', 'summary', 'full'] as const, { description: 'Adds each hit\'s file documentation at this depth.' })),
+  fields: Type.Optional(StringEnum(['basic', 'summary', 'full'] as const, { description: 'Adds each hit\'s file documentation at this depth.' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 20, description: 'Hits per kind (default 20).' })),
   chat: Type.Optional(Type.Boolean({ default: false, description: 'true: research — stream an answer as application/x-ndjson.' })),
   model: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Chat model id for research (GET /v2/models).' })),
@@ -58,23 +56,23 @@ export const Snippet = Type.Object({
 });
 
 export const SearchHit = Type.Object({
-  type: Enum(['repo', 'file', 'code', 'function'] as const),
+  type: StringEnum(['repo', 'file', 'code', 'function'] as const),
   repo_id: Uuid,
   repo_name: Type.String(),
-  file_path: Type.Union([Type.String(), Type.Null()]),
+  file_path: Nullable(Type.String()),
   score: Type.Number({ description: 'Relative to the best hit of the same kind (1).' }),
   start_line: Type.Optional(Type.Integer()),
   end_line: Type.Optional(Type.Integer()),
-  language: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  language: Type.Optional(Nullable(Type.String())),
   snippet: Type.Optional(Snippet),
   name: Type.Optional(Type.String()),
   kind: Type.Optional(Type.String()),
-  signature: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  signature: Type.Optional(Nullable(Type.String())),
   exported: Type.Optional(Type.Boolean()),
   matches: Type.Optional(Type.Integer({ description: 'Files and repositories: how many matching lines or chunks they gather.' })),
   doc: Type.Optional(Type.Object({
-    depth: Enum(['basic', 'summary', 'full'] as const),
-    markdown: Type.Union([Type.String(), Type.Null()]),
+    depth: StringEnum(['basic', 'summary', 'full'] as const),
+    markdown: Nullable(Type.String()),
     processing: Type.Boolean({ description: 'True while the documentation is still being generated.' }),
   })),
 }, { $id: 'SearchHit' });
@@ -87,7 +85,7 @@ export const SearchData = Type.Object({
     mode: Type.String(),
     scope: Type.String(),
     retriever: Type.Optional(Type.String({ description: 'semantic: hybrid (BM25 + vectors).' })),
-    embedding: Type.Optional(Type.Union([Type.Object({ model: Type.String(), dims: Type.Integer() }), Type.Null()])),
+    embedding: Type.Optional(Nullable(Type.Object({ model: Type.String(), dims: Type.Integer() }))),
     candidates: Type.Optional(Type.Object({ files: Type.Integer(), scanned: Type.Integer() }, { description: 'grep: files the index proposed and files scanned.' })),
     repo_ids: Type.Array(Uuid),
     timings: Type.Record(Type.String(), Type.Number(), { description: 'Milliseconds per phase, and totalMs.' }),

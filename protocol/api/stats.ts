@@ -1,11 +1,12 @@
 import { Type } from 'typebox';
+import { Nullable, StringEnum } from './common';
 
 export const RangeQuery = Type.Object({
-  range: Type.Union([Type.Literal('7d'), Type.Literal('30d'), Type.Literal('90d')], { default: '7d', description: 'Rolling window: 7d (default), 30d or 90d.' }),
+  range: StringEnum(['7d', '30d', '90d'], { default: '7d', description: 'Rolling window: 7d (default), 30d or 90d.' }),
 }, { additionalProperties: false });
 
 export const LanguagesQuery = Type.Object({
-  range: Type.Optional(Type.Union([Type.Literal('7d'), Type.Literal('30d'), Type.Literal('90d')], { description: 'Only files indexed in this window; all indexed files when absent.' })),
+  range: Type.Optional(StringEnum(['7d', '30d', '90d'], { description: 'Only files indexed in this window; all indexed files when absent.' })),
 }, { additionalProperties: false });
 
 export const UsageStats = Type.Object({
@@ -31,7 +32,7 @@ export const ActivityStats = Type.Object({
 }, { description: 'Queries per day.' });
 
 export const LanguageStats = Type.Object({
-  range: Type.Union([Type.String(), Type.Null()]),
+  range: Nullable(Type.String()),
   total_files: Type.Integer(),
   languages: Type.Array(Type.Object({
     language: Type.String({ description: 'Language id, or `other` for files no parser recognised.' }),
