@@ -1,4 +1,4 @@
-import type { Db } from './db';
+import { type Db, pageClause } from './db';
 import type { FileRecord, ImportKind, ParsedFile, ParsedImport, ParsedSymbol } from '../types';
 import { nowIso, stableUuid } from '../util/ids';
 import { identifierWords } from '../util/words';
@@ -160,8 +160,8 @@ export class FilesStore {
          (SELECT count(*) FROM symbols s WHERE s.file_id = f.id) AS sym_count
        FROM files f ${clause}
        ORDER BY f.${ORDER_COLUMNS[q.orderBy]} ${q.order === 'asc' ? 'ASC' : 'DESC'}, f.path
-       LIMIT ? OFFSET ?`,
-    ).all(...params, q.limit, q.offset) as (FileRow & { deps: string; fn_count: number; class_count: number; var_count: number; sym_count: number })[];
+       ${pageClause(q.limit, q.offset)}`,
+    ).all(...params) as (FileRow & { deps: string; fn_count: number; class_count: number; var_count: number; sym_count: number })[];
     return {
       total,
       items: rows.map((r) => ({

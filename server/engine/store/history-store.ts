@@ -1,4 +1,4 @@
-import type { Db } from './db';
+import { type Db, pageClause } from './db';
 
 export interface HistoryRow {
   id: string;
@@ -72,8 +72,8 @@ export class HistoryStore {
     if (q.to) { where.push('created_at <= ?'); args.push(q.to); }
     const clause = where.join(' AND ');
     const total = (this.db.prepare(`SELECT count(*) AS n FROM history WHERE ${clause}`).get(...args) as { n: number }).n;
-    const items = this.db.prepare(`SELECT * FROM history WHERE ${clause} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`)
-      .all(...args, q.limit, q.offset) as HistoryRow[];
+    const items = this.db.prepare(`SELECT * FROM history WHERE ${clause} ORDER BY created_at DESC, rowid DESC ${pageClause(q.limit, q.offset)}`)
+      .all(...args) as HistoryRow[];
     return { items, total };
   }
 

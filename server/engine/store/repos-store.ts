@@ -1,4 +1,4 @@
-import type { Db } from './db';
+import { type Db, pageClause } from './db';
 import type { RepoRecord, RepoState } from '../types';
 import { nowIso } from '../util/ids';
 
@@ -82,8 +82,8 @@ export class ReposStore {
     const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const total = (this.db.prepare(`SELECT count(*) AS n FROM repos r ${clause}`).get(...params) as { n: number }).n;
     const rows = this.db.prepare(
-      `SELECT r.* FROM repos r ${clause} ORDER BY r.${REPO_ORDER_COLUMNS[q.orderBy] ?? 'created_at'} ${q.order === 'asc' ? 'ASC' : 'DESC'}, r.id LIMIT ? OFFSET ?`,
-    ).all(...params, q.limit, q.offset) as RepoRow[];
+      `SELECT r.* FROM repos r ${clause} ORDER BY r.${REPO_ORDER_COLUMNS[q.orderBy] ?? 'created_at'} ${q.order === 'asc' ? 'ASC' : 'DESC'}, r.id ${pageClause(q.limit, q.offset)}`,
+    ).all(...params) as RepoRow[];
     return { items: rows.map(toRecord), total };
   }
 
@@ -91,8 +91,8 @@ export class ReposStore {
     const clause = since ? "WHERE visibility = 'public' AND coalesce(last_updated, created_at) >= ?" : "WHERE visibility = 'public'";
     const params = since ? [since] : [];
     const total = (this.db.prepare(`SELECT count(*) AS n FROM repos ${clause}`).get(...params) as { n: number }).n;
-    const rows = this.db.prepare(`SELECT * FROM repos ${clause} ORDER BY created_at DESC, id LIMIT ? OFFSET ?`)
-      .all(...params, limit, offset) as RepoRow[];
+    const rows = this.db.prepare(`SELECT * FROM repos ${clause} ORDER BY created_at DESC, id ${pageClause(limit, offset)}`)
+      .all(...params) as RepoRow[];
     return { items: rows.map(toRecord), total };
   }
 
