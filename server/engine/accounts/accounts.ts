@@ -4,7 +4,7 @@ import { AccountsStore, type KeyRow } from '../store/accounts-store';
 import { LoupeError, notFound } from '../errors';
 import { isUuid, newId, nowIso, sha256 } from '../util/ids';
 import { lowestPlanWith, planAtLeast, planTable, type DocDepth, type Plan, type PlanName } from './plans';
-import { Credits, type Charge, type Reservation, type Settled } from './credits';
+import { Credits, type Balance, type Charge, type Reservation, type Settled } from './credits';
 import { History } from './history';
 import type { AuthConfig } from './auth';
 
@@ -166,9 +166,12 @@ export class Accounts {
   }
 
   meta(userId: string): UsageMeta {
-    const user = this.store.user(userId);
-    const plan = this.planOf(user?.plan ?? 'FREE');
-    const balance = this.credits.balance(userId);
+    return this.usage(this.store.user(userId)?.plan ?? 'FREE', this.credits.balance(userId));
+  }
+
+  /** The meta fields for a caller whose balance is already known (a settled charge reports it). */
+  usage(planName: string, balance: Balance): UsageMeta {
+    const plan = this.planOf(planName);
     return { tier: plan.name, credits_used: balance.used, credits_remaining: balance.remaining, max_repos_allowed: plan.maxRepos };
   }
 
@@ -213,6 +216,11 @@ export class Accounts {
   /** Operation writes + charge + history row, one transaction. See Credits.settle. */
   settle<T = undefined>(charge: Charge, effect?: () => T): Settled<T> {
     return this.credits.settle(charge, effect);
+  }
+
+  /** settle() with group commit (Credits.settleSoon): for answers that wait for the commit anyway. */
+  settleSoon<T = undefined>(charge: Charge, effect?: () => T): Promise<Settled<T>> {
+    return this.credits.settleSoon(charge, effect);
   }
 
   /** Records the cost of a completed operation. Prefer settle(), which also checks the balance. */

@@ -1,7 +1,7 @@
 import type { Db } from '../store/db';
 import { HistoryStore, type HistoryRow } from '../store/history-store';
 import { LoupeError, notFound } from '../errors';
-import { isUuid, newId, nowIso } from '../util/ids';
+import { isUuid, newId, newTimeOrderedId, nowIso } from '../util/ids';
 
 /** Categories the routes use today; others may be added (the column is free text). */
 export type HistoryCategory =
@@ -71,33 +71,41 @@ export class History {
     if (!row || row.user_id !== userId) throw notFound('conversation');
   }
 
+  /** Writes one row (and starts or continues its conversation), in the caller's transaction if there is one. */
   record(input: HistoryInput): HistoryRef {
-    return this.db.transaction((): HistoryRef => {
-      const now = nowIso();
-      let conversationId: string | null = null;
-      if (input.conversationId) {
-        this.assertConversation(input.userId, input.conversationId);
-        conversationId = input.conversationId.toLowerCase();
-        this.store.touchConversation(conversationId, now);
-      } else if (input.newConversation) {
-        conversationId = newId();
-        this.store.insertConversation({
-          id: conversationId, user_id: input.userId, title: input.query?.slice(0, 200) ?? null, created_at: now, updated_at: now,
-        });
-      }
-      const id = newId();
-      if (input.credits !== undefined && (!Number.isInteger(input.credits) || input.credits < 0)) {
-        throw new LoupeError('INTERNAL', `history credits must be a whole number >= 0, got ${input.credits}`);
-      }
-      this.store.insert({
-        id, user_id: input.userId, conversation_id: conversationId, seq: conversationId ? this.store.nextSeq(conversationId) : 0,
-        category: input.category, operation: input.operation ?? input.category, query: input.query ?? null,
-        repo_ids: JSON.stringify(input.repoIds ?? []), summary: input.summary ?? null,
-        result: input.result === undefined ? null : JSON.stringify(input.result),
-        credits: input.credits ?? 0, duration_ms: Math.max(0, Math.round(input.durationMs ?? 0)), created_at: now,
+    return this.db.inTransaction ? this.write(input) : this.db.transaction(() => this.write(input))();
+  }
+
+  /** Everything record() would refuse, checked before it writes. */
+  check(input: HistoryInput): void {
+    if (input.credits !== undefined && (!Number.isInteger(input.credits) || input.credits < 0)) {
+      throw new LoupeError('INTERNAL', `history credits must be a whole number >= 0, got ${input.credits}`);
+    }
+    if (input.conversationId) this.assertConversation(input.userId, input.conversationId);
+  }
+
+  private write(input: HistoryInput): HistoryRef {
+    this.check(input);
+    const now = nowIso();
+    let conversationId: string | null = null;
+    if (input.conversationId) {
+      conversationId = input.conversationId.toLowerCase();
+      this.store.touchConversation(conversationId, now);
+    } else if (input.newConversation) {
+      conversationId = newId();
+      this.store.insertConversation({
+        id: conversationId, user_id: input.userId, title: input.query?.slice(0, 200) ?? null, created_at: now, updated_at: now,
       });
-      return { historyId: id, conversationId };
-    })();
+    }
+    const id = newTimeOrderedId();
+    this.store.insert({
+      id, user_id: input.userId, conversation_id: conversationId, seq: conversationId ? this.store.nextSeq(conversationId) : 0,
+      category: input.category, operation: input.operation ?? input.category, query: input.query ?? null,
+      repo_ids: JSON.stringify(input.repoIds ?? []), summary: input.summary ?? null,
+      result: input.result === undefined ? null : JSON.stringify(input.result),
+      credits: input.credits ?? 0, duration_ms: Math.max(0, Math.round(input.durationMs ?? 0)), created_at: now,
+    });
+    return { historyId: id, conversationId };
   }
 
   list(userId: string, q: { limit: number; offset: number; from?: string; to?: string }) {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Caller } from '../../engine/accounts/accounts';
+import type { Caller, UsageMeta } from '../../engine/accounts/accounts';
 import type { Reservation } from '../../engine/accounts/credits';
 import type { HistoryInput, HistoryRef } from '../../engine/accounts/history';
 import type { Engine } from '../../engine/engine';
@@ -73,15 +73,17 @@ export interface OkExtra {
 
 /**
  * Sends the success envelope. The operation's writes (`effect`), the charge and the history row
- * are one transaction, done before meta is read, so meta reports the balance after this call.
+ * are one transaction, committed before the answer is sent (group commit: the paid calls answered
+ * in the same turn of the event loop share it), so meta reports the balance after this call.
  * The history row's ids go to `meta.history_id` / `meta.conversation_id`.
  */
-export function ok<T>(engine: Engine, request: FastifyRequest, reply: FastifyReply, data: T, extra: OkExtra = {}) {
+export async function ok<T>(engine: Engine, request: FastifyRequest, reply: FastifyReply, data: T, extra: OkExtra = {}) {
   const caller = request.caller;
   let history: HistoryRef | null = null;
+  let usage: UsageMeta | null = null;
   if (caller) {
     const category = extra.history?.category ?? request.routeOptions.config?.history;
-    const settled = engine.accounts.settle({
+    const settled = await engine.accounts.settleSoon({
       userId: caller.userId,
       operation: operationOf(request),
       credits: extra.cost ?? costOf(engine, request),
@@ -89,8 +91,8 @@ export function ok<T>(engine: Engine, request: FastifyRequest, reply: FastifyRep
       history: category ? { durationMs: reply.elapsedTime, repoIds: repoIdsOf(request), ...extra.history, category } : undefined,
     }, extra.effect);
     history = settled.history;
+    usage = engine.accounts.usage(caller.plan, settled.balance);
   }
-  const usage = caller ? engine.accounts.meta(caller.userId) : null;
   const meta = {
     updated_at: new Date().toISOString(),
     tier: usage?.tier ?? 'ANONYMOUS',

@@ -4,6 +4,7 @@ import * as analysis from './004-analysis';
 import * as accounts from './003-accounts';
 import * as a2aTasks from './005-a2a-tasks';
 import * as creditTotals from './010-credit-totals';
+import * as historyConversationIndex from './011-history-conversation-index';
 
 export interface Migration {
   version: number;
@@ -22,4 +23,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 4, name: 'analysis', sql: analysis.sql },
   { version: 5, name: 'a2a-tasks', sql: a2aTasks.sql },
   { version: 10, name: 'credit-totals', sql: creditTotals.sql },
+  { version: 11, name: 'history-conversation-index', sql: historyConversationIndex.sql },
 ];
