@@ -31,16 +31,46 @@ export interface KeyRow {
 
 export type NewKey = Pick<KeyRow, 'id' | 'user_id' | 'key_hash' | 'key_hint' | 'state' | 'is_primary'> & Partial<Pick<KeyRow, 'kind' | 'expires_at' | 'parent_key_id'>>;
 
-/** Users, API keys and the credit ledger. */
+/**
+ * Users, API keys and the credit ledger.
+ *
+ * Every request reads its key and its user several times, and these rows rarely change, so reads
+ * of single users and keys outside a transaction are remembered. Every write here forgets them,
+ * and so does a commit by another connection to the same file (PRAGMA data_version changes), so a
+ * disabled key stops working at once in every process. Reads inside a transaction always go to the
+ * database: a row written there may still be rolled back.
+ */
 export class AccountsStore {
+  private readonly remembered = new Map<string, Readonly<UserRow | KeyRow> | undefined>();
+  private dataVersion = -1;
+
   constructor(private readonly db: Db) {}
+
+  private remember<T extends UserRow | KeyRow>(key: string, read: () => T | undefined): T | undefined {
+    if (this.db.inTransaction) return read();
+    const version = (this.db.prepare('PRAGMA data_version').get() as { data_version: number }).data_version;
+    if (version !== this.dataVersion) {
+      this.remembered.clear();
+      this.dataVersion = version;
+    }
+    if (this.remembered.has(key)) return this.remembered.get(key) as T | undefined;
+    const row = read();
+    if (row) Object.freeze(row);
+    this.remembered.set(key, row);
+    return row;
+  }
+
+  /** Called by every write to users and keys. */
+  private changed(): void {
+    this.remembered.clear();
+  }
 
   owner(): UserRow | undefined {
     return this.db.prepare('SELECT * FROM users WHERE is_owner = 1').get() as UserRow | undefined;
   }
 
   user(id: string): UserRow | undefined {
-    return this.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
+    return this.remember(`user:${id}`, () => this.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined);
   }
 
   userByEmail(email: string): UserRow | undefined {
@@ -48,27 +78,33 @@ export class AccountsStore {
   }
 
   insertUser(user: Pick<UserRow, 'id' | 'email' | 'display_name' | 'plan' | 'is_owner'> & Partial<Pick<UserRow, 'password_hash' | 'profile'>>): void {
+    this.changed();
     this.db.prepare('INSERT INTO users (id, email, display_name, plan, is_owner, created_at, password_hash, profile) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
       .run(user.id, user.email, user.display_name, user.plan, user.is_owner, nowIso(), user.password_hash ?? null, user.profile ?? null);
   }
 
   setUserPlan(id: string, plan: string): void {
+    this.changed();
     this.db.prepare('UPDATE users SET plan = ? WHERE id = ?').run(plan, id);
   }
 
   setCreditLimit(id: string, limit: number | null): void {
+    this.changed();
     this.db.prepare('UPDATE users SET credit_limit = ? WHERE id = ?').run(limit, id);
   }
 
   setPassword(id: string, hash: string): void {
+    this.changed();
     this.db.prepare('UPDATE users SET password_hash = ? WHERE id = ?').run(hash, id);
   }
 
   markVerified(id: string): void {
+    this.changed();
     this.db.prepare('UPDATE users SET verified_at = coalesce(verified_at, ?) WHERE id = ?').run(nowIso(), id);
   }
 
   insertKey(key: NewKey): void {
+    this.changed();
     this.db.prepare(
       `INSERT INTO api_keys (id, user_id, key_hash, key_hint, state, is_primary, created_at, kind, expires_at, parent_key_id)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -77,15 +113,17 @@ export class AccountsStore {
   }
 
   key(id: string): KeyRow | undefined {
-    return this.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as KeyRow | undefined;
+    return this.remember(`key:${id}`, () => this.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as KeyRow | undefined);
   }
 
   setKeyState(id: string, state: KeyRow['state']): void {
+    this.changed();
     this.db.prepare('UPDATE api_keys SET state = ? WHERE id = ?').run(state, id);
   }
 
   /** Disables a key and every key derived from it (agent credentials). */
   disableKey(id: string): void {
+    this.changed();
     const now = nowIso();
     this.db.prepare(`UPDATE api_keys SET state = 'disabled', is_primary = 0, disabled_at = coalesce(disabled_at, ?)
       WHERE id = ? OR parent_key_id = ?`).run(now, id, id);
@@ -103,7 +141,7 @@ export class AccountsStore {
   }
 
   keyByHash(hash: string): KeyRow | undefined {
-    return this.db.prepare('SELECT * FROM api_keys WHERE key_hash = ?').get(hash) as KeyRow | undefined;
+    return this.remember(`hash:${hash}`, () => this.db.prepare('SELECT * FROM api_keys WHERE key_hash = ?').get(hash) as KeyRow | undefined);
   }
 
   keysOf(userId: string): KeyRow[] {
@@ -111,6 +149,7 @@ export class AccountsStore {
   }
 
   touchKey(id: string): void {
+    this.changed();
     this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(nowIso(), id);
   }
 
