@@ -68,6 +68,7 @@ const builds = [
       server: 'server/main.ts',
       'parse-worker': 'server/engine/indexer/parse-worker.ts',
       'grep-worker': 'server/engine/search/grep-worker.ts',
+      'train-worker': 'server/engine/embed/train-worker.ts',
       client: 'client/extension.ts',
     },
   },

@@ -176,7 +176,7 @@ function reportProgress(engine: Engine): void {
     last = now;
     const name = engine.reposStore.get(p.repoId)?.name ?? p.repoId;
     if (p.phase === 'parsing') process.stderr.write(`indexing ${name}: ${p.done}/${p.total} files (${Math.round(p.rate)} files/s)\n`);
-    else if (p.phase === 'derived') process.stderr.write(`indexing ${name}: building search index ${p.done}/${p.total}\n`);
+    else if (p.phase === 'derived') process.stderr.write(`indexing ${name}: building search index${p.total ? ` ${p.done}/${p.total}` : ''}\n`);
   });
   engine.queue.on('finished', ({ repoId, result }) => {
     const name = engine.reposStore.get(repoId)?.name ?? repoId;

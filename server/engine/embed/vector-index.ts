@@ -4,7 +4,8 @@ import type { ChunkToEmbed, EmbeddingModelRow, VectorsStore } from '../store/vec
 import type { Embedder, EmbedderConfig } from './embedder';
 import { HashedEmbedder } from './hashed-embedder';
 import { CorpusEmbedder } from './corpus-embedder';
-import { deserializeModel, serializeModel, trainCorpusModel } from './corpus-model';
+import { deserializeModel, serializeModel } from './corpus-model';
+import { trainCorpusModelOffThread } from './train-off-thread';
 import { createEmbedder } from './providers';
 
 export interface VectorIndexOptions {
@@ -130,7 +131,15 @@ export class VectorIndex implements DerivedIndex {
     // The index changed (chunks may be gone, ids reused): the in-memory copy is rebuilt on next use.
     this.memory = null;
     try {
-      const target = await this.target();
+      // Announced before the model is (re)trained, which can take seconds before the first batch.
+      yield { index: this.name, done: 0, total: 0 };
+      let target: ActiveModel;
+      try {
+        target = await this.target(signal);
+      } catch (error) {
+        if (signal.aborted) return;
+        throw error;
+      }
       yield* this.fill(target, repoId, signal);
       if (signal.aborted) return;
       // A model still being built needs every repository's chunks before search may use it.
@@ -178,9 +187,9 @@ export class VectorIndex implements DerivedIndex {
   }
 
   /** The model new vectors go into: the newest non-retired one of the configured provider, made if needed. */
-  private async target(): Promise<ActiveModel> {
+  private async target(signal?: AbortSignal): Promise<ActiveModel> {
     const live = this.store.models().filter((m) => m.state !== 'retired');
-    if (this.config.kind === 'corpus') return this.corpusTarget(live);
+    if (this.config.kind === 'corpus') return this.corpusTarget(live, signal);
     const embedder = this.providerEmbedder ??= await createEmbedder(this.config);
     const name = embedder.id;
     let row = live.filter((m) => m.provider === this.config.kind && m.name === name).pop();
@@ -193,7 +202,7 @@ export class VectorIndex implements DerivedIndex {
     return { id: row.id, row, embedder };
   }
 
-  private corpusTarget(live: EmbeddingModelRow[]): ActiveModel {
+  private async corpusTarget(live: EmbeddingModelRow[], signal?: AbortSignal): Promise<ActiveModel> {
     const chunks = this.store.chunkCount();
     const current = live.filter((m) => m.provider === 'corpus').pop();
     const wantsTraining = chunks >= this.options.minTrainChunks
@@ -203,7 +212,7 @@ export class VectorIndex implements DerivedIndex {
     let id: number;
     if (wantsTraining) {
       const started = Date.now();
-      const model = trainCorpusModel(this.store.sampleTexts(this.options.maxTrainDocs), { dims: this.options.corpusDims });
+      const model = await trainCorpusModelOffThread(this.store.sampleTexts(this.options.maxTrainDocs), { dims: this.options.corpusDims }, signal);
       if (model) {
         model.trainedChunks = chunks;
         id = this.store.addModel('corpus', 'lsa', model.dims, serializeModel(model), chunks);

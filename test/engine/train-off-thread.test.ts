@@ -1,0 +1,74 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import * as esbuild from 'esbuild';
+import { trainCorpusModel } from '../../server/engine/embed/corpus-model';
+import { trainCorpusModelOffThread } from '../../server/engine/embed/train-off-thread';
+import type { TrainRequest, TrainResponse } from '../../server/engine/embed/train-worker';
+
+const ROOT = path.join(__dirname, '..', '..');
+
+/** Small but real code-like documents: enough words and documents for the SVD to have something to find. */
+function corpus(): string[] {
+  const topics = [
+    ['parseSignedCookie', 'cookie', 'signature', 'secret', 'header', 'value'],
+    ['renderSprite', 'texture', 'frame', 'canvas', 'draw', 'pixel'],
+    ['connectDatabase', 'pool', 'query', 'transaction', 'commit', 'rollback'],
+    ['tweenPosition', 'easing', 'duration', 'timeline', 'delay', 'repeat'],
+  ];
+  const texts: string[] = [];
+  for (let i = 0; i < 240; i++) {
+    const words = topics[i % topics.length];
+    texts.push(`function ${words[0]}${i}(${words[1]}, ${words[2]}) {\n  // ${words.slice(1).join(' ')}\n  return ${words[3]}.${words[4]}(${words[5]}, ${i});\n}`);
+  }
+  return texts;
+}
+
+test('the corpus model trained in a worker thread equals the one trained in this thread', async () => {
+  const texts = corpus();
+  const here = trainCorpusModel(texts, { dims: 16 });
+  const there = await trainCorpusModelOffThread(texts, { dims: 16 });
+  assert.ok(here && there);
+  assert.deepEqual(there.terms, here.terms);
+  assert.equal(there.dims, here.dims);
+  assert.deepEqual(Array.from(there.idf), Array.from(here.idf));
+  assert.deepEqual(Array.from(there.vectors), Array.from(here.vectors));
+  assert.equal(await trainCorpusModelOffThread(['too', 'few'], { dims: 16 }), null, 'too little text is no model, as in this thread');
+});
+
+test('an aborted training stops its worker and rejects with AbortError', async () => {
+  const controller = new AbortController();
+  const texts = Array.from({ length: 20 }, () => corpus()).flat();
+  const training = trainCorpusModelOffThread(texts, { dims: 64, maxDocs: 4800 }, controller.signal);
+  setTimeout(() => controller.abort(), 20);
+  await assert.rejects(training, (error: Error) => error.name === 'AbortError');
+  await assert.rejects(trainCorpusModelOffThread(texts, { dims: 8 }, controller.signal), (error: Error) => error.name === 'AbortError');
+});
+
+test('the bundled training worker runs from dist as the CLI and the language server start it', async () => {
+  fs.mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
+  const outdir = fs.mkdtempSync(path.join(ROOT, '.tmp', 'train-worker-bundle-'));
+  try {
+    await esbuild.build({
+      entryPoints: { 'train-worker': path.join(ROOT, 'server/engine/embed/train-worker.ts') },
+      outdir, bundle: true, platform: 'node', format: 'cjs', target: 'node22', logLevel: 'silent',
+    });
+    const worker = new Worker(path.join(outdir, 'train-worker.js'));
+    try {
+      const reply = new Promise<TrainResponse>((resolve, reject) => {
+        worker.once('message', resolve);
+        worker.once('error', reject);
+      });
+      worker.postMessage({ texts: corpus(), options: { dims: 8 } } satisfies TrainRequest);
+      const response = await reply;
+      assert.equal(response.type, 'trained', JSON.stringify(response));
+      assert.ok(response.type === 'trained' && response.model && response.model.byteLength > 0);
+    } finally {
+      await worker.terminate();
+    }
+  } finally {
+    fs.rmSync(outdir, { recursive: true, force: true });
+  }
+});
