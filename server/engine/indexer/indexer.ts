@@ -33,7 +33,8 @@ export interface IndexRunResult {
   durationMs: number;
 }
 
-const BATCH_FILES = 64;
+/** Files per write transaction: fewer, larger commits flush fewer full-text segments to merge later. */
+const BATCH_FILES = 256;
 const JOBS_PER_MESSAGE = 16;
 
 /**
@@ -118,7 +119,7 @@ export class Indexer {
     for (let i = 0; i < jobs.length; i += JOBS_PER_MESSAGE) batches.push(jobs.slice(i, i + JOBS_PER_MESSAGE));
     let next = 0;
     let failed = false;
-    const lanes = Array.from({ length: this.pool.threads }, async () => {
+    const lanes = Array.from({ length: this.pool.slots }, async () => {
       while (next < batches.length) {
         // Once a write failed (disk full, read-only), the other lanes stop too instead of
         // parsing the rest of the repository for nothing.
@@ -134,7 +135,13 @@ export class Indexer {
         }
       }
     });
-    await Promise.all(lanes);
+    try {
+      await Promise.all(lanes);
+    } finally {
+      // Each parse worker holds a TypeScript compiler (~100 MB). Edits are parsed in this thread, so
+      // the workers are let go once the run has parsed everything, before vectors are trained.
+      if (jobs.length) await this.pool.close();
+    }
     flush();
     if (signal?.aborted) {
       this.repos.setState(repo.id, 'queued');

@@ -11,7 +11,7 @@ const workerFile = __filename.endsWith('.ts')
 
 interface Pending { resolve: (r: ParseResult[]) => void; reject: (e: Error) => void }
 
-/** A small pool of parse workers: one per core, created on first use and kept warm. */
+/** A small pool of parse workers: one per core, created on first use and kept until close(). */
 export class ParsePool {
   private workers: Worker[] = [];
   private readonly idle: Worker[] = [];
@@ -21,8 +21,9 @@ export class ParsePool {
 
   constructor(private readonly size = Math.max(1, Math.min(os.availableParallelism(), 4))) {}
 
-  get threads(): number {
-    return this.size;
+  /** Batches that can be in flight at once (two per worker). */
+  get slots(): number {
+    return this.size * 2;
   }
 
   private ensure(): void {
@@ -42,7 +43,9 @@ export class ParsePool {
         for (const [id, p] of this.pending) { p.reject(error); this.pending.delete(id); }
       });
       this.workers.push(worker);
-      this.idle.push(worker);
+      // Two slots per worker: while the main thread is busy writing one result, the worker already
+      // has the next batch in its queue instead of waiting for the main thread to send it.
+      this.idle.push(worker, worker);
     }
   }
 
@@ -76,6 +79,7 @@ export class ParsePool {
     const workers = this.workers;
     this.workers = [];
     this.idle.length = 0;
+    for (const [id, p] of this.pending) { p.reject(new Error('the parse workers were stopped')); this.pending.delete(id); }
     await Promise.all(workers.map((w) => w.terminate()));
   }
 }
