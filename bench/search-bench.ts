@@ -1,10 +1,11 @@
 /**
  * Search speed on a corpus (default phaser ×4, ~8,000 files), in one fresh process:
- *   node --import tsx bench/search-bench.ts [corpus] [--reps N]
+ *   node --import tsx bench/search-bench.ts [corpus] [--reps N] [--only hybrid|grep] [--data-dir DIR]
  * 1. cold index with vectors (empty database → every chunk embedded, the corpus model trained);
  * 2. hybrid search latency in-process and over HTTP on 127.0.0.1 (the evaluation's queries);
  * 3. grep_code against Debian's ripgrep on the same tree, literal and regex, same answers checked.
- * Prints a JSON summary on the last line.
+ * Prints a JSON summary on the last line. `--only` runs one of 2 and 3 (1 always runs, it builds the index);
+ * `--data-dir` keeps the database in DIR and reuses it on the next run (then 1 only re-checks the files).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -32,11 +33,18 @@ const stats = (xs: number[]) => {
 };
 
 async function main() {
-  const { positionals, values } = parseArgs({ allowPositionals: true, options: { reps: { type: 'string', default: '5' } } });
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: { reps: { type: 'string', default: '5' }, only: { type: 'string' }, 'data-dir': { type: 'string' } },
+  });
   const name = positionals[0] ?? 'phaser-x4';
   const reps = Number(values.reps);
+  const only = values.only;
+  if (only !== undefined && only !== 'hybrid' && only !== 'grep') throw new Error('--only takes hybrid or grep');
   const folder = corpus(name);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-search-bench-'));
+  const keep = values['data-dir'];
+  if (keep) fs.mkdirSync(keep, { recursive: true });
+  const dataDir = keep ? path.resolve(keep) : fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-search-bench-'));
   const engine = new Engine({ dataDir, log: silentLogger, allowedRoots: [folder] });
   try {
     const key = newId();
@@ -57,7 +65,7 @@ async function main() {
     process.stderr.write(`${name}: ${files} files, ${chunks} chunks indexed with vectors in ${(coldMs / 1000).toFixed(1)} s (${model.embedder.id})\n`);
 
     // Hybrid latency in-process.
-    const queries = EVAL_QUERIES.map((q) => q.query);
+    const queries = only === 'grep' ? [] : EVAL_QUERIES.map((q) => q.query);
     for (const q of queries.slice(0, 5)) await engine.search.search(userId, { query: q, scope: 'code' });
     const inProcess: number[] = [];
     // CPU time of the process per search: what the wall time would be on an idle machine (the work is single-threaded).
@@ -80,7 +88,7 @@ async function main() {
     const address = app.server.address() as { port: number };
     const url = `http://127.0.0.1:${address.port}/v2/search`;
     const overHttp: number[] = [];
-    for (let r = 0; r < reps; r++) {
+    for (let r = 0; r < reps && queries.length; r++) {
       for (const q of queries) {
         const s = performance.now();
         const res = await request(url, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ query: q, scope: 'code', limit: 10 }) });
@@ -93,7 +101,7 @@ async function main() {
 
     // grep_code against ripgrep: same tree, same answers, wall time of each.
     const grep: { query: string; loupeMs: number; rgMs: number; lines: number; rgLines: number; candidates: number }[] = [];
-    for (const q of GREP_QUERIES) {
+    for (const q of only === 'hybrid' ? [] : GREP_QUERIES) {
       const parsed = parseGrepQuery(q);
       const loupe: number[] = [];
       let lines = 0;
@@ -128,7 +136,7 @@ async function main() {
     process.stdout.write(`${JSON.stringify(summary)}\n`);
   } finally {
     await engine.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    if (!keep) fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
