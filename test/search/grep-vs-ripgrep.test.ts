@@ -9,7 +9,8 @@ import { ensureRipgrep } from './ripgrep';
 /**
  * grep_code must print exactly ripgrep's lines. Every query runs through the engine and through
  * Debian's `rg` on the same tree (hidden files included, .gitignore honoured outside a git repo,
- * as Loupe's walker does), and the (path, line, text) lists must be equal.
+ * as Loupe's walker does), and the (path, line, text) lists must be equal: with candidate files from
+ * the trigram index and without it.
  */
 const LITERALS = [
   'parseSignedCookie', 'cookie', 'Cookie', 'return', '  return', 'café', '２３', 'a+b', '(a', 'TODO', 'ignored',
@@ -22,20 +23,33 @@ const REGEXES = [
   '/(?i)CIRCLE/', '/a**/', '/\\S+\\s*$/', '/^\\s*$/', '/\\$\\{/', '/[\\]\\[]/', '/\\.\\w+\\(/', '/^.{80,}$/',
   // multi-line (rg -U): a match may span lines; every line it touches is returned
   '/return\\s+\\w+;\\s*\\}/m', '/\\{\\s*\\n\\s*return/m', '/cookie.value/ms', '/^}\\n\\nexport/m', '/\\r\\n\\}/m', '/\\)\\s*\\{\\s+const/m',
+  // the literal planner: alternations, small classes, optional parts, case, several literals per line
+  '/(parse|sign)\\w*Cookie/', '/[Cc]ookie\\(/', '/(?i)COOKIE\\.(value|name)/', '/secret|signature/', '/sign(ed)?Cookie\\(/',
+  '/export (function|const) \\w+/', '/const \\w+ = \\w+\\(/', '/(?i)[A-Z]ookie/', '/ret(urn|ry)\\s/', '/\\.(slice|split)\\([0-9]/',
+  '/(export|import) .*(Cookie|crypto)/', '/\\b[a-z]+Cookie\\b/', '/circle.*radius|radius.*circle/i', '/\\(\\s*\\)\\s*=>/m',
+  // \A and \z: the line's start and end, except in multi-line mode
+  '/\\Aexport/', '/;\\z/', '/\\A\\s*\\z/', '/\\A *return/', '/\\Aimport/m', '/\\}\\n*\\z/m', '/\\A[^\\n]*Unicode/m',
 ];
 const REJECTED = ['/(?=x)/', '/(a)\\1/', '/[/', '/a{/', '/\\</', '/(?<!x)y/', '/\\d{2,1}/', '/)/'];
 
 let t: TestEngine;
+/** The same index used without the trigram index, and with it for every query. */
+let plans: [string, TestEngine][];
 let folder: string;
 let rg: string;
 
 before(async () => {
   rg = ensureRipgrep();
-  t = createTestEngine({ search: { grepBudgetMs: 20000 } });
   folder = copyFixture('search-code');
-  await indexFolder(t, folder);
+  plans = [];
+  for (const grepIndex of ['auto', 'never', 'always'] as const) {
+    const e = createTestEngine({ search: { grepBudgetMs: 20000, grepIndex } });
+    await indexFolder(e, folder);
+    plans.push([grepIndex, e]);
+  }
+  t = plans[0][1];
 });
-after(async () => { await t.close(); });
+after(async () => { for (const [, e] of plans) await e.close(); });
 
 function ripgrep(args: string[]): string[] {
   const res = spawnSync(rg, ['--json', '--hidden', '--no-require-git', '--no-config', ...args, '.'], { cwd: folder, encoding: 'utf8', maxBuffer: 64 << 20 });
@@ -52,21 +66,22 @@ function ripgrep(args: string[]): string[] {
   return [...new Set(out)].sort();
 }
 
-async function loupe(query: string): Promise<string[]> {
-  const r = await t.engine.search.search(t.ownerId, { query, scanMode: 'grep_code', scope: 'code', limit: 100000 });
+async function loupe(query: string, engine = t): Promise<string[]> {
+  const r = await engine.engine.search.search(engine.ownerId, { query, scanMode: 'grep_code', scope: 'code', limit: 100000 });
   return r.results.map((h) => `${h.filePath}:${h.startLine}:${h.snippet!.text}`).sort();
 }
 
 test('literal queries return exactly the lines rg -F returns', async () => {
   for (const q of LITERALS) {
-    assert.deepEqual(await loupe(q), ripgrep(parseGrepQuery(q).rgArgs), `query ${JSON.stringify(q)}`);
+    const expected = ripgrep(parseGrepQuery(q).rgArgs);
+    for (const [plan, e] of plans) assert.deepEqual(await loupe(q, e), expected, `query ${JSON.stringify(q)}, index ${plan}`);
   }
 });
 
 test('regular expressions (Rust syntax, flags i, m, s) return exactly the lines rg returns', async () => {
   for (const q of REGEXES) {
     const expected = ripgrep(parseGrepQuery(q).rgArgs);
-    assert.deepEqual(await loupe(q), expected, `query ${q} (rg ${parseGrepQuery(q).rgArgs.join(' ')})`);
+    for (const [plan, e] of plans) assert.deepEqual(await loupe(q, e), expected, `query ${q} (rg ${parseGrepQuery(q).rgArgs.join(' ')}), index ${plan}`);
   }
 });
 

@@ -2,21 +2,60 @@ import { Worker } from 'node:worker_threads';
 import os from 'node:os';
 import path from 'node:path';
 import { LoupeError } from '../errors';
-import type { GrepLine, GrepMatcher } from './grep-scan';
-import type { GrepTask, GrepWorkerRequest, GrepWorkerResponse } from './grep-worker';
+import { ScanProgress, unpackLines, type GrepLine, type GrepMatcher } from './grep-scan';
+import type { FileBatch, GrepTask, GrepWorkerRequest, GrepWorkerResponse } from './grep-worker';
 
 const workerFile = __filename.endsWith('.ts') ? path.join(__dirname, 'grep-worker.ts') : path.join(__dirname, 'grep-worker.js');
 
 interface Slot { worker: Worker; busy: boolean }
 
 /**
- * Grep workers, kept warm. A search splits its files across them (so grep uses every core) and
- * gives them a time budget: a regular expression that backtracks without end is stopped by
- * terminating its worker, and the caller gets a 400 instead of a hung server.
+ * Files per message: a message costs a round trip (and waking a thread is slow on a virtual machine);
+ * a larger batch costs nothing when the search stops early, since workers check the shared progress
+ * before each file, but workers run further apart.
+ */
+const MAX_BATCH = 96;
+/** Messages each worker holds at once, so that it never waits for the main thread between two. */
+const IN_FLIGHT = 2;
+
+export interface GrepScan {
+  found: Map<number, GrepLine[]>;
+  /** Tasks the workers got to (a search that reached its line cap leaves the rest). */
+  scanned: number;
+  /** With `literals`: for each text read, the indices of the literals it contains (ignoring ASCII case). */
+  contains: number[][];
+}
+
+export interface ScanOptions {
+  maxLinesPerFile: number;
+  budgetMs: number;
+  /** Lines the search keeps: handing out stops once the batches from the first on hold them. */
+  maxLines?: number;
+  /** Lower-case literals to look for in each text (a sample's `contains`). */
+  literals?: string[];
+  /** All tasks to one worker: for a short scan, waking a second core can take longer than the work. */
+  oneBatch?: boolean;
+}
+
+/** The tasks of a scan, made as they are handed out (a scan stopped at its line cap never makes the rest). */
+export interface GrepTasks {
+  count: number;
+  /** The task at a position, null to skip it. */
+  at(index: number): GrepTask | null;
+}
+
+/**
+ * Grep workers, kept warm. A search hands its files out in path order, a batch at a time, to as many
+ * workers as there are cores (so grep uses every core, and a fast worker takes more batches). The
+ * search keeps `maxLines` lines in path order: once the files scanned from the first on hold that
+ * many (ScanProgress, in shared memory), nothing more is handed out and the workers drop what they
+ * hold. It has a time budget: a regular expression that backtracks without end is stopped by
+ * terminating its workers, and the caller gets a 400 instead of a hung server.
  */
 export class GrepPool {
   private slots: Slot[] = [];
   private nextId = 1;
+  private nextScan = 1;
   private waiters: (() => void)[] = [];
 
   constructor(
@@ -29,45 +68,102 @@ export class GrepPool {
   }
 
   async scan(matcher: GrepMatcher, tasks: GrepTask[], maxLinesPerFile: number, budgetMs: number, maxLines = Infinity): Promise<Map<number, GrepLine[]>> {
-    const out = new Map<number, GrepLine[]>();
-    if (!tasks.length) return out;
-    const parts = Math.min(this.size, Math.ceil(tasks.length / 8));
-    const slices: GrepTask[][] = Array.from({ length: parts }, () => []);
-    tasks.forEach((t, i) => slices[i % parts].push(t)); // interleaved: big folders spread over workers
-    const results = await Promise.all(slices.map((slice) => this.run(matcher, slice, maxLinesPerFile, budgetMs, maxLines)));
-    for (const r of results) for (const { key, lines } of r) out.set(key, lines);
+    return (await this.scanOrdered(matcher, { count: tasks.length, at: (i) => tasks[i] }, { maxLinesPerFile, budgetMs, maxLines })).found;
+  }
+
+  /** Tasks must come in output order; `found` then holds every match of the tasks before the cap. */
+  async scanOrdered(matcher: GrepMatcher, tasks: GrepTasks, options: ScanOptions): Promise<GrepScan> {
+    const { maxLinesPerFile, budgetMs, maxLines = Infinity, literals } = options;
+    const out: GrepScan = { found: new Map(), scanned: 0, contains: [] };
+    if (!tasks.count) return out;
+    const scanId = this.nextScan++;
+    const progress = ScanProgress.create(tasks.count);
+    // As few batches as give every worker one, up to MAX_BATCH files each: each message costs a round trip.
+    const size = options.oneBatch ? tasks.count : Math.min(MAX_BATCH, Math.ceil(tasks.count / this.size));
+    const batchCount = Math.ceil(tasks.count / size);
+    let next = 0;
+    let failure: Error | null = null;
+    const busy = new Set<Slot>();
+    let timer: NodeJS.Timeout | null = null;
+    const startBudget = () => {
+      timer ??= setTimeout(() => {
+        failure ??= new LoupeError('VALIDATION_FAILED',
+          `query: the regular expression did not finish within ${budgetMs} ms (it likely backtracks catastrophically); simplify it`, { field: 'query' });
+        for (const slot of busy) this.discard(slot);
+      }, budgetMs);
+    };
+    const lane = async () => {
+      const slot = await this.acquire();
+      startBudget();
+      busy.add(slot);
+      const inFlight: Promise<GrepWorkerResponse>[] = [];
+      const handOut = () => {
+        while (inFlight.length < IN_FLIGHT && !failure && next < batchCount && progress.held() < maxLines) {
+          const batch = next++;
+          const answer = this.post(slot, {
+            id: 0, scanId, progress: progress.counts, matcher, ...encode(tasks, progress, batch * size, Math.min(tasks.count, (batch + 1) * size)),
+            maxLinesPerFile, maxLines, literals,
+          });
+          answer.catch(() => { /* awaited below, or abandoned after a failure */ });
+          inFlight.push(answer);
+        }
+      };
+      try {
+        handOut();
+        while (inFlight.length) {
+          const res = await inFlight[0];
+          inFlight.shift();
+          if (failure) {
+            // Another lane failed: let this worker finish what it holds, under the budget, before it is freed.
+            await Promise.allSettled(inFlight);
+            break;
+          }
+          unpackLines(res.found, out.found);
+          out.scanned += res.scanned;
+          if (res.contains) out.contains.push(...res.contains);
+          handOut();
+        }
+      } catch (error) {
+        failure ??= error as Error;
+        // A worker that answered with an error (an invalid pattern) is fine once it has answered the rest;
+        // one that died or was stopped is not.
+        if (error instanceof LoupeError) await Promise.allSettled(inFlight);
+        else this.discard(slot);
+      } finally {
+        busy.delete(slot);
+        if (this.slots.includes(slot)) this.release(slot);
+      }
+    };
+    try {
+      await Promise.all(Array.from({ length: Math.min(this.size, batchCount) }, lane));
+    } finally {
+      if (timer) clearTimeout(timer);
+    }
+    if (failure) throw failure;
     return out;
   }
 
-  private async run(matcher: GrepMatcher, tasks: GrepTask[], maxLinesPerFile: number, budgetMs: number, maxLines: number): Promise<GrepWorkerResponse['results']> {
-    const slot = await this.acquire();
+  /** One batch on one worker; rejects if the worker fails or is terminated. */
+  private post(slot: Slot, req: GrepWorkerRequest): Promise<GrepWorkerResponse> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        cleanup();
-        void slot.worker.terminate();
-        this.slots = this.slots.filter((s) => s !== slot);
-        this.wakeOne();
-        reject(new LoupeError('VALIDATION_FAILED',
-          `query: the regular expression did not finish within ${budgetMs} ms (it likely backtracks catastrophically); simplify it`, { field: 'query' }));
-      }, budgetMs);
       const onMessage = (msg: GrepWorkerResponse) => {
         if (msg.id !== id) return;
         cleanup();
-        slot.busy = false;
-        this.wakeOne();
         if (msg.error) reject(new LoupeError('VALIDATION_FAILED', `query: ${msg.error}`, { field: 'query' }));
-        else resolve(msg.results);
+        else resolve(msg);
       };
-      const onError = (error: Error) => { cleanup(); this.slots = this.slots.filter((s) => s !== slot); this.wakeOne(); reject(error); };
+      const onError = (error: Error) => { cleanup(); reject(error); };
+      const onExit = () => { cleanup(); reject(new Error('grep worker stopped')); };
       const cleanup = () => {
-        clearTimeout(timer);
         slot.worker.off('message', onMessage);
         slot.worker.off('error', onError);
+        slot.worker.off('exit', onExit);
       };
       slot.worker.on('message', onMessage);
       slot.worker.on('error', onError);
-      slot.worker.postMessage({ id, matcher, tasks, maxLinesPerFile, maxLines } satisfies GrepWorkerRequest);
+      slot.worker.on('exit', onExit);
+      slot.worker.postMessage({ ...req, id } satisfies GrepWorkerRequest);
     });
   }
 
@@ -92,7 +188,16 @@ export class GrepPool {
     return slot;
   }
 
-  private wakeOne(): void {
+  private release(slot: Slot): void {
+    slot.busy = false;
+    this.waiters.shift()?.();
+  }
+
+  /** Terminates a worker (a runaway regex, a crash) and frees its place. */
+  private discard(slot: Slot): void {
+    if (!this.slots.includes(slot)) return;
+    this.slots = this.slots.filter((s) => s !== slot);
+    void slot.worker.terminate();
     this.waiters.shift()?.();
   }
 
@@ -109,4 +214,22 @@ export class GrepPool {
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
     this.slots = [];
   }
+}
+
+/** Tasks [from, to) as a worker request carries them: files grouped by repository, texts as they are. */
+function encode(tasks: GrepTasks, progress: ScanProgress, from: number, to: number): Pick<GrepWorkerRequest, 'files' | 'texts'> {
+  const groups: { root: string; keys: number[]; positions: number[]; paths: string[] }[] = [];
+  const texts: GrepWorkerRequest['texts'] = [];
+  for (let i = from; i < to; i++) {
+    const t = tasks.at(i);
+    if (!t) { progress.set(i, 0); continue; }
+    if ('text' in t) { texts.push({ key: t.key, position: i, text: t.text }); continue; }
+    let group = groups[groups.length - 1];
+    if (group?.root !== t.root) groups.push(group = { root: t.root, keys: [], positions: [], paths: [] });
+    group.keys.push(t.key);
+    group.positions.push(i);
+    group.paths.push(t.path);
+  }
+  const files: FileBatch[] = groups.map((g) => ({ root: g.root, keys: Int32Array.from(g.keys), positions: Int32Array.from(g.positions), paths: g.paths.join('\0') }));
+  return { files, texts };
 }

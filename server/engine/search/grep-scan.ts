@@ -7,11 +7,21 @@
  * that crosses lines only nominates the lines it touches, which are then checked one by one. Any
  * line with a match is nominated this way, because the scan resumes at or before that match.
  * Multi-line mode (the `m` query flag, `rg -U`) returns every line a match touches.
+ *
+ * Files can also be scanned as UTF-8 bytes, when a line-mode regex comes with needles (strings one of
+ * which every match contains, regex-plan.ts) or the literal is ASCII: Buffer.indexOf finds the needles
+ * (far faster than V8's regex engine finds a literal), and only the lines that hold one are decoded
+ * and matched. Decoding a line alone gives what decoding the file gives there: a \n byte is never
+ * part of a multi-byte sequence.
  */
 
 export type GrepMatcher =
   | { kind: 'literal'; text: string }
-  | { kind: 'regex'; exact: string; native: string; flags: string; nativeFlags: string; multiline: boolean };
+  | {
+    kind: 'regex'; exact: string; native: string; flags: string; nativeFlags: string; multiline: boolean;
+    /** Line mode only: every match contains one of these (case-sensitive) strings. */
+    needles?: string[];
+  };
 
 export interface GrepLine {
   /** 1-based. */
@@ -26,19 +36,30 @@ const UNUSUAL_LINE_ENDS = /[\r\u2028\u2029]/;
 
 export interface CompiledMatcher {
   scan(text: string, maxLines: number): GrepLine[];
+  /** The same over a file's UTF-8 bytes, when the matcher has needles to look for. */
+  scanBytes?(bytes: Buffer, maxLines: number): GrepLine[];
 }
 
 export function compileMatcher(m: GrepMatcher): CompiledMatcher {
-  if (m.kind === 'literal') return { scan: (text, max) => scanLiteral(stripBom(text), m.text, max) };
+  if (m.kind === 'literal') {
+    const needle = /^[\x00-\x7f]+$/.test(m.text) ? [Buffer.from(m.text)] : null;
+    return {
+      scan: (text, max) => scanLiteral(stripBom(text), m.text, max),
+      ...(needle ? { scanBytes: (bytes, max) => scanNeedleLines(bytes, needle, (line) => literalRanges(line, m.text), max) } : {}),
+    };
+  }
   const exact = new RegExp(m.exact, m.flags);
   const native = new RegExp(m.native, m.nativeFlags);
+  // JavaScript's ^ $ . also treat \r, U+2028 and U+2029 as line ends; only text free of them may use them.
+  const regexFor = (text: string) => (UNUSUAL_LINE_ENDS.test(text) ? exact : native);
+  const needles = !m.multiline && m.needles?.length ? m.needles.map((n) => Buffer.from(n)) : null;
   return {
     scan(raw, max) {
       const text = stripBom(raw);
-      // JavaScript's ^ $ . also treat \r, U+2028 and U+2029 as line ends; only text free of them may use them.
-      const re = UNUSUAL_LINE_ENDS.test(text) ? exact : native;
+      const re = regexFor(text);
       return m.multiline ? scanMultiline(text, re, max) : scanLines(text, re, max);
     },
+    ...(needles ? { scanBytes: (bytes, max) => scanNeedleLines(bytes, needles, (line) => rangesInLine(regexFor(line), line), max) } : {}),
   };
 }
 
@@ -94,12 +115,50 @@ function scanLiteral(text: string, needle: string, max: number): GrepLine[] {
     let lineEnd = text.indexOf('\n', at);
     if (lineEnd === -1) lineEnd = text.length;
     const line = text.slice(lineStart, lineEnd);
-    const ranges: [number, number][] = [];
-    for (let p = line.indexOf(needle); p !== -1; p = line.indexOf(needle, p + needle.length)) ranges.push([p, p + needle.length]);
-    out.push({ line: lineNo + 1, text: line, ranges });
+    out.push({ line: lineNo + 1, text: line, ranges: literalRanges(line, needle) });
     from = lineEnd + 1;
   }
   return out;
+}
+
+/**
+ * The lines of UTF-8 bytes that hold a needle and have matches (`ranges` of the decoded line). Lines
+ * without a needle are neither decoded nor counted until a later line matches.
+ */
+function scanNeedleLines(bytes: Buffer, needles: Buffer[], ranges: (line: string) => [number, number][], max: number): GrepLine[] {
+  const out: GrepLine[] = [];
+  // ripgrep decodes a UTF-8 byte-order mark away.
+  const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  const next = needles.map((n) => bytes.indexOf(n, start));
+  let from = start;
+  let counted = start;
+  let lineNo = 0;
+  while (out.length < max) {
+    let at = -1;
+    for (let k = 0; k < needles.length; k++) {
+      if (next[k] !== -1 && next[k] < from) next[k] = bytes.indexOf(needles[k], from);
+      if (next[k] !== -1 && (at === -1 || next[k] < at)) at = next[k];
+    }
+    if (at === -1) break;
+    const lineStart = Math.max(start, bytes.lastIndexOf(10, at) + 1);
+    let lineEnd = bytes.indexOf(10, at);
+    if (lineEnd === -1) lineEnd = bytes.length;
+    const line = bytes.toString('utf8', lineStart, lineEnd);
+    const found = ranges(line);
+    if (found.length) {
+      for (let i = bytes.indexOf(10, counted); i !== -1 && i < lineStart; i = bytes.indexOf(10, i + 1)) lineNo++;
+      counted = lineStart;
+      out.push({ line: lineNo + 1, text: line, ranges: found });
+    }
+    from = lineEnd + 1;
+  }
+  return out;
+}
+
+function literalRanges(line: string, needle: string): [number, number][] {
+  const ranges: [number, number][] = [];
+  for (let p = line.indexOf(needle); p !== -1; p = line.indexOf(needle, p + needle.length)) ranges.push([p, p + needle.length]);
+  return ranges;
 }
 
 function rangesInLine(re: RegExp, line: string): [number, number][] {
@@ -180,4 +239,84 @@ function scanMultiline(text: string, re: RegExp, max: number): GrepLine[] {
   }
   return [...byLine.keys()].filter((l) => l < lines.count).sort((a, b) => a - b).slice(0, max)
     .map((l) => ({ line: l + 1, text: text.slice(lines.start(l), lines.end(l)), ranges: byLine.get(l)! }));
+}
+
+/**
+ * Lines found in many files, packed for postMessage: a structured clone of thousands of small objects
+ * costs more than finding them, typed arrays and one string cost almost nothing.
+ */
+export interface PackedLines {
+  /** Per file: its key and how many lines. */
+  keys: Int32Array;
+  counts: Int32Array;
+  /** Per line: its number and how many ranges; then the ranges' [start, end) pairs, in line order. */
+  lines: Int32Array;
+  ranges: Int32Array;
+  /** The lines' texts joined with \n (a line never contains one). */
+  text: string;
+}
+
+export function packLines(files: { key: number; lines: GrepLine[] }[]): PackedLines {
+  let lineCount = 0;
+  let rangeCount = 0;
+  for (const f of files) for (const l of f.lines) { lineCount++; rangeCount += l.ranges.length; }
+  const keys = new Int32Array(files.length);
+  const counts = new Int32Array(files.length);
+  const lines = new Int32Array(lineCount * 2);
+  const ranges = new Int32Array(rangeCount * 2);
+  const texts: string[] = [];
+  let li = 0;
+  let ri = 0;
+  files.forEach((f, i) => {
+    keys[i] = f.key;
+    counts[i] = f.lines.length;
+    for (const l of f.lines) {
+      lines[li++] = l.line;
+      lines[li++] = l.ranges.length;
+      for (const [start, end] of l.ranges) { ranges[ri++] = start; ranges[ri++] = end; }
+      texts.push(l.text);
+    }
+  });
+  return { keys, counts, lines, ranges, text: texts.join('\n') };
+}
+
+export function unpackLines(p: PackedLines, into: Map<number, GrepLine[]>): number {
+  const texts = p.text.split('\n');
+  let li = 0;
+  let ri = 0;
+  let ti = 0;
+  for (let i = 0; i < p.keys.length; i++) {
+    const out: GrepLine[] = [];
+    for (let j = 0; j < p.counts[i]; j++) {
+      const line = p.lines[li++];
+      const n = p.lines[li++];
+      const ranges: [number, number][] = [];
+      for (let k = 0; k < n; k++, ri += 2) ranges.push([p.ranges[ri], p.ranges[ri + 1]]);
+      out.push({ line, text: texts[ti++], ranges });
+    }
+    into.set(p.keys[i], out);
+  }
+  return ti;
+}
+
+/**
+ * Lines found per task of a scan, in shared memory (-1: not scanned yet). The pool writes 0 for tasks
+ * it skips, the workers the count of each file they scan; anyone can then tell how many lines the
+ * tasks from the first on hold, and a search that holds all the lines it keeps stops at once.
+ */
+export class ScanProgress {
+  private done = 0;
+  private lines = 0;
+  constructor(readonly counts: Int32Array) {}
+  static create(tasks: number): ScanProgress {
+    return new ScanProgress(new Int32Array(new SharedArrayBuffer(4 * tasks)).fill(-1));
+  }
+  /** Lines in the tasks scanned from the first on, up to the first one not scanned yet. */
+  held(): number {
+    while (this.done < this.counts.length && Atomics.load(this.counts, this.done) >= 0) this.lines += this.counts[this.done++];
+    return this.lines;
+  }
+  set(task: number, lines: number): void {
+    Atomics.store(this.counts, task, lines);
+  }
 }

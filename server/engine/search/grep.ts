@@ -1,9 +1,9 @@
-import path from 'node:path';
 import type { SearchFileRow, SearchStore, SymbolRow } from '../store/search-store';
 import type { RepoRecord } from '../types';
 import type { GrepLine } from './grep-scan';
 import type { GrepPool } from './grep-pool';
 import type { GrepTask } from './grep-worker';
+import { MAX_LINES_PER_FILE, planGrep, tasksOf, type GrepIndexUse, type GrepSamples } from './grep-plan';
 import { assemble, visible } from './hits';
 import type { GrepQuery } from './query';
 import type { DocSource, SearchHit, SearchScope } from './types';
@@ -20,6 +20,10 @@ export interface GrepContext {
   budgetMs: number;
   visibility?: 'public' | 'private';
   functionNames?: string[];
+  /** Whether grep_code picks candidate files with the trigram index: when it pays (auto), always, never. */
+  index?: GrepIndexUse;
+  /** A sample of each repository set's files, kept between searches (see GrepSamples). */
+  samples?: GrepSamples;
 }
 
 export interface GrepFileMatch { file: SearchFileRow; lines: GrepLine[] }
@@ -32,35 +36,39 @@ export interface GrepRun {
   timings: { candidatesMs: number; scanMs: number };
 }
 
-const MAX_LINES_PER_FILE = 10000;
+const byPath = (a: SearchFileRow, b: SearchFileRow) => (a.repoId < b.repoId ? -1 : a.repoId > b.repoId ? 1 : a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
 /**
- * grep_code: candidate files from the trigram index (when the query has a literal of 3+ characters
- * every match must contain), then every candidate scanned from disk by the workers. Files come back
- * in path order with their lines in order, as `rg --sort path` prints them.
+ * grep_code: the candidate files (from the trigram index, or every file: grep-plan.ts decides),
+ * scanned from disk by the workers in path order (as `rg --sort path` prints them) until the line cap.
  */
 export async function grepCode(q: GrepQuery, ctx: GrepContext): Promise<GrepRun> {
   let started = performance.now();
-  let files: SearchFileRow[];
-  const literals = [...q.requiredLiterals].sort((a, b) => b.length - a.length).slice(0, 3);
-  if (literals.length) {
-    const ids = ctx.store.trigramFiles(ctx.repoIds, literals);
-    files = ctx.allowed ? ids.map((id) => ctx.allowed!.get(id)).filter((f): f is SearchFileRow => !!f) : ctx.store.filesByIds(ids);
+  let listed: SearchFileRow[] | null = null;
+  const everyFile = (): SearchFileRow[] => {
+    if (!listed) {
+      listed = (ctx.allowed ? [...ctx.allowed.values()] : ctx.store.files(ctx.repoIds)).sort(byPath);
+      if (!ctx.allowed) ctx.samples?.remember(ctx.repoIds, listed);
+    }
+    return listed;
+  };
+  const plan = await planGrep(q, ctx, everyFile);
+  let candidates: SearchFileRow[];
+  if (plan.lookups) {
+    const ids = new Set<number>();
+    for (const lookup of plan.lookups) for (const id of ctx.store.trigramFiles(ctx.repoIds, lookup)) ids.add(id);
+    candidates = listed ? (listed as SearchFileRow[]).filter((f) => ids.has(f.id))
+      : ctx.allowed ? [...ids].map((id) => ctx.allowed!.get(id)).filter((f): f is SearchFileRow => !!f).sort(byPath)
+      : ctx.store.filesByIds([...ids]).sort(byPath);
   } else {
-    files = ctx.allowed ? [...ctx.allowed.values()] : ctx.store.files(ctx.repoIds);
+    candidates = everyFile();
   }
-  // In output order, so workers that stop at the line cap have scanned everything that is kept.
-  files.sort((a, b) => (a.repoId < b.repoId ? -1 : a.repoId > b.repoId ? 1 : a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const candidatesMs = performance.now() - started;
   started = performance.now();
-  const tasks: GrepTask[] = [];
-  files.forEach((f, key) => {
-    const repo = ctx.repos.get(f.repoId);
-    if (repo) tasks.push({ key, path: path.join(repo.rootPath, f.path), root: repo.rootPath });
-  });
-  const found = await ctx.pool.scan(q.matcher, tasks, MAX_LINES_PER_FILE, ctx.budgetMs, ctx.maxMatches);
-  const matches = collect(files, found, ctx.maxMatches);
-  return { ...matches, candidateFiles: files.length, scannedFiles: tasks.length, timings: { candidatesMs, scanMs: performance.now() - started } };
+  // In output order, so a search that stops at the line cap has scanned everything that is kept.
+  const scan = await ctx.pool.scanOrdered(plan.matcher, tasksOf(candidates, ctx), { maxLinesPerFile: MAX_LINES_PER_FILE, budgetMs: ctx.budgetMs, maxLines: ctx.maxMatches });
+  const matches = collect(candidates, scan.found, ctx.maxMatches);
+  return { ...matches, candidateFiles: candidates.length, scannedFiles: scan.scanned, timings: { candidatesMs, scanMs: performance.now() - started } };
 }
 
 /** grep_docs: the same matcher over each file's generated documentation (or, until it exists, its description and doc comments). */

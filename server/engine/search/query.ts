@@ -2,12 +2,16 @@ import { LoupeError } from '../errors';
 import { splitIdentifier } from '../util/words';
 import { RegexSyntaxError, translateRustRegex } from './rust-regex';
 import type { GrepMatcher } from './grep-scan';
+import { literalQueryOf, needlesOf, type LiteralQuery } from './regex-plan';
 import { stem, STOP_WORDS } from '../embed/terms';
 
 export interface GrepQuery {
   matcher: GrepMatcher;
-  /** Substrings every matching line contains: the trigram index picks candidate files with them. */
-  requiredLiterals: string[];
+  /**
+   * Literals a file holding a match contains (every one of some list, ASCII case aside; each within
+   * one line): the trigram index picks candidate files with them. Null when nothing narrows the search.
+   */
+  literals: LiteralQuery;
   /** How to say it to ripgrep (tests and benchmarks run the same search with rg). */
   rgArgs: string[];
 }
@@ -24,7 +28,7 @@ export function parseGrepQuery(query: string): GrepQuery {
     if (query.includes('\n')) {
       throw new LoupeError('VALIDATION_FAILED', 'query: a literal grep query must not contain a line break (use /pattern/m to match across lines)', { field: 'query' });
     }
-    return { matcher: { kind: 'literal', text: query }, requiredLiterals: asciiRuns(query), rgArgs: ['-F', '--', query] };
+    return { matcher: { kind: 'literal', text: query }, literals: literalQueryOf(query), rgArgs: ['-F', '--', query] };
   }
   const [, pattern, flags] = regex;
   const unknown = [...flags].filter((f) => !'ims'.includes(f));
@@ -34,7 +38,7 @@ export function parseGrepQuery(query: string): GrepQuery {
   const multiline = flags.includes('m');
   let t;
   try {
-    t = translateRustRegex(pattern, { ignoreCase: flags.includes('i'), dotAll: flags.includes('s') });
+    t = translateRustRegex(pattern, { ignoreCase: flags.includes('i'), dotAll: flags.includes('s'), multiline });
   } catch (error) {
     if (error instanceof RegexSyntaxError) {
       throw new LoupeError('VALIDATION_FAILED', `query: invalid regular expression: ${error.message}`, { field: 'query' });
@@ -48,15 +52,14 @@ export function parseGrepQuery(query: string): GrepQuery {
     '-e', flags.includes('s') && !multiline ? `(?s)${pattern}` : pattern,
   ];
   return {
-    matcher: { kind: 'regex', exact: t.exact, native: t.native, flags: t.flags, nativeFlags: t.nativeFlags, multiline },
-    requiredLiterals: t.requiredLiterals,
+    matcher: {
+      kind: 'regex', exact: t.exact, native: t.native, flags: t.flags, nativeFlags: t.nativeFlags, multiline,
+      // indexOf is case-sensitive: needles only serve a case-sensitive, line-mode regex.
+      ...(t.literals && !multiline && !t.flags.includes('i') ? { needles: needlesOf(t.literals) } : {}),
+    },
+    literals: t.literals,
     rgArgs,
   };
-}
-
-/** ASCII runs of 3+ characters: the trigram index folds case only for ASCII, so only they are safe filters. */
-function asciiRuns(text: string): string[] {
-  return text.split(/[^\x20-\x7e]+/).filter((r) => r.length >= 3);
 }
 
 /** A natural-language or identifier query, as the words BM25 and the embedders use. */

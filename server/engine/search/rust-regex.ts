@@ -3,13 +3,20 @@
  * (Rust `regex` syntax, Unicode-aware classes, `^`/`$` at `\n` only) and translated into an
  * equivalent JavaScript RegExp (`u` flag). What Rust's engine refuses (look-around, back-references,
  * scoped flags we cannot express) is refused here too, with the rule named. The translation also
- * yields the literal runs every match must contain, which pick candidate files from the trigram index.
+ * yields the literals a file must contain to hold a match (regex-plan.ts), which pick candidate files
+ * from the trigram index and give the scanner strings to look for.
  */
+import { literalQuery, planChars, type LiteralQuery, type PlanNode } from './regex-plan';
 
 export interface RegexOptions {
   ignoreCase: boolean;
   /** `.` also matches `\n` ((?s) or the `s` query flag). */
   dotAll: boolean;
+  /**
+   * Multi-line search (`rg -U`). Without it ripgrep matches each line on its own, so `\A` and `\z`
+   * are the line's start and end, as `^` and `$` are.
+   */
+  multiline?: boolean;
 }
 
 export interface TranslatedRegex {
@@ -19,8 +26,8 @@ export interface TranslatedRegex {
   native: string;
   flags: string;
   nativeFlags: string;
-  /** Substrings every match contains (empty when none can be derived). */
-  requiredLiterals: string[];
+  /** Literals a file holding a match contains: every one of some list (null when nothing narrows). */
+  literals: LiteralQuery;
 }
 
 export class RegexSyntaxError extends Error {}
@@ -35,6 +42,12 @@ const POSIX: Record<string, string> = {
   graph: '!-~', lower: 'a-z', print: ' -~', punct: '!-\\/:-@\\[-`{-~', space: '\\t\\n\\v\\f\\r ', upper: 'A-Z',
   word: '0-9A-Za-z_', xdigit: '0-9A-Fa-f',
 };
+
+// Line start and end as ripgrep sees them (\n only), for the exact translation (no `m` flag: ^ and $
+// are the text's ends). Not (?<![^\n]): V8 lets a negative look-around succeed between the two halves
+// of a surrogate pair, so that one matched inside every emoji.
+const LINE_START = '(?:^|(?<=\\n))';
+const LINE_END = '(?:$|(?=\\n))';
 
 const RUST_ESCAPABLE = new Set('\\.+*?()|[]{}^$#&-~ '.split(''));
 const escapeChar = (c: string) => (JS_SYNTAX.has(c) ? `\\${c}` : c);
@@ -65,37 +78,37 @@ export function translateRustRegex(pattern: string, options: RegexOptions): Tran
   let lastWasQuantifier = false;
   const emit = (both: string, nat = both) => { exact += both; native += nat; canRepeat = true; };
   const mark = () => { atomStart = [exact.length, native.length]; lastWasQuantifier = false; };
-  const literals: string[] = [];
-  let run = '';
-  let depth = 0;
-  let topLevelAlternation = false;
   let canRepeat = false;
-  const endRun = () => { if (run) literals.push(run); run = ''; };
-  /** Appends a literal character; at top level it joins the current literal run. */
+  // \A or \z in multi-line mode: the text's ends, which only the exact translation (no `m` flag) has.
+  let textAnchor = false;
+  // The pattern's structure for the literal planner: per open group, its alternatives so far.
+  const groups: PlanNode[][][] = [[[]]];
+  const sequence = () => { const alts = groups[groups.length - 1]; return alts[alts.length - 1]; };
+  const EMPTY: PlanNode = { kind: 'empty' };
+  const ANY: PlanNode = { kind: 'char', set: null };
   const literal = (c: string) => {
     mark();
     emit(escapeChar(c));
-    if (depth > 0) return;
-    const foldsOutsideAscii = ignoreCase && /[ksKS]/.test(c); // K and S have non-ASCII case partners (K, ſ)
-    if (c.charCodeAt(0) > 0x7f || c === '\n' || foldsOutsideAscii) endRun();
-    else run += c;
+    sequence().push(planChars([c], ignoreCase));
   };
-  /** Anything that is not a plain literal ends the run (at top level). */
-  const atom = (both: string, nat = both) => { mark(); emit(both, nat); if (depth === 0) endRun(); };
+  const atom = (plan: PlanNode, both: string, nat = both) => { mark(); emit(both, nat); sequence().push(plan); };
 
   while (i < pattern.length) {
     const c = pattern[i];
     if (c === '\\') {
-      const { js, literalChar, length } = readEscape(pattern, i, false);
+      const { js, literalChar, length, assertion } = readEscape(pattern, i, false);
+      const anchor = pattern[i + 1] === 'A' || pattern[i + 1] === 'z' ? pattern[i + 1] : null;
       i += length;
       if (literalChar !== undefined) literal(literalChar);
-      else atom(js);
+      else if (anchor && !options.multiline) atom(EMPTY, anchor === 'A' ? LINE_START : LINE_END, anchor === 'A' ? '^' : '$');
+      else if (anchor) { textAnchor = true; atom(EMPTY, anchor === 'A' ? '^' : '$'); }
+      else atom(assertion ? EMPTY : ANY, js);
       continue;
     }
     if (c === '[') {
-      const { js, length } = readClass(pattern, i);
+      const { js, length, chars } = readClass(pattern, i);
       i += length;
-      atom(js);
+      atom(planChars(chars, ignoreCase), js);
       continue;
     }
     if (c === '(') {
@@ -118,15 +131,15 @@ export function translateRustRegex(pattern: string, options: RegexOptions): Tran
       groupStarts.push([exact.length, native.length]);
       lastWasQuantifier = false;
       emit(open);
-      if (depth === 0) endRun();
-      depth++;
+      groups.push([[]]);
       canRepeat = false;
       i += length;
       continue;
     }
     if (c === ')') {
-      if (depth === 0) throw new RegexSyntaxError('unopened group');
-      depth--;
+      if (groups.length === 1) throw new RegexSyntaxError('unopened group');
+      const alts = groups.pop()!;
+      sequence().push({ kind: 'alt', items: alts.map((items): PlanNode => ({ kind: 'concat', items })) });
       atomStart = groupStarts.pop()!;
       lastWasQuantifier = false;
       emit(')');
@@ -135,10 +148,9 @@ export function translateRustRegex(pattern: string, options: RegexOptions): Tran
       continue;
     }
     if (c === '|') {
-      if (depth === 0) topLevelAlternation = true;
       lastWasQuantifier = false;
       emit('|');
-      endRun();
+      groups[groups.length - 1].push([]);
       canRepeat = false;
       i++;
       continue;
@@ -154,27 +166,24 @@ export function translateRustRegex(pattern: string, options: RegexOptions): Tran
       }
       emit(q.text);
       lastWasQuantifier = true;
-      // The quantified atom was the last character of the run: optional → drop it; required → keep, then end.
-      if (depth === 0 && run) {
-        if (q.min === 0) run = run.slice(0, -1);
-        endRun();
-      }
+      const seq = sequence();
+      seq.push({ kind: 'repeat', item: seq.pop()!, min: q.min, max: q.max });
       canRepeat = false;
       i += q.text.length;
       continue;
     }
-    if (c === '.') { atom(dotAll ? '[^]' : '[^\\n]', dotAll ? '[^]' : '.'); i++; continue; }
-    if (c === '^') { atom('(?<![^\\n])', '^'); i++; continue; }
-    if (c === '$') { atom('(?![^\\n])', '$'); i++; continue; }
+    if (c === '.') { atom(ANY, dotAll ? '[^]' : '[^\\n]', dotAll ? '[^]' : '.'); i++; continue; }
+    if (c === '^') { atom(EMPTY, LINE_START, '^'); i++; continue; }
+    if (c === '$') { atom(EMPTY, LINE_END, '$'); i++; continue; }
     const cp = pattern.codePointAt(i)!;
     const ch = String.fromCodePoint(cp);
     literal(ch);
     i += ch.length;
   }
-  if (depth > 0) throw new RegexSyntaxError('unclosed group');
-  endRun();
+  if (groups.length > 1) throw new RegexSyntaxError('unclosed group');
   const flags = `gu${ignoreCase ? 'i' : ''}`;
-  const nativeFlags = `${flags}m`;
+  if (textAnchor) native = exact;
+  const nativeFlags = textAnchor ? flags : `${flags}m`;
   // Check both compile (a translation bug must surface as a clear error, not a 500).
   try {
     new RegExp(exact, flags);
@@ -182,29 +191,32 @@ export function translateRustRegex(pattern: string, options: RegexOptions): Tran
   } catch (error) {
     throw new RegexSyntaxError((error as Error).message.replace(/^Invalid regular expression: /, ''));
   }
-  const required = topLevelAlternation ? [] : literals.filter((l) => l.length >= 3);
-  return { exact, native, flags, nativeFlags, requiredLiterals: required };
+  const root: PlanNode = { kind: 'alt', items: groups[0].map((items): PlanNode => ({ kind: 'concat', items })) };
+  return { exact, native, flags, nativeFlags, literals: literalQuery(root) };
 }
 
-function readQuantifier(p: string, i: number): { text: string; min: number } | null {
+function readQuantifier(p: string, i: number): { text: string; min: number; max: number } | null {
   let text: string;
   let min: number;
+  let max: number;
   if (p[i] === '{') {
     const m = /^\{(\d+)(,(\d*))?\}/.exec(p.slice(i));
     if (!m) return null;
     text = m[0];
     min = Number(m[1]);
-    if (m[3] && Number(m[3]) < min) throw new RegexSyntaxError('invalid repetition range');
+    max = m[2] === undefined ? min : m[3] ? Number(m[3]) : Infinity;
+    if (max < min) throw new RegexSyntaxError('invalid repetition range');
   } else {
     text = p[i];
     min = p[i] === '+' ? 1 : 0;
+    max = p[i] === '?' ? 1 : Infinity;
   }
   if (p[i + text.length] === '?') text += '?';
-  return { text, min };
+  return { text, min, max };
 }
 
 /** One escape sequence, outside (`inClass` false) or inside a character class. */
-function readEscape(p: string, i: number, inClass: boolean): { js: string; literalChar?: string; length: number } {
+function readEscape(p: string, i: number, inClass: boolean): { js: string; literalChar?: string; length: number; assertion?: boolean } {
   const c = p[i + 1];
   if (c === undefined) throw new RegexSyntaxError('incomplete escape sequence at the end');
   const classy = (content: string, negated: boolean) => (inClass ? content : negated ? `[^${content}]` : `[${content}]`);
@@ -244,10 +256,10 @@ function readEscape(p: string, i: number, inClass: boolean): { js: string; liter
         const js = {
           b: `(?:(?<=${w})(?!${w})|(?<!${w})(?=${w}))`,
           B: `(?:(?<=${w})(?=${w})|(?<!${w})(?!${w}))`,
-          A: '(?<![^])',
-          z: '(?![^])',
+          A: '^',
+          z: '$',
         }[c];
-        return { js, length: 2 };
+        return { js, length: 2, assertion: true };
       }
       if (/[0-9]/.test(c)) throw new RegexSyntaxError('back-references are not supported');
       // Rust lets only its meta characters be escaped; anything else is an error there too.
@@ -266,11 +278,16 @@ function unicodeProperty(name: string): string {
   throw new RegexSyntaxError(`unknown Unicode class ${name}`);
 }
 
-/** A bracketed class, Rust style: `]` first is literal, POSIX classes allowed, nested sets refused. */
-function readClass(p: string, start: number): { js: string; length: number } {
+/**
+ * A bracketed class, Rust style: `]` first is literal, POSIX classes allowed, nested sets refused.
+ * `chars` lists its characters when it is made of plain characters and ranges only (for the planner).
+ */
+function readClass(p: string, start: number): { js: string; length: number; chars: string[] | null } {
   let i = start + 1;
   let out = '[';
-  if (p[i] === '^') { out += '^'; i++; }
+  // The class as plain characters (code points) and range dashes; null once it holds anything else.
+  let items: (number | '-')[] | null = [];
+  if (p[i] === '^') { out += '^'; i++; items = null; }
   let first = true;
   for (;;) {
     if (i >= p.length) throw new RegexSyntaxError('unclosed character class');
@@ -285,6 +302,7 @@ function readClass(p: string, start: number): { js: string; length: number } {
       if (posix[1]) throw new RegexSyntaxError('negated POSIX classes are not supported');
       out += set;
       i += posix[0].length;
+      items = null;
       continue;
     }
     if ((c === '&' && p[i + 1] === '&') || (c === '-' && p[i + 1] === '-') || (c === '~' && p[i + 1] === '~')) {
@@ -293,15 +311,35 @@ function readClass(p: string, start: number): { js: string; length: number } {
     if (c === '\\') {
       const e = readEscape(p, i, true);
       out += e.literalChar !== undefined ? classChar(e.literalChar) : e.js;
+      if (e.literalChar === undefined) items = null;
+      else items?.push(e.literalChar.codePointAt(0)!);
       i += e.length;
       continue;
     }
     const ch = String.fromCodePoint(p.codePointAt(i)!);
     out += ch === '-' ? '-' : classChar(ch); // a raw '-' is Rust's range operator too
+    items?.push(ch === '-' ? '-' : ch.codePointAt(0)!);
     i += ch.length;
   }
   if (out === '[' || out === '[^') throw new RegexSyntaxError('empty character class');
-  return { js: `${out}]`, length: i - start };
+  return { js: `${out}]`, length: i - start, chars: items && classChars(items) };
+}
+
+/** The characters of a class given as characters and dashes (a dash between two characters is a range), if few. */
+function classChars(items: (number | '-')[]): string[] | null {
+  const out: string[] = [];
+  for (let k = 0; k < items.length; k++) {
+    const lo = items[k];
+    const hi = items[k + 2];
+    if (lo !== '-' && items[k + 1] === '-' && hi !== undefined && hi !== '-') {
+      if (hi - lo > 64) return null;
+      for (let c = lo; c <= hi; c++) out.push(String.fromCodePoint(c));
+      k += 2;
+    } else {
+      out.push(lo === '-' ? '-' : String.fromCodePoint(lo));
+    }
+  }
+  return out;
 }
 
 const classChar = (c: string) => (']\\[^/-'.includes(c) ? `\\${c}` : c === '\n' ? '\\n' : c);

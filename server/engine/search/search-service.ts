@@ -9,6 +9,7 @@ import { isUuid } from '../util/ids';
 import { parseRepoLocation } from '../repos/repo-url';
 import { allowedFiles } from './filters';
 import { grepCode, grepDocs, grepHits, type GrepContext } from './grep';
+import { GrepSamples, type GrepIndexUse } from './grep-plan';
 import { GrepPool } from './grep-pool';
 import { hybridSearch } from './hybrid';
 import { semanticHits } from './hits';
@@ -22,13 +23,16 @@ export interface SearchOptions {
   grepBudgetMs: number;
   /** Cap on matched lines a grep collects. */
   maxGrepMatches: number;
+  /** Whether grep_code narrows files with the trigram index: when it pays (auto), always or never (tests use both). */
+  grepIndex: GrepIndexUse;
 }
 
-export const DEFAULT_SEARCH_OPTIONS: SearchOptions = { grepBudgetMs: 5000, maxGrepMatches: 10000 };
+export const DEFAULT_SEARCH_OPTIONS: SearchOptions = { grepBudgetMs: 5000, maxGrepMatches: 10000, grepIndex: 'auto' };
 
 /** POST /v2/search without `chat`: semantic (hybrid), grep over code, grep over file docs. */
 export class SearchService {
   readonly pool: GrepPool;
+  private readonly samples = new GrepSamples();
   private readonly options: SearchOptions;
   private docs: DocSource | null = null;
   private warmed = false;
@@ -91,6 +95,7 @@ export class SearchService {
         store: this.store, pool: this.pool, docs: this.docs, repos, repoIds, allowed, limit,
         maxMatches: req.maxMatches ?? this.options.maxGrepMatches, budgetMs: this.options.grepBudgetMs,
         visibility: req.filters?.visibility, functionNames: req.filters?.functionNames,
+        index: this.options.grepIndex, samples: this.samples,
       };
       const run = mode === 'grep_code' ? await grepCode(q, ctx) : await grepDocs(q, ctx);
       Object.assign(timings, run.timings);
