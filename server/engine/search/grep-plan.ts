@@ -29,7 +29,7 @@ export type GrepIndexUse = 'auto' | 'always' | 'never';
 /** Below this many files the index is used without a sample: at worst it costs a few milliseconds. */
 const SAMPLE_MIN_FILES = 2000;
 /** Files in a sample. */
-const SAMPLE_FILES = 64;
+const SAMPLE_FILES = 48;
 
 /**
  * A spread-out sample of the files of each repository set searched lately. It only steers the plan:
