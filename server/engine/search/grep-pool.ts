@@ -82,6 +82,9 @@ export class GrepPool {
     const size = options.oneBatch ? tasks.count : Math.min(MAX_BATCH, Math.ceil(tasks.count / this.size));
     const batchCount = Math.ceil(tasks.count / size);
     let next = 0;
+    // Answers stay packed until the scan ends: then only those within the cap are unpacked, in order,
+    // and the main thread leaves both cores to the workers meanwhile.
+    const answers: { batch: number; found: GrepWorkerResponse['found'] }[] = [];
     let failure: Error | null = null;
     const busy = new Set<Slot>();
     let timer: NodeJS.Timeout | null = null;
@@ -97,6 +100,7 @@ export class GrepPool {
       startBudget();
       busy.add(slot);
       const inFlight: Promise<GrepWorkerResponse>[] = [];
+      const batches: number[] = [];
       const handOut = () => {
         while (inFlight.length < IN_FLIGHT && !failure && next < batchCount && progress.held() < maxLines) {
           const batch = next++;
@@ -106,6 +110,7 @@ export class GrepPool {
           });
           answer.catch(() => { /* awaited below, or abandoned after a failure */ });
           inFlight.push(answer);
+          batches.push(batch);
         }
       };
       try {
@@ -113,12 +118,13 @@ export class GrepPool {
         while (inFlight.length) {
           const res = await inFlight[0];
           inFlight.shift();
+          const batch = batches.shift()!;
           if (failure) {
             // Another lane failed: let this worker finish what it holds, under the budget, before it is freed.
             await Promise.allSettled(inFlight);
             break;
           }
-          unpackLines(res.found, out.found);
+          answers.push({ batch, found: res.found });
           out.scanned += res.scanned;
           if (res.contains) out.contains.push(...res.contains);
           handOut();
@@ -140,6 +146,12 @@ export class GrepPool {
       if (timer) clearTimeout(timer);
     }
     if (failure) throw failure;
+    answers.sort((a, b) => a.batch - b.batch);
+    let lines = 0;
+    for (const a of answers) {
+      if (lines >= maxLines) break;
+      lines += unpackLines(a.found, out.found);
+    }
     return out;
   }
 
