@@ -47,7 +47,9 @@ export async function grepCode(q: GrepQuery, ctx: GrepContext): Promise<GrepRun>
   let listed: SearchFileRow[] | null = null;
   const everyFile = (): SearchFileRow[] => {
     if (!listed) {
-      listed = (ctx.allowed ? [...ctx.allowed.values()] : ctx.store.files(ctx.repoIds)).sort(byPath);
+      listed = ctx.allowed ? [...ctx.allowed.values()].sort(byPath)
+        : ctx.samples ? ctx.samples.ordered(ctx.repoIds, ctx.store.generations(ctx.repoIds), () => ctx.store.files(ctx.repoIds).sort(byPath)) as SearchFileRow[]
+        : ctx.store.files(ctx.repoIds).sort(byPath);
       if (!ctx.allowed) ctx.samples?.remember(ctx.repoIds, listed);
     }
     return listed;

@@ -43,6 +43,12 @@ export class SearchStore {
   constructor(private readonly db: Db) {}
 
   /** The files of the given repositories that pass the SQL-side filters. */
+  /** The repositories' generations (bumped by every write to their files): a listing keyed by them is current. */
+  generations(repoIds: string[]): number[] {
+    const read = this.db.prepare('SELECT generation FROM repo_generations WHERE repo_id = ?');
+    return repoIds.map((id) => (read.get(id) as { generation: number } | undefined)?.generation ?? 0);
+  }
+
   files(repoIds: string[], filter: FileFilterSql = {}): SearchFileRow[] {
     const where = ['f.repo_id IN (SELECT value FROM json_each(?))'];
     const params: unknown[] = [JSON.stringify(repoIds)];
@@ -105,20 +111,24 @@ export class SearchStore {
   }
 
   /**
-   * Files with a chunk whose text contains every one of `literals` (case-insensitively: the trigram
-   * index folds case). A superset of the files that match: the caller confirms by scanning.
+   * Files with a chunk that holds every trigram of every one of `literals` (case-folded, as the
+   * trigram index folds case). A superset of the files that match: the caller confirms by scanning.
+   * The trigrams are matched as separate tokens (MATCH), not as LIKE patterns: LIKE makes SQLite read
+   * and re-check the text of every chunk the index proposes, which cost as much as scanning the file.
    */
   trigramFiles(repoIds: string[], literals: string[]): number[] {
-    // An ESCAPE clause makes FTS5 scan every row, so LIKE's wildcards are cut out of the literals instead.
-    const pieces = literals.flatMap((l) => l.split(/[%_]+/)).filter((p) => p.length >= 3);
-    if (!pieces.length) return this.filesAll(repoIds);
-    const likes = pieces.map(() => 'chunks_trigram.content LIKE ?').join(' AND ');
-    const params = pieces.map((p) => `%${p}%`);
+    const grams = new Set<string>();
+    for (const literal of literals) {
+      const chars = Array.from(literal.toLowerCase());
+      for (let i = 0; i + 3 <= chars.length; i++) grams.add(chars.slice(i, i + 3).join(''));
+    }
+    if (!grams.size) return this.filesAll(repoIds);
+    const match = [...grams].map((g) => `"${g.replace(/"/g, '""')}"`).join(' AND ');
     const rows = this.db.prepare(
       `SELECT DISTINCT c.file_id AS id FROM chunks_trigram JOIN chunks c ON c.id = chunks_trigram.rowid
        JOIN files f ON f.id = c.file_id
-       WHERE ${likes} AND f.repo_id IN (SELECT value FROM json_each(?))`,
-    ).all(...params, JSON.stringify(repoIds)) as { id: number }[];
+       WHERE chunks_trigram MATCH ? AND f.repo_id IN (SELECT value FROM json_each(?))`,
+    ).all(match, JSON.stringify(repoIds)) as { id: number }[];
     return rows.map((r) => r.id);
   }
 
