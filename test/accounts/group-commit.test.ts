@@ -23,12 +23,16 @@ test('charges settled in one turn share a commit; a refused one loses only itsel
   const t = createTestEngine();
   try {
     const history = { category: 'search', query: 'q' };
+    t.engine.accounts.credits.loneChargeGapMs = Number.POSITIVE_INFINITY; // as under load: every charge waits to share
     t.engine.db.pragma('wal_autocheckpoint = 0');
     t.engine.db.pragma('wal_checkpoint(TRUNCATE)');
+    // Three paid operations running at once, as concurrent requests are: each holds its reservation.
+    const reservation = (credits: number) => t.engine.accounts.reserve(t.ownerId, credits, 'test');
+    const [ra, rb, rc] = [reservation(1), reservation(2), reservation(3)];
     const results = await Promise.allSettled([
-      t.engine.accounts.settleSoon({ userId: t.ownerId, operation: 'a', credits: 1, history }),
-      t.engine.accounts.settleSoon({ userId: t.ownerId, operation: 'b', credits: 2, history: { ...history, conversationId: newId() } }),
-      t.engine.accounts.settleSoon({ userId: t.ownerId, operation: 'c', credits: 3, history }),
+      t.engine.accounts.settleSoon({ userId: t.ownerId, operation: 'a', credits: 1, history, reservation: ra }),
+      t.engine.accounts.settleSoon({ userId: t.ownerId, operation: 'b', credits: 2, history: { ...history, conversationId: newId() }, reservation: rb }),
+      t.engine.accounts.settleSoon({ userId: t.ownerId, operation: 'c', credits: 3, history, reservation: rc }),
     ]);
     assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
     assert.match(String((results[1] as PromiseRejectedResult).reason.message), /conversation/);
@@ -48,19 +52,26 @@ test('a storage failure while writing a batch fails every charge of it and keeps
   const t = createTestEngine();
   try {
     // A real SQLite error in the middle of the batch's writes (as a full disk would raise).
+    t.engine.accounts.credits.loneChargeGapMs = Number.POSITIVE_INFINITY;
     t.engine.db.exec(`CREATE TEMP TRIGGER refuse_boom BEFORE INSERT ON credit_ledger WHEN NEW.operation = 'boom'
       BEGIN SELECT RAISE(ABORT, 'simulated write failure'); END`);
+    const reservation = () => t.engine.accounts.reserve(t.ownerId, 1, 'test');
+    const [r1, r2] = [reservation(), reservation()];
     const results = await Promise.allSettled([
-      t.engine.accounts.settleSoon({ userId: t.ownerId, operation: 'ok', credits: 1, history: { category: 'repos' } }),
-      t.engine.accounts.settleSoon({ userId: t.ownerId, operation: 'boom', credits: 1 }),
+      t.engine.accounts.settleSoon({ userId: t.ownerId, operation: 'ok', credits: 1, history: { category: 'repos' }, reservation: r1 }),
+      t.engine.accounts.settleSoon({ userId: t.ownerId, operation: 'boom', credits: 1, reservation: r2 }),
     ]);
     assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected']);
     assert.deepEqual(ledgerRows(t.engine.db, t.ownerId), []);
     assert.equal(t.engine.history.list(t.ownerId, { limit: 10, offset: 0 }).total, 0);
     assert.equal(t.engine.accounts.credits.available(t.ownerId), t.engine.accounts.credits.balance(t.ownerId).remaining, 'no reservation left');
-    // The next turn commits normally.
-    await t.engine.accounts.settleSoon({ userId: t.ownerId, operation: 'ok', credits: 1 });
-    assert.deepEqual(ledgerRows(t.engine.db, t.ownerId), [{ operation: 'ok', credits: 1 }]);
+    // The next one commits normally; alone (no charge in the last millisecond), it does not wait for
+    // the end of the turn.
+    t.engine.accounts.credits.loneChargeGapMs = 1;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const alone = t.engine.accounts.settleSoon({ userId: t.ownerId, operation: 'ok', credits: 1, reservation: reservation() });
+    assert.deepEqual(ledgerRows(t.engine.db, t.ownerId), [{ operation: 'ok', credits: 1 }], 'committed before the promise is awaited');
+    await alone;
   } finally {
     await t.close();
   }

@@ -65,6 +65,9 @@ export interface Balance {
  */
 export class Credits {
   private readonly reserved = new Map<string, number>();
+  private lastCharge = Number.NEGATIVE_INFINITY;
+  /** Charges further apart than this (ms) are settled at once instead of waiting to share a commit. */
+  loneChargeGapMs = 1;
   private pending: PendingCharge[] = [];
   /** Transaction functions, made once (better-sqlite3 builds several closures for each). */
   private readonly applyOnce;
@@ -136,6 +139,19 @@ export class Credits {
    */
   settleSoon<T = undefined>(charge: Charge, effect?: () => T): Promise<Settled<T>> {
     assertWholeCredits(charge.credits);
+    // A charge with no other one in the last millisecond commits at once: a lone request must not
+    // wait for the end of the turn behind whatever background work is queued. Under load (charges
+    // less than a millisecond apart) they wait for the end of the turn and share one commit.
+    const now = performance.now();
+    const lone = !this.pending.length && now - this.lastCharge > this.loneChargeGapMs;
+    this.lastCharge = now;
+    if (lone) {
+      try {
+        return Promise.resolve(this.settle(charge, effect));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
     return new Promise<Settled<T>>((resolve, reject) => {
       this.pending.push({ charge, effect, resolve: resolve as (s: Settled<unknown>) => void, reject });
       if (this.pending.length === 1) setImmediate(() => this.flush());
