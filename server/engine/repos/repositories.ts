@@ -106,7 +106,8 @@ export class Repositories {
       repo = this.repos.getByUrl(location.url)!;
     }
     this.repos.grantAccess(userId, repo.id);
-    void headOf(location.path).then((h) => h.branch && this.repos.setBranch(repo.id, h.branch));
+    // Best effort: the engine may have closed (its database with it) before git answers.
+    void headOf(location.path).then((h) => h.branch && this.repos.setBranch(repo.id, h.branch)).catch(() => {});
     this.queue.enqueue(repo.id);
     return repo;
   }
