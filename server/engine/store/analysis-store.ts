@@ -19,14 +19,19 @@ const toSymbol = ([fileId, name, kind, parent, startLine, endLine, exported, sig
   fileId, name, kind, parent, startLine, endLine, exported: exported === 1, signature, doc,
 });
 
+/** A repository's generation: bumped by triggers on every write to its files and import edges. */
+export function repoGeneration(db: Db, repoId: string): number {
+  const row = db.prepare('SELECT generation FROM repo_generations WHERE repo_id = ?').get(repoId) as { generation: number } | undefined;
+  return row?.generation ?? 0;
+}
+
 /** Reads (and the doc writes) behind blast radius, blueprint, scope, map and file docs. */
 export class AnalysisStore {
   constructor(private readonly db: Db) {}
 
   /** Bumped by triggers on every write to the repository's files or import edges (migration 004). */
   generation(repoId: string): number {
-    const row = this.db.prepare('SELECT generation FROM repo_generations WHERE repo_id = ?').get(repoId) as { generation: number } | undefined;
-    return row?.generation ?? 0;
+    return repoGeneration(this.db, repoId);
   }
 
   /** The whole import graph of a repository in two queries, read in one snapshot. */

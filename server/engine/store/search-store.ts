@@ -1,4 +1,5 @@
 import type { Db } from './db';
+import { repoGeneration } from './analysis-store';
 import type { ParsedSymbol, SymbolKind } from '../types';
 
 /** A file as search sees it: enough to filter, rank and label a hit. */
@@ -45,8 +46,7 @@ export class SearchStore {
   /** The files of the given repositories that pass the SQL-side filters. */
   /** The repositories' generations (bumped by every write to their files): a listing keyed by them is current. */
   generations(repoIds: string[]): number[] {
-    const read = this.db.prepare('SELECT generation FROM repo_generations WHERE repo_id = ?');
-    return repoIds.map((id) => (read.get(id) as { generation: number } | undefined)?.generation ?? 0);
+    return repoIds.map((id) => repoGeneration(this.db, id));
   }
 
   files(repoIds: string[], filter: FileFilterSql = {}): SearchFileRow[] {
