@@ -54,7 +54,8 @@ export async function hybridSearch(
   if (o.retriever !== 'vector') {
     const match = ftsExpression(terms);
     if (match) {
-      for (const r of search.lexical(match, o.repoIds, pool, BM25_WEIGHTS)) if (!o.allowed || o.allowed.has(r.fileId)) lexical.push(r);
+      const allowed = o.allowed;
+      lexical.push(...search.lexical(match, o.repoIds, POOL, BM25_WEIGHTS, allowed ? (fileId) => allowed.has(fileId) : undefined));
     }
   }
   const lexicalMs = performance.now() - started;
