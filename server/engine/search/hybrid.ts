@@ -91,11 +91,11 @@ export async function hybridSearch(
     entry.score += VECTOR_WEIGHT / (RRF_K + vectorRank);
     fused.set(r.chunkId, entry);
   }
-  const chunks = search.chunks([...fused.keys()]);
+  const chunks = search.chunkPlaces([...fused.keys()]);
   const fileIds = [...new Set(chunks.map((c) => c.fileId))];
   const files = new Map((o.allowed ? fileIds.map((id) => o.allowed!.get(id)).filter((f): f is SearchFileRow => !!f) : search.filesByIds(fileIds)).map((f) => [f.id, f]));
   const wanted = new Set(terms.stems);
-  const ranked: RankedChunk[] = [];
+  const ranked: (Omit<RankedChunk, 'chunk'> & { chunk: Omit<ChunkRow, 'content'> })[] = [];
   for (const chunk of chunks) {
     const file = files.get(chunk.fileId);
     if (!file) continue;
@@ -106,8 +106,11 @@ export async function hybridSearch(
     ranked.push({ chunk, file, score, lexicalRank: f.lexicalRank, vectorRank: f.vectorRank, similarity: f.similarity });
   }
   ranked.sort((a, b) => b.score - a.score || a.file.path.localeCompare(b.file.path) || a.chunk.startLine - b.chunk.startLine);
+  const top = ranked.slice(0, o.depth);
+  const contents = search.chunkContents(top.map((r) => r.chunk.id));
+  const out = top.map((r) => ({ ...r, chunk: { ...r.chunk, content: contents.get(r.chunk.id) ?? '' } }));
   const fuseMs = performance.now() - started;
-  return { ranked: ranked.slice(0, o.depth), embedding, timings: { lexicalMs, vectorMs, fuseMs }, warnings };
+  return { ranked: out, embedding, timings: { lexicalMs, vectorMs, fuseMs }, warnings };
 }
 
 /** Share of the query's stems that appear among the sub-words of `text` (names or a path). */

@@ -127,11 +127,19 @@ export class SearchStore {
     }
   }
 
-  chunks(ids: number[]): ChunkRow[] {
+  /** Chunks without their text: what ranking needs (a chunk's text is read only for those returned). */
+  chunkPlaces(ids: number[]): Omit<ChunkRow, 'content'>[] {
     return this.db.prepare(
-      `SELECT id, file_id AS fileId, start_line AS startLine, end_line AS endLine, symbols, content FROM chunks
+      `SELECT id, file_id AS fileId, start_line AS startLine, end_line AS endLine, symbols FROM chunks
        WHERE id IN (SELECT value FROM json_each(?))`,
-    ).all(JSON.stringify(ids)) as ChunkRow[];
+    ).all(JSON.stringify(ids)) as Omit<ChunkRow, 'content'>[];
+  }
+
+  /** The text of some chunks, by id. */
+  chunkContents(ids: number[]): Map<number, string> {
+    const rows = this.db.prepare('SELECT id, content FROM chunks WHERE id IN (SELECT value FROM json_each(?))')
+      .all(JSON.stringify(ids)) as { id: number; content: string }[];
+    return new Map(rows.map((r) => [r.id, r.content]));
   }
 
   /**
