@@ -118,7 +118,8 @@ export class Engine {
     this.search.setDocSource({
       markdown: (repoId, filePath, depth) => {
         const file = this.filesStore.getByPath(repoId, filePath);
-        const answer = file ? this.docs.get(repoId, file, depth) : null;
+        if (!file) return undefined;
+        const answer = this.docs.get(repoId, file, depth);
         return answer?.state === 'ready' ? answer.markdown : null;
       },
     });

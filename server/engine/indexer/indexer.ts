@@ -1,5 +1,5 @@
 import type { Logger } from '../log';
-import type { FilesStore } from '../store/files-store';
+import type { FilesStore, SkippedFile } from '../store/files-store';
 import type { ReposStore } from '../store/repos-store';
 import type { ParsedFile, RepoRecord } from '../types';
 import type { DerivedIndex } from './derived-index';
@@ -69,18 +69,24 @@ export class Indexer {
     const entries = walk(root, this.options);
     const known = this.files.fingerprints(repo.id);
     const seen = new Set(entries.map((e) => e.relPath));
+    const skipped = this.files.skipped(repo.id);
     const removed = [...known.keys()].filter((p) => !seen.has(p));
-    if (removed.length) this.files.deletePaths(repo.id, removed);
+    const forgotten = [...removed, ...[...skipped.keys()].filter((p) => !seen.has(p))];
+    if (forgotten.length) this.files.deletePaths(repo.id, forgotten);
 
     const jobs: ParseJob[] = [];
+    let stillSkipped = 0;
     for (const e of entries) {
-      const fp = known.get(e.relPath);
-      if (fp && fp.size === e.size && fp.mtimeMs === e.mtimeMs) continue;
-      jobs.push({ relPath: e.relPath, size: e.size, mtimeMs: e.mtimeMs, knownHash: fp?.hash });
+      const fp = known.get(e.relPath) ?? skipped.get(e.relPath);
+      if (fp && fp.size === e.size && fp.mtimeMs === e.mtimeMs) {
+        if (!known.has(e.relPath)) stillSkipped++;
+        continue;
+      }
+      jobs.push({ relPath: e.relPath, size: e.size, mtimeMs: e.mtimeMs, knownHash: known.get(e.relPath)?.hash });
     }
     const total = entries.length;
     let done = total - jobs.length;
-    const result: IndexRunResult = { added: 0, changed: 0, removed: removed.length, unchanged: 0, skipped: 0, durationMs: 0 };
+    const result: IndexRunResult = { added: 0, changed: 0, removed: removed.length, unchanged: 0, skipped: stillSkipped, durationMs: 0 };
     this.repos.setProgress(repo.id, done, total);
     const rate = () => (done - (total - jobs.length)) / Math.max(0.001, (Date.now() - started) / 1000);
     onProgress({ repoId: repo.id, phase: 'parsing', done, total, rate: 0 });
@@ -89,11 +95,11 @@ export class Indexer {
     const parseOptions: ParseOptions = { maxFileBytes: this.options.maxFileBytes };
     let pendingWrite: ParsedFile[] = [];
     let pendingTouch: { path: string; mtimeMs: number; size: number }[] = [];
-    let pendingSkip: string[] = [];
+    let pendingSkip: SkippedFile[] = [];
     const flush = () => {
       if (pendingWrite.length) this.files.writeBatch(repo.id, pendingWrite);
       if (pendingTouch.length) this.files.touch(repo.id, pendingTouch);
-      if (pendingSkip.length) this.files.deletePaths(repo.id, pendingSkip);
+      if (pendingSkip.length) this.recordSkipped(repo.id, pendingSkip);
       done += pendingWrite.length + pendingTouch.length + pendingSkip.length;
       pendingWrite = []; pendingTouch = []; pendingSkip = [];
       this.repos.setProgress(repo.id, done, total);
@@ -109,7 +115,7 @@ export class Indexer {
           pendingTouch.push({ path: r.relPath, mtimeMs: r.mtimeMs, size: r.size });
         } else {
           result.skipped++;
-          pendingSkip.push(r.relPath);
+          pendingSkip.push({ path: r.relPath, size: r.size, mtimeMs: r.mtimeMs, reason: r.reason });
         }
       }
       if (pendingWrite.length + pendingTouch.length + pendingSkip.length >= BATCH_FILES) flush();
@@ -171,6 +177,7 @@ export class Indexer {
     const result: IndexRunResult = { added: 0, changed: 0, removed: 0, unchanged: 0, skipped: 0, durationMs: 0 };
     const write: ParsedFile[] = [];
     const remove: string[] = [];
+    const skip: SkippedFile[] = [];
     for (const relPath of new Set(relPaths)) {
       const abs = path.join(repo.rootPath, relPath);
       const stat = safeStat(abs);
@@ -186,23 +193,35 @@ export class Indexer {
       });
       if (r.kind === 'parsed') { write.push(r.file); if (existing) result.changed++; else result.added++; }
       else if (r.kind === 'unchanged') result.unchanged++;
-      else { result.skipped++; if (existing) remove.push(relPath); }
+      else { result.skipped++; skip.push({ path: relPath, size: r.size, mtimeMs: r.mtimeMs, reason: r.reason }); if (existing) result.removed++; }
     }
     if (write.length) this.files.writeBatch(repo.id, write);
     if (remove.length) this.files.deletePaths(repo.id, remove);
+    if (skip.length) this.recordSkipped(repo.id, skip);
     if (result.added || result.removed) {
       parser.resetResolution();
       this.relinkImports(repo);
     }
-    if (write.length || remove.length) {
+    if (write.length || remove.length || skip.length) {
       this.repos.setProgress(repo.id, this.files.count(repo.id), this.files.count(repo.id));
       this.repos.setState(repo.id, 'ready');
     }
     result.durationMs = Date.now() - started;
     // The edit is in the index now (text, symbols, edges); vectors and docs catch up behind it, so
     // an edit is reflected in milliseconds whatever the size of the repository.
-    if (write.length || remove.length) this.scheduleDerived(repo.id);
+    if (write.length || remove.length || skip.length) this.scheduleDerived(repo.id);
     return result;
+  }
+
+  /**
+   * Skipped files leave the index and are remembered with their stat, so the next run does not read
+   * them again; unreadable ones are only forgotten, to be tried again.
+   */
+  private recordSkipped(repoId: string, files: SkippedFile[]): void {
+    const unreadable = files.filter((f) => f.reason === 'unreadable');
+    if (unreadable.length) this.files.deletePaths(repoId, unreadable.map((f) => f.path));
+    const kept = files.filter((f) => f.reason !== 'unreadable');
+    if (kept.length) this.files.recordSkipped(repoId, kept);
   }
 
   /** Resolves once the derived indexes have caught up with every edit so far. */

@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { compileGlob } from './safe-glob';
+import { detectLanguage } from '../indexer/languages';
 import { invalid } from '../errors';
 import type { SearchFileRow, SearchStore } from '../store/search-store';
 import type { SearchFilters } from './types';
@@ -9,7 +11,7 @@ import type { SearchFilters } from './types';
  * matched here.
  */
 export function allowedFiles(store: SearchStore, repoIds: string[], filters: SearchFilters | undefined): Map<number, SearchFileRow> | null {
-  if (!filters || !Object.values(filters).some((v) => v !== undefined && !(Array.isArray(v) && v.length === 0))) return null;
+  if (!restricts(filters)) return null;
   if (filters.minLines !== undefined && filters.maxLines !== undefined && filters.minLines > filters.maxLines) {
     throw invalid('filters.min_lines', 'must not be greater than filters.max_lines');
   }
@@ -55,4 +57,21 @@ function pathGlobTest(globs: string[] | undefined): (path: string) => boolean {
     return (p: string) => matcher(p) || (plain && (p === folder || p.startsWith(`${folder}/`)));
   });
   return (p) => tests.some((t) => t(p));
+}
+
+const restricts = (filters: SearchFilters | undefined): filters is SearchFilters =>
+  !!filters && Object.values(filters).some((v) => v !== undefined && !(Array.isArray(v) && v.length === 0));
+
+/**
+ * The files grep_code reads from disk although the index left them out (unindexed-files in
+ * search-store.ts), as search rows with negative ids. The index knows nothing of their lines,
+ * symbols or imports, so a filter on those excludes them; types and path globs apply as usual.
+ */
+export function unindexedFiles(store: SearchStore, repoIds: string[], filters: SearchFilters | undefined): SearchFileRow[] {
+  if (restricts({ ...filters, fileTypes: undefined, filePaths: undefined })) return [];
+  const typeTest = fileTypeTest(filters?.fileTypes);
+  const pathTest = pathGlobTest(filters?.filePaths);
+  return store.unindexedFiles(repoIds)
+    .map((f): SearchFileRow => ({ id: -f.id, repoId: f.repoId, path: f.path, language: detectLanguage(path.posix.basename(f.path)), lines: 0, description: null }))
+    .filter((f) => typeTest(f) && pathTest(f.path));
 }

@@ -35,7 +35,8 @@ export interface GrepLine {
 const UNUSUAL_LINE_ENDS = /[\r\u2028\u2029]/;
 
 export interface CompiledMatcher {
-  scan(text: string, maxLines: number): GrepLine[];
+  /** `binary`: the text holds a NUL byte that ripgrep stops at in multi-line mode (grep-binary.ts). */
+  scan(text: string, maxLines: number, binary?: boolean): GrepLine[];
   /** The same over a file's UTF-8 bytes, when the matcher has needles to look for. */
   scanBytes?(bytes: Buffer, maxLines: number): GrepLine[];
 }
@@ -54,10 +55,10 @@ export function compileMatcher(m: GrepMatcher): CompiledMatcher {
   const regexFor = (text: string) => (UNUSUAL_LINE_ENDS.test(text) ? exact : native);
   const needles = !m.multiline && m.needles?.length ? m.needles.map((n) => Buffer.from(n)) : null;
   return {
-    scan(raw, max) {
+    scan(raw, max, binary) {
       const text = stripBom(raw);
       const re = regexFor(text);
-      return m.multiline ? scanMultiline(text, re, max) : scanLines(text, re, max);
+      return m.multiline ? scanMultiline(text, re, max, binary) : scanLines(text, re, max);
     },
     ...(needles ? { scanBytes: (bytes, max) => scanNeedleLines(bytes, needles, (line) => rangesInLine(regexFor(line), line), max) } : {}),
   };
@@ -215,7 +216,8 @@ function scanLines(text: string, re: RegExp, max: number): GrepLine[] {
   return out;
 }
 
-function scanMultiline(text: string, re: RegExp, max: number): GrepLine[] {
+/** `binary`: the text holds a NUL byte; ripgrep stops at the first match whose lines hold one (grep-binary.ts). */
+function scanMultiline(text: string, re: RegExp, max: number, binary = false): GrepLine[] {
   const lines = new LineIndex(text);
   const byLine = new Map<number, [number, number][]>();
   re.lastIndex = 0;
@@ -226,6 +228,10 @@ function scanMultiline(text: string, re: RegExp, max: number): GrepLine[] {
     const end = start + m[0].length;
     const first = lines.lineOf(start);
     const last = end > start ? lines.lineOf(end - 1) : first;
+    if (binary) {
+      const nul = text.indexOf('\0', lines.start(first));
+      if (nul !== -1 && nul <= lines.end(last)) break;
+    }
     for (let l = first; l <= last; l++) {
       const ls = lines.start(l);
       const le = lines.end(l);

@@ -5,6 +5,7 @@
 import { parentPort } from 'node:worker_threads';
 import fs from 'node:fs';
 import path from 'node:path';
+import { ripgrepReadable } from './grep-binary';
 import { compileMatcher, packLines, ScanProgress, type GrepLine, type GrepMatcher, type PackedLines } from './grep-scan';
 
 /** A text to scan, or a file to read: `path` is relative to `root`, the folder it must stay inside once symlinks are resolved. */
@@ -163,20 +164,27 @@ function scanBatch(req: GrepWorkerRequest): GrepWorkerResponse {
   // The search keeps at most maxLines lines in output order: once this batch or the tasks before it
   // hold them, later files cannot matter.
   const more = () => found < req.maxLines && progress.held() < req.maxLines;
+  const multiline = req.matcher.kind === 'regex' && req.matcher.multiline;
   const visit = (key: number, position: number, content: string | Buffer | undefined) => {
     scanned++;
-    const lines = content === undefined ? [] : linesOf(content);
+    let lines: GrepLine[] = [];
+    if (typeof content === 'string') lines = linesOf(content);
+    else if (content) {
+      // What ripgrep reads of a file with a NUL byte (grep-binary.ts).
+      const { bytes, binary } = ripgrepReadable(content, multiline);
+      lines = linesOf(bytes, binary);
+    }
     progress.set(position, lines.length);
     if (lines.length) { results.push({ key, lines }); found += lines.length; }
   };
-  const linesOf = (content: string | Buffer): GrepLine[] => {
+  const linesOf = (content: string | Buffer, binary = false): GrepLine[] => {
     if (typeof content !== 'string' && scan.scanBytes && !req.literals) return scan.scanBytes(content, req.maxLinesPerFile);
     const text = typeof content === 'string' ? content : content.toString('utf8');
     if (req.literals) {
       const lower = text.toLowerCase();
       contains.push(req.literals.flatMap((l, i) => (lower.includes(l) ? [i] : [])));
     }
-    return scan.scan(text, req.maxLinesPerFile);
+    return scan.scan(text, req.maxLinesPerFile, binary);
   };
   for (const batch of req.files) {
     const paths = batch.paths.split('\0');

@@ -15,6 +15,8 @@ export interface GrepContext {
   repos: Map<string, RepoRecord>;
   repoIds: string[];
   allowed: Map<number, SearchFileRow> | null;
+  /** Files the index left out that grep_code still reads (generated, minified, oversized), in path order. */
+  unindexed?: SearchFileRow[];
   limit: number;
   maxMatches: number;
   budgetMs: number;
@@ -65,12 +67,22 @@ export async function grepCode(q: GrepQuery, ctx: GrepContext): Promise<GrepRun>
   } else {
     candidates = everyFile();
   }
+  // ripgrep reads every text file; the index knows nothing of these, so they are always scanned.
+  if (ctx.unindexed?.length) candidates = mergeSorted(candidates, [...ctx.unindexed].sort(byPath));
   const candidatesMs = performance.now() - started;
   started = performance.now();
   // In output order, so a search that stops at the line cap has scanned everything that is kept.
   const scan = await ctx.pool.scanOrdered(plan.matcher, tasksOf(candidates, ctx), { maxLinesPerFile: MAX_LINES_PER_FILE, budgetMs: ctx.budgetMs, maxLines: ctx.maxMatches });
   const matches = collect(candidates, scan.found, ctx.maxMatches);
   return { ...matches, candidateFiles: candidates.length, scannedFiles: scan.scanned, timings: { candidatesMs, scanMs: performance.now() - started } };
+}
+
+function mergeSorted(a: SearchFileRow[], b: SearchFileRow[]): SearchFileRow[] {
+  const out: SearchFileRow[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) out.push(j >= b.length || (i < a.length && byPath(a[i], b[j]) <= 0) ? a[i++] : b[j++]);
+  return out;
 }
 
 /** grep_docs: the same matcher over each file's generated documentation (or, until it exists, its description and doc comments). */

@@ -7,7 +7,7 @@ import type { VectorIndex } from '../embed/vector-index';
 import type { RepoRecord } from '../types';
 import { isUuid } from '../util/ids';
 import { parseRepoLocation } from '../repos/repo-url';
-import { allowedFiles } from './filters';
+import { allowedFiles, unindexedFiles } from './filters';
 import { grepCode, grepDocs, grepHits, type GrepContext } from './grep';
 import { GrepSamples, type GrepIndexUse } from './grep-plan';
 import { GrepPool } from './grep-pool';
@@ -93,6 +93,7 @@ export class SearchService {
       const q = parseGrepQuery(req.query);
       const ctx: GrepContext = {
         store: this.store, pool: this.pool, docs: this.docs, repos, repoIds, allowed, limit,
+        unindexed: mode === 'grep_code' ? unindexedFiles(this.store, repoIds, fileFilters) : [],
         maxMatches: req.maxMatches ?? this.options.maxGrepMatches, budgetMs: this.options.grepBudgetMs,
         visibility: req.filters?.visibility, functionNames: req.filters?.functionNames,
         index: this.options.grepIndex, samples: this.samples,
@@ -144,15 +145,16 @@ export class SearchService {
   }
 
   private attachDocs(hits: SearchHit[], depth: NonNullable<SearchRequest['fields']>): void {
-    const cache = new Map<string, string | null>();
+    const cache = new Map<string, string | null | undefined>();
     for (const hit of hits) {
       if (!hit.filePath) continue;
       const key = `${hit.repoId}\0${hit.filePath}`;
       if (!cache.has(key)) {
         cache.set(key, this.docs ? this.docs.markdown(hit.repoId, hit.filePath, depth) : null);
       }
-      const markdown = cache.get(key)!;
-      hit.doc = { depth, markdown, processing: markdown === null };
+      const markdown = cache.get(key);
+      // A file the index left out (generated, oversized) gets no documentation, and none is coming.
+      hit.doc = { depth, markdown: markdown ?? null, processing: markdown === null };
     }
   }
 

@@ -80,6 +80,6 @@ export interface SearchOutcome {
 
 /** What search needs from the file documentation service (injected: docs sit above search). */
 export interface DocSource {
-  /** The file's generated documentation at a depth, null when none is ready yet. */
-  markdown(repoId: string, filePath: string, depth: DocFields): string | null;
+  /** The file's generated documentation at a depth, null when none is ready yet, undefined for a file the index left out. */
+  markdown(repoId: string, filePath: string, depth: DocFields): string | null | undefined;
 }

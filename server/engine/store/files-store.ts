@@ -15,6 +15,9 @@ const toRecord = (r: FileRow): FileRecord => ({
 
 export interface Fingerprint { id: number; size: number; mtimeMs: number; hash: string }
 
+/** A file left out of the index, and the stat it had then. */
+export interface SkippedFile { path: string; size: number; mtimeMs: number; reason: string }
+
 export interface FileListQuery {
   repoId: string;
   search?: string;
@@ -57,6 +60,7 @@ export class FilesStore {
   }
 
   private writeOne(repoId: string, f: ParsedFile): number {
+    this.db.prepare('DELETE FROM skipped_files WHERE repo_id = ? AND path = ?').run(repoId, f.path);
     const name = f.path.slice(f.path.lastIndexOf('/') + 1);
     const { id } = this.db.prepare(
       `INSERT INTO files (uid, repo_id, path, name, language, size, lines, hash, mtime_ms, description, indexed_at)
@@ -111,17 +115,36 @@ export class FilesStore {
     })();
   }
 
+  /** Forgets files, indexed or skipped (gone from disk, or ignored now). */
   deletePaths(repoId: string, paths: string[]): void {
-    const find = this.db.prepare('SELECT id FROM files WHERE repo_id = ? AND path = ?');
-    const del = this.db.prepare('DELETE FROM files WHERE id = ?');
     this.db.transaction(() => {
-      for (const p of paths) {
-        const row = find.get(repoId, p) as { id: number } | undefined;
-        if (!row) continue;
-        this.clearChildren(row.id);
-        del.run(row.id);
+      for (const p of paths) this.deleteOne(repoId, p);
+    })();
+  }
+
+  private deleteOne(repoId: string, path: string): void {
+    this.db.prepare('DELETE FROM skipped_files WHERE repo_id = ? AND path = ?').run(repoId, path);
+    const row = this.db.prepare('SELECT id FROM files WHERE repo_id = ? AND path = ?').get(repoId, path) as { id: number } | undefined;
+    if (!row) return;
+    this.clearChildren(row.id);
+    this.db.prepare('DELETE FROM files WHERE id = ?').run(row.id);
+  }
+
+  /** Files the indexer leaves out: they leave the index (if they were in it) and are remembered with their stat. */
+  recordSkipped(repoId: string, files: SkippedFile[]): void {
+    this.db.transaction(() => {
+      for (const f of files) {
+        this.deleteOne(repoId, f.path);
+        this.db.prepare('INSERT INTO skipped_files (repo_id, path, size, mtime_ms, reason) VALUES (?, ?, ?, ?, ?)')
+          .run(repoId, f.path, f.size, Math.trunc(f.mtimeMs), f.reason);
       }
     })();
+  }
+
+  /** The skipped files of a repository by path: one whose stat is unchanged is not read again. */
+  skipped(repoId: string): Map<string, SkippedFile> {
+    const rows = this.db.prepare('SELECT path, size, mtime_ms AS mtimeMs, reason FROM skipped_files WHERE repo_id = ?').all(repoId) as SkippedFile[];
+    return new Map(rows.map((r) => [r.path, r]));
   }
 
   count(repoId: string): number {

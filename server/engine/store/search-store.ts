@@ -83,6 +83,18 @@ export class SearchStore {
     return (this.db.prepare('SELECT id FROM files WHERE repo_id IN (SELECT value FROM json_each(?))').all(JSON.stringify(repoIds)) as { id: number }[]).map((r) => r.id);
   }
 
+  /**
+   * Text files the indexer left out (generated, minified, oversized) that grep_code still scans from
+   * disk, as ripgrep reads them. Binary ones are not listed: ripgrep prints nothing from a file with a
+   * NUL byte in its first 64 KiB, and the indexer calls a file binary for one in its first 8,000 bytes.
+   */
+  unindexedFiles(repoIds: string[]): { id: number; repoId: string; path: string }[] {
+    return this.db.prepare(
+      `SELECT id, repo_id AS repoId, path FROM skipped_files
+       WHERE repo_id IN (SELECT value FROM json_each(?)) AND reason IN ('generated', 'oversized')`,
+    ).all(JSON.stringify(repoIds)) as { id: number; repoId: string; path: string }[];
+  }
+
   filesByIds(ids: number[]): SearchFileRow[] {
     return this.db.prepare(
       `SELECT f.id, f.repo_id AS repoId, f.path, f.language, f.lines, f.description FROM files f

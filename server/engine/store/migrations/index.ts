@@ -5,6 +5,7 @@ import * as accounts from './003-accounts';
 import * as a2aTasks from './005-a2a-tasks';
 import * as creditTotals from './010-credit-totals';
 import * as historyConversationIndex from './011-history-conversation-index';
+import * as skippedFiles from './012-skipped-files';
 
 export interface Migration {
   version: number;
@@ -24,4 +25,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 5, name: 'a2a-tasks', sql: a2aTasks.sql },
   { version: 10, name: 'credit-totals', sql: creditTotals.sql },
   { version: 11, name: 'history-conversation-index', sql: historyConversationIndex.sql },
+  { version: 12, name: 'skipped-files', sql: skippedFiles.sql },
 ];
