@@ -107,10 +107,11 @@ export class SearchStore {
    * repositories (and, when `accept` is given, of the files it accepts). `match` is an FTS5 expression
    * built by the query parser. Lower bm25() is better; it is returned negated so that higher is better.
    *
-   * The full-text index is ranked alone, then its best rows are placed in their files and repositories.
-   * Joining chunks and files inside the ranked query looked up both for every matching row (thousands
-   * for a common word) and took two thirds of the time. When the repositories asked for hold fewer than
-   * `limit` of the best rows, it asks for four times as many, until the index has no more.
+   * The full-text index is ranked alone first, and its best rows are then placed in their files and
+   * repositories: joining chunks and files inside the ranked query looks both up for every matching
+   * row (thousands for a common word), two thirds of the time. That answers whenever the rows asked
+   * for are among the best of the whole index (one repository, or filters that keep most files).
+   * Otherwise the ranked query is run again with the joins, in one pass, as it was before.
    */
   lexical(
     match: string, repoIds: string[], limit: number, weights: [number, number, number], accept?: (fileId: number) => boolean,
@@ -118,25 +119,35 @@ export class SearchStore {
     const scope = new Set(repoIds);
     const [wPath, wSymbols, wBody] = weights.map(Number);
     const rank = `bm25(chunks_fts, ${wPath}, ${wSymbols}, ${wBody})`;
+    // An integer written into the SQL: a bound LIMIT makes SQLite recompile the statement at every run.
+    const fetch = Math.trunc(accept ? limit * 2 : limit);
+    const rows = this.db.prepare(
+      `SELECT rowid AS chunkId, -${rank} AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY ${rank} LIMIT ${fetch}`,
+    ).all(match) as { chunkId: number; score: number }[];
+    const places = new Map((this.db.prepare(
+      `SELECT c.id, c.file_id AS fileId, f.repo_id AS repoId FROM chunks c JOIN files f ON f.id = c.file_id
+       WHERE c.id IN (SELECT value FROM json_each(?))`,
+    ).all(JSON.stringify(rows.map((r) => r.chunkId))) as { id: number; fileId: number; repoId: string }[]).map((p) => [p.id, p]));
     const out: { chunkId: number; fileId: number; score: number }[] = [];
-    for (let fetch = limit; ; fetch *= 4) {
-      // An integer written into the SQL: a bound LIMIT makes SQLite recompile the statement at every run.
-      const rows = this.db.prepare(
-        `SELECT rowid AS chunkId, -${rank} AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY ${rank} LIMIT ${Math.trunc(fetch)}`,
-      ).all(match) as { chunkId: number; score: number }[];
-      const fresh = rows.slice(fetch === limit ? 0 : fetch / 4);
-      const places = new Map((this.db.prepare(
-        `SELECT c.id, c.file_id AS fileId, f.repo_id AS repoId FROM chunks c JOIN files f ON f.id = c.file_id
-         WHERE c.id IN (SELECT value FROM json_each(?))`,
-      ).all(JSON.stringify(fresh.map((r) => r.chunkId))) as { id: number; fileId: number; repoId: string }[]).map((p) => [p.id, p]));
-      for (const r of fresh) {
-        const place = places.get(r.chunkId);
-        if (!place || !scope.has(place.repoId) || (accept && !accept(place.fileId))) continue;
-        out.push({ chunkId: r.chunkId, fileId: place.fileId, score: r.score });
-        if (out.length === limit) return out;
-      }
-      if (rows.length < fetch) return out;
+    for (const r of rows) {
+      const place = places.get(r.chunkId);
+      if (!place || !scope.has(place.repoId) || (accept && !accept(place.fileId))) continue;
+      out.push({ chunkId: r.chunkId, fileId: place.fileId, score: r.score });
+      if (out.length === limit) return out;
     }
+    if (rows.length < fetch) return out;
+    out.length = 0;
+    const joined = this.db.prepare(
+      `SELECT c.id AS chunkId, c.file_id AS fileId, -${rank} AS score
+       FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id
+       WHERE chunks_fts MATCH ? AND f.repo_id IN (SELECT value FROM json_each(?)) ORDER BY ${rank}`,
+    ).iterate(match, JSON.stringify(repoIds)) as IterableIterator<{ chunkId: number; fileId: number; score: number }>;
+    for (const r of joined) {
+      if (accept && !accept(r.fileId)) continue;
+      out.push(r);
+      if (out.length === limit) break;
+    }
+    return out;
   }
 
   /** Chunks without their text: what ranking needs (a chunk's text is read only for those returned). */
