@@ -2,11 +2,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { createTestEngine, indexFolder, tempDir, type TestEngine } from '../helpers/engine';
 import { parseGrepQuery } from '../../server/engine/search/query';
 import type { GrepIndexUse } from '../../server/engine/search/grep-plan';
-import { ensureRipgrep } from './ripgrep';
+import { ripgrepLines } from './ripgrep';
 
 /**
  * grep_code on a repository large enough (2,400 files) for the planner to sample it: a query whose
@@ -15,12 +14,10 @@ import { ensureRipgrep } from './ripgrep';
  * answer is rg's first lines in path order.
  */
 
-let rg: string;
 let folder: string;
 const engines = new Map<GrepIndexUse, TestEngine>();
 
 before(async () => {
-  rg = ensureRipgrep();
   folder = path.join(tempDir('loupe-grep-plans-'), 'repo');
   for (let d = 0; d < 40; d++) {
     const dir = path.join(folder, `pkg${String(d).padStart(2, '0')}`, d % 3 ? 'src' : 'lib');
@@ -50,18 +47,6 @@ before(async () => {
 after(async () => { for (const t of engines.values()) await t.close(); });
 
 /** rg's matching lines in path order, then line order. */
-function ripgrep(query: string): string[] {
-  const res = spawnSync(rg, ['--json', '--hidden', '--no-require-git', '--no-config', ...parseGrepQuery(query).rgArgs, '.'], { cwd: folder, encoding: 'utf8', maxBuffer: 64 << 20 });
-  const out: { path: string; line: number; text: string }[] = [];
-  for (const l of res.stdout.split('\n')) {
-    if (!l) continue;
-    const e = JSON.parse(l) as { type: string; data: { path: { text: string }; lines: { text: string }; line_number: number } };
-    if (e.type === 'match') out.push({ path: e.data.path.text.replace(/^\.\//, ''), line: e.data.line_number, text: e.data.lines.text.replace(/\n$/, '') });
-  }
-  out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
-  return out.map((o) => `${o.path}:${o.line}:${o.text}`);
-}
-
 async function loupe(index: GrepIndexUse, query: string, maxMatches?: number) {
   const t = engines.get(index)!;
   const r = await t.engine.search.search(t.ownerId, { query, scanMode: 'grep_code', scope: 'code', limit: 100000, maxMatches });
@@ -76,7 +61,7 @@ const QUERIES = [
 
 test('every plan returns rg\'s lines', async () => {
   for (const q of QUERIES) {
-    const expected = ripgrep(q);
+    const expected = ripgrepLines(folder, parseGrepQuery(q).rgArgs);
     for (const index of engines.keys()) {
       assert.deepEqual((await loupe(index, q)).lines.sort(), [...expected].sort(), `${q} with the index ${index}`);
     }
@@ -85,7 +70,7 @@ test('every plan returns rg\'s lines', async () => {
 
 test('a capped answer is rg\'s first lines in path order, whatever the plan', async () => {
   for (const q of ['/@since 3\\.[0-9]+\\.0/', '/this\\.\\w+ = null;$/', '/Part \\d+\\./', '@since 3.1', '/Math\\.(sin|cos)\\(/']) {
-    const expected = ripgrep(q);
+    const expected = ripgrepLines(folder, parseGrepQuery(q).rgArgs);
     for (const cap of [1, 37, 500, 2999]) {
       for (const index of engines.keys()) {
         const { lines } = await loupe(index, q, cap);

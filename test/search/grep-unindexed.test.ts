@@ -2,11 +2,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { createTestEngine, indexFolder, tempDir, type TestEngine } from '../helpers/engine';
 import { parseGrepQuery } from '../../server/engine/search/query';
 import type { RepoRecord } from '../../server/engine/types';
-import { ensureRipgrep } from './ripgrep';
+import { ripgrepLines } from './ripgrep';
 
 /**
  * ripgrep reads files the index leaves out (minified, lockfiles, generated code, files over the size
@@ -15,7 +14,6 @@ import { ensureRipgrep } from './ripgrep';
  */
 const MAX_FILE_BYTES = 150_000;
 
-let rg: string;
 let folder: string;
 let plans: [string, TestEngine, RepoRecord][];
 
@@ -37,7 +35,6 @@ function textWithNuls(lines: number, width: number, every: number, nuls: number[
 }
 
 before(async () => {
-  rg = ensureRipgrep();
   folder = path.join(tempDir('loupe-unindexed-'), 'tree');
   write('src/app.ts', 'export const needle1 = 1;\nexport function find() { return "needle2"; }\n');
   write('dist/app.min.js', 'var a=1;function needle3(){return a}var needle4=needle3();\n');
@@ -64,20 +61,6 @@ before(async () => {
 });
 after(async () => { for (const [, e] of plans) await e.close(); });
 
-function ripgrep(args: string[]): string[] {
-  const res = spawnSync(rg, ['--json', '--hidden', '--no-require-git', '--no-config', ...args, '.'], { cwd: folder, encoding: 'utf8', maxBuffer: 64 << 20 });
-  if (res.status === 2) throw new Error(`rg failed: ${res.stderr}`);
-  const out: string[] = [];
-  for (const line of res.stdout.split('\n')) {
-    if (!line) continue;
-    const event = JSON.parse(line) as { type: string; data: { path: { text: string }; lines: { text: string }; line_number: number } };
-    if (event.type !== 'match') continue;
-    const lines = event.data.lines.text.replace(/\n$/, '').split('\n');
-    lines.forEach((text, i) => out.push(`${event.data.path.text.replace(/^\.\//, '')}:${event.data.line_number + i}:${text}`));
-  }
-  return [...new Set(out)].sort();
-}
-
 async function loupe(e: TestEngine, query: string, filters?: Record<string, unknown>): Promise<string[]> {
   const r = await e.engine.search.search(e.ownerId, { query, scanMode: 'grep_code', scope: 'code', limit: 100000, filters });
   return r.results.map((h) => `${h.filePath}:${h.startLine}:${h.snippet!.text}`).sort();
@@ -92,12 +75,12 @@ test('files the index leaves out are grepped as ripgrep greps them, NUL bytes in
     { path: 'src/gen.pb.go', reason: 'generated' }, { path: 'yarn.lock', reason: 'generated' },
   ]);
   for (const q of ['needle', 'needle1', '/needle\\d+/', '/(?i)NEEDLE1\\d /', '/needle[0-9]+ \\.+$/', '/needle\\d+ \\.*\\n\\w+/m', '/\\.\\n(line|needle)1\\d\\d /m']) {
-    const expected = ripgrep(parseGrepQuery(q).rgArgs);
+    const expected = [...ripgrepLines(folder, parseGrepQuery(q).rgArgs)].sort();
     assert.ok(expected.length > 0, `rg finds ${q}`);
     for (const [plan, engine] of plans) assert.deepEqual(await loupe(engine, q), expected, `query ${q}, index ${plan}`);
   }
   // The cases are real: ripgrep prints some lines of the files with a late NUL and none after it.
-  const lines = ripgrep(['-F', 'needle']);
+  const lines = ripgrepLines(folder, ['-F', 'needle']);
   assert.ok(lines.some((l) => l.startsWith('nul/second-fill.txt:')) && lines.some((l) => l.startsWith('dist/app.min.js:')));
   assert.ok(!lines.some((l) => l.startsWith('nul/first-fill.txt:') || l.startsWith('assets/blob.bin:')));
 });
