@@ -7,6 +7,7 @@ import { analyzeScript, type ScriptAnalysis } from './parse-typescript';
 import { analyzeWithTreeSitter, resetTreeSitterResolution, treeSitterLanguages } from './parse-tree-sitter';
 import { ModuleResolver } from './resolver';
 import { chunkFile } from './chunker';
+import { utf16Text } from '../util/text';
 
 export interface ParseOptions {
   maxFileBytes: number;
@@ -62,10 +63,12 @@ export class FileParser {
     } catch {
       return skip('unreadable');
     }
-    if (buffer.subarray(0, 8000).includes(0)) return skip('binary');
+    // UTF-16 with a byte-order mark is text (ripgrep transcodes it too); other NULs early on mean binary.
+    const utf16 = utf16Text(buffer);
+    if (utf16 === null && buffer.subarray(0, 8000).includes(0)) return skip('binary');
     const hash = createHash('sha1').update(buffer).digest('hex');
     if (job.knownHash === hash) return { kind: 'unchanged', relPath, size: buffer.length, mtimeMs: job.mtimeMs };
-    const text = buffer.toString('utf8');
+    const text = utf16 ?? buffer.toString('utf8');
     if (isGenerated(text)) return skip('generated');
 
     const language = detectLanguage(path.basename(relPath));

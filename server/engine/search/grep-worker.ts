@@ -6,6 +6,7 @@ import { parentPort } from 'node:worker_threads';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ripgrepReadable } from './grep-binary';
+import { utf16Text } from '../util/text';
 import { compileMatcher, packLines, ScanProgress, type GrepLine, type GrepMatcher, type PackedLines } from './grep-scan';
 
 /** A text to scan, or a file to read: `path` is relative to `root`, the folder it must stay inside once symlinks are resolved. */
@@ -170,8 +171,9 @@ function scanBatch(req: GrepWorkerRequest): GrepWorkerResponse {
     let lines: GrepLine[] = [];
     if (typeof content === 'string') lines = linesOf(content);
     else if (content) {
-      // What ripgrep reads of a file with a NUL byte (grep-binary.ts).
-      const { bytes, binary } = ripgrepReadable(content, multiline);
+      // ripgrep searches UTF-16 (with a byte-order mark) as UTF-8, and stops at a NUL byte (grep-binary.ts).
+      const utf16 = utf16Text(content);
+      const { bytes, binary } = ripgrepReadable(utf16 === null ? content : Buffer.from(utf16, 'utf8'), multiline);
       lines = linesOf(bytes, binary);
     }
     progress.set(position, lines.length);
