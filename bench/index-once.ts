@@ -1,7 +1,8 @@
 /**
  * One indexing measurement in a fresh process (so peak RSS is this run's alone):
  *   node --import tsx bench/index-once.ts <folder> [--edits N] [--http-seconds S]
- * Prints one JSON line: cold index time, peak RSS, no-change re-index time, edit-to-index latencies,
+ * Prints one JSON line: cold index time, peak RSS, the longest main-thread stalls during the core index,
+ * no-change re-index time, edit-to-index latencies,
  * and optionally GET /v2/repos throughput over 127.0.0.1 measured with autocannon.
  */
 import fs from 'node:fs';
@@ -9,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { spawn } from 'node:child_process';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Engine } from '../server/engine/engine';
 import { silentLogger } from '../server/engine/log';
 import { startSidecar } from '../server/sidecar';
@@ -27,9 +29,12 @@ async function main() {
     const { userId } = engine.accounts.ensureOwner(key);
     const t0 = performance.now();
     let coreMs = NaN;
+    // How long the main thread (HTTP, LSP) is held at a time while the core index is written.
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
     // The core index (files, symbols, edges, chunks, full text) is done when the derived ones start.
     engine.queue.on('progress', (p) => {
-      if (Number.isNaN(coreMs) && (p.phase === 'derived' || p.phase === 'done')) coreMs = performance.now() - t0;
+      if (Number.isNaN(coreMs) && (p.phase === 'derived' || p.phase === 'done')) { coreMs = performance.now() - t0; loop.disable(); }
     });
     const repo = engine.repos.registerLocalFolder(userId, folder);
     await engine.queue.idle();
@@ -71,7 +76,8 @@ async function main() {
     }
     const peakRssMb = process.resourceUsage().maxRSS / 1024;
     await engine.close();
-    process.stdout.write(`${JSON.stringify({ folder, files, coreMs, coldMs, peakRssMb, noChangeMs, editMs, requestsPerSecond })}\n`);
+    const stall = { maxMs: Math.round(loop.max / 1e5) / 10, p99Ms: Math.round(loop.percentile(99) / 1e5) / 10 };
+    process.stdout.write(`${JSON.stringify({ folder, files, coreMs, coldMs, peakRssMb, noChangeMs, editMs, requestsPerSecond, stall })}\n`);
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
