@@ -5,6 +5,7 @@ import path from 'node:path';
 import { createTestEngine, indexFolder, tempDir, type TestEngine } from '../helpers/engine';
 import { parseGrepQuery } from '../../server/engine/search/query';
 import type { RepoRecord } from '../../server/engine/types';
+import { repoGeneration } from '../../server/engine/store/analysis-store';
 import { ripgrepLines } from './ripgrep';
 
 /**
@@ -135,4 +136,12 @@ test('a skipped file is not read again until it changes, and leaves the list whe
   assert.equal(e.engine.filesStore.getByPath(repo.id, 'src/app.ts'), undefined);
   assert.ok(rows().includes('src/app.ts'));
   assert.deepEqual(await loupe(e, 'needle1 = 1'), ['src/app.ts:2:export const needle1 = 1;']);
+  // A skipped file deleted (the watcher's path) is forgotten, and an unchanged one costs no index update.
+  const before = repoGeneration(e.engine.db, repo.id);
+  await e.engine.indexer.updatePaths(repo, ['data/big.txt']);
+  assert.equal(repoGeneration(e.engine.db, repo.id), before, 'a skipped file seen again changes nothing in the index');
+  fs.rmSync(path.join(folder, 'dist/app.min.js'));
+  await e.engine.indexer.updatePaths(repo, ['dist/app.min.js']);
+  assert.ok(!rows().includes('dist/app.min.js'));
+  assert.deepEqual(await loupe(e, 'function needle3'), []);
 });

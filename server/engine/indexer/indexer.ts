@@ -183,7 +183,9 @@ export class Indexer {
       const stat = safeStat(abs);
       const existing = this.files.getByPath(repo.id, relPath);
       if (!stat || !stat.isFile() || !isIndexable(repo.rootPath, relPath, this.options)) {
-        if (existing) { remove.push(relPath); result.removed++; }
+        // Forgotten whether it was indexed or skipped (deletePaths handles both).
+        remove.push(relPath);
+        if (existing) result.removed++;
         continue;
       }
       const content = contents.get(relPath);
@@ -202,14 +204,16 @@ export class Indexer {
       parser.resetResolution();
       this.relinkImports(repo);
     }
-    if (write.length || remove.length || skip.length) {
+    // Skipped files are not in the index: only files written or taken out of it change what it holds.
+    const changed = write.length > 0 || result.removed > 0;
+    if (changed) {
       this.repos.setProgress(repo.id, this.files.count(repo.id), this.files.count(repo.id));
       this.repos.setState(repo.id, 'ready');
     }
     result.durationMs = Date.now() - started;
     // The edit is in the index now (text, symbols, edges); vectors and docs catch up behind it, so
     // an edit is reflected in milliseconds whatever the size of the repository.
-    if (write.length || remove.length || skip.length) this.scheduleDerived(repo.id);
+    if (changed) this.scheduleDerived(repo.id);
     return result;
   }
 

@@ -124,6 +124,11 @@ export class FilesStore {
 
   private deleteOne(repoId: string, path: string): void {
     this.db.prepare('DELETE FROM skipped_files WHERE repo_id = ? AND path = ?').run(repoId, path);
+    this.unindex(repoId, path);
+  }
+
+  /** Takes a file out of the index (its row, symbols, edges, chunks and search rows), if it is there. */
+  private unindex(repoId: string, path: string): void {
     const row = this.db.prepare('SELECT id FROM files WHERE repo_id = ? AND path = ?').get(repoId, path) as { id: number } | undefined;
     if (!row) return;
     this.clearChildren(row.id);
@@ -134,9 +139,11 @@ export class FilesStore {
   recordSkipped(repoId: string, files: SkippedFile[]): void {
     this.db.transaction(() => {
       for (const f of files) {
-        this.deleteOne(repoId, f.path);
-        this.db.prepare('INSERT INTO skipped_files (repo_id, path, size, mtime_ms, reason) VALUES (?, ?, ?, ?, ?)')
-          .run(repoId, f.path, f.size, Math.trunc(f.mtimeMs), f.reason);
+        this.unindex(repoId, f.path);
+        this.db.prepare(
+          `INSERT INTO skipped_files (repo_id, path, size, mtime_ms, reason) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (repo_id, path) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms, reason = excluded.reason`,
+        ).run(repoId, f.path, f.size, Math.trunc(f.mtimeMs), f.reason);
       }
     })();
   }
