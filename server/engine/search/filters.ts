@@ -63,8 +63,8 @@ const restricts = (filters: SearchFilters | undefined): filters is SearchFilters
   !!filters && Object.values(filters).some((v) => v !== undefined && !(Array.isArray(v) && v.length === 0));
 
 /**
- * The files grep_code reads from disk although the index left them out (unindexed-files in
- * search-store.ts), as search rows with negative ids. The index knows nothing of their lines,
+ * The files grep_code reads from disk although the index left them out (SearchStore.unindexedFiles),
+ * as search rows with negative ids. The index knows nothing of their lines,
  * symbols or imports, so a filter on those excludes them; types and path globs apply as usual.
  */
 export function unindexedFiles(store: SearchStore, repoIds: string[], filters: SearchFilters | undefined): SearchFileRow[] {

@@ -15,7 +15,7 @@ export interface GrepContext {
   repos: Map<string, RepoRecord>;
   repoIds: string[];
   allowed: Map<number, SearchFileRow> | null;
-  /** Files the index left out that grep_code still reads (generated, minified, oversized), in path order. */
+  /** Files the index left out that grep_code still reads (generated, minified, oversized), in any order. */
   unindexed?: SearchFileRow[];
   limit: number;
   maxMatches: number;

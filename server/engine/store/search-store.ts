@@ -43,12 +43,12 @@ const FUNCTION_KINDS = "('function', 'method')";
 export class SearchStore {
   constructor(private readonly db: Db) {}
 
-  /** The files of the given repositories that pass the SQL-side filters. */
   /** The repositories' generations (bumped by every write to their files): a listing keyed by them is current. */
   generations(repoIds: string[]): number[] {
     return repoIds.map((id) => repoGeneration(this.db, id));
   }
 
+  /** The files of the given repositories that pass the SQL-side filters. */
   files(repoIds: string[], filter: FileFilterSql = {}): SearchFileRow[] {
     const where = ['f.repo_id IN (SELECT value FROM json_each(?))'];
     const params: unknown[] = [JSON.stringify(repoIds)];
