@@ -24,7 +24,10 @@ export function snippetLines(startLine: number, text: string, highlights: Search
   });
 }
 
-/** Hits grouped by repository, then file, keeping the order of the first hit of each. */
+/**
+ * Hits grouped by repository, then file, keeping the order of the first hit of each. Rows are drawn
+ * in this order, so selecting and opening must index `displayOrder()`, not the list as it came.
+ */
 export function groupHits<T extends { repoName: string; path: string | null }>(hits: T[]): { repo: string; files: { path: string | null; hits: T[] }[] }[] {
   const repos = new Map<string, Map<string, T[]>>();
   for (const hit of hits) {
@@ -35,4 +38,9 @@ export function groupHits<T extends { repoName: string; path: string | null }>(h
     files.get(key)!.push(hit);
   }
   return [...repos].map(([repo, files]) => ({ repo, files: [...files].map(([path, list]) => ({ path: path || null, hits: list })) }));
+}
+
+/** The hits in the order the grouped list draws them: row i of the panel is element i. */
+export function displayOrder<T extends { repoName: string; path: string | null }>(hits: T[]): T[] {
+  return groupHits(hits).flatMap((repo) => repo.files.flatMap((file) => file.hits));
 }

@@ -9,7 +9,7 @@ import {
 import type { Citation, HistoryEntry, ModelInfo, RadiusResult, ResearchChunk, SearchHit, SearchResult } from '../protocol/lsp';
 import type { HostMessage, PanelTab, WebviewMessage } from '../protocol/webview';
 import { escapeHtml, renderMarkdown } from './markdown';
-import { groupHits, snippetLines } from './highlight';
+import { displayOrder, groupHits, snippetLines } from './highlight';
 
 provideVSCodeDesignSystem().register(
   vsCodeButton(), vsCodeDropdown(), vsCodeOption(), vsCodePanels(), vsCodePanelTab(), vsCodePanelView(),
@@ -108,26 +108,29 @@ function runSearch(): void {
 }
 
 function renderResults(result: SearchResult): void {
-  hits = result.hits;
+  // The rows are grouped by file; `hits` holds them in that drawn order so row i opens hits[i].
+  hits = displayOrder(result.hits);
   selected = hits.length ? 0 : -1;
   $('search-status').textContent = `${result.total} results in ${result.tookMs} ms${result.warnings.length ? ` — ${result.warnings.join('; ')}` : ''}`;
   let index = 0;
+  const rank = new Map(result.hits.map((h, i) => [h, i]));
   const html = groupHits(hits).map((repo) => `
     <div class="repo"><div class="repo-name">${escapeHtml(repo.repo)}</div>
     ${repo.files.map((file) => `
       <div class="file"><div class="file-path">${escapeHtml(file.path ?? '(repository)')}</div>
-      ${file.hits.map((hit) => renderHit(hit, index++)).join('')}
+      ${file.hits.map((hit) => renderHit(hit, index++, rank.get(hit) ?? -1)).join('')}
       </div>`).join('')}
     </div>`).join('');
   $('results').innerHTML = html || '<div class="empty">No results.</div>';
   highlightSelected();
 }
 
-function renderHit(hit: SearchHit, index: number): string {
+/** `data-index`: the row's place as drawn (what keys and clicks use); `data-rank`: its place in the API's answer. */
+function renderHit(hit: SearchHit, index: number, rank: number): string {
   const title = hit.name ? `<div class="hit-title">${escapeHtml(hit.name)}${hit.signature ? ` <span class="sig">${escapeHtml(hit.signature)}</span>` : ''}</div>` : '';
   const lines = hit.snippet ? snippetLines(hit.snippet.startLine, hit.snippet.text, hit.snippet.highlights)
     .map((l) => `<div class="line${l.hasMatch ? ' match' : ''}"><span class="ln">${l.number}</span><code>${l.html || ' '}</code></div>`).join('') : '';
-  return `<div class="hit" role="option" data-index="${index}" title="${escapeHtml(hit.path ?? '')}:${hit.line}">${title}<div class="snippet">${lines}</div></div>`;
+  return `<div class="hit" role="option" data-index="${index}" data-rank="${rank}" title="${escapeHtml(hit.path ?? '')}:${hit.line}">${title}<div class="snippet">${lines}</div></div>`;
 }
 
 function highlightSelected(): void {

@@ -13,6 +13,7 @@ import { ensureE2eTools } from './harness/install';
 import { startCodeServer, findFiles, type CodeServer } from './harness/code-server';
 import { launchBrowser, Workbench, SCREENSHOTS } from './harness/workbench';
 import { extensionUnderTest } from './harness/extension-under-test';
+import { honoWorkspace } from './harness/real-project';
 
 let server: CodeServer;
 let browser: Browser;
@@ -230,4 +231,59 @@ scenario('research streams an answer with citations that open files', async () =
   const second = await entries.filter({ hasText: 'Where is formatDate used?' }).locator('.thread-id').innerText();
   assert.equal(second, first, 'the follow-up is in the same conversation');
   await wb.screenshot('08-history');
+});
+
+// ---- a real project: hono's npm package (~580 files), opened in a second window of the same code-server ----
+
+let hono: Workbench;
+
+scenario('hono: a real project indexes and shows its lenses', async () => {
+  await wb.page.close(); // one window (and one language server) at a time on two cores
+  const folder = honoWorkspace();
+  const started = Date.now();
+  hono = await Workbench.open(browser, server.url, folder);
+  wb = hono;
+  await hono.statusItem().filter({ hasText: /Loupe \d+ files/ }).waitFor({ timeout: 120_000 });
+  timings.honoColdIndexedMs = Date.now() - started;
+  await hono.openFile('dist/context.js');
+  const lens = await hono.waitForLens(/dependents/, 60_000);
+  timings.honoColdFirstLensMs = Date.now() - started;
+  assert.match(lens, /^\d+ dependents/);
+  await hono.screenshot('20-hono-lens');
+});
+
+scenario('hono: Enter and a click on a search result open that result, when a file\'s hits are not contiguous in the answer', async () => {
+  await hono.command('Loupe: Search');
+  const panel = await hono.webviewFrame('results');
+  await panel.locator('#query input').fill('cookie');
+  await panel.locator('#query').press('Enter');
+  await panel.locator('.hit').first().waitFor({ timeout: 30_000 });
+  const rows = await panel.locator('.hit').evaluateAll((els) => els.map((el) => ({
+    index: Number((el as HTMLElement).dataset.index), rank: Number((el as HTMLElement).dataset.rank), where: el.getAttribute('title')!,
+    file: el.closest('.file')!.querySelector('.file-path')!.textContent!,
+  })));
+  // The answer interleaves files (the case that opened the wrong row): drawn order ≠ answer order.
+  const moved = rows.filter((r) => r.rank !== r.index);
+  assert.ok(moved.length > 0, `some row is drawn away from its place in the answer: ${JSON.stringify(rows.slice(0, 12))}`);
+  await hono.screenshot('21-hono-search-grouped');
+  const opens = async (row: (typeof rows)[number]) => {
+    const [file, line] = row.where.split(/:(?=\d+$)/);
+    assert.equal(file, row.file, 'a row sits under its own file');
+    await hono.page.locator('.tab.active').filter({ hasText: path.basename(file) }).first().waitFor();
+    await hono.page.locator('.statusbar-item').filter({ hasText: new RegExp(`Ln ${line},`) }).first().waitFor();
+  };
+  // A click on a row whose place moved, then Enter on another one reached with the arrow keys.
+  const clicked = moved[0];
+  await panel.locator(`.hit[data-index="${clicked.index}"]`).click();
+  await opens(clicked);
+  const keyed = moved.find((r) => r.file !== clicked.file) ?? moved[moved.length - 1];
+  await hono.command('Loupe: Search');
+  await panel.locator(`.hit[data-index="${clicked.index}"]`).waitFor();
+  await panel.locator('#results').focus();
+  const steps = keyed.index - clicked.index;
+  for (let i = 0; i < Math.abs(steps); i++) await panel.locator('#results').press(steps > 0 ? 'ArrowDown' : 'ArrowUp');
+  await panel.locator(`.hit.selected[data-index="${keyed.index}"]`).waitFor();
+  await panel.locator('#results').press('Enter');
+  await opens(keyed);
+  await hono.screenshot('22-hono-search-opened');
 });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { escapeHtml, renderMarkdown } from '../../webview/markdown';
-import { groupHits, snippetLines } from '../../webview/highlight';
+import { displayOrder, groupHits, snippetLines } from '../../webview/highlight';
 
 const files = [{ path: 'src/util/format.ts', uri: 'file:///w/src/util/format.ts' }];
 
@@ -39,4 +39,13 @@ test('hits group by repository then file, in first-seen order', () => {
     { repoName: 'r1', path: 'b.ts' }, { repoName: 'r2', path: 'a.ts' }, { repoName: 'r1', path: 'a.ts' }, { repoName: 'r1', path: 'b.ts' },
   ]);
   assert.deepEqual(groups.map((g) => [g.repo, g.files.map((f) => `${f.path}×${f.hits.length}`)]), [['r1', ['b.ts×2', 'a.ts×1']], ['r2', ['a.ts×1']]]);
+});
+
+test('the rows are drawn grouped by file and row i is displayOrder()[i], even when a file\'s hits are not contiguous', () => {
+  const hit = (path: string, line: number) => ({ repoName: 'r', path, line });
+  // Score order interleaves the files: cookie.ts, index.ts, cookie.ts.
+  const ranked = [hit('src/cookie.ts', 3), hit('src/helper/cookie/index.ts', 99), hit('src/cookie.ts', 40)];
+  const drawn = groupHits(ranked).flatMap((r) => r.files.flatMap((f) => f.hits));
+  assert.deepEqual(displayOrder(ranked), drawn);
+  assert.deepEqual(displayOrder(ranked).map((h) => `${h.path}:${h.line}`), ['src/cookie.ts:3', 'src/cookie.ts:40', 'src/helper/cookie/index.ts:99']);
 });
