@@ -98,15 +98,21 @@ async function main(): Promise<void> {
   } catch (error) {
     fail((error as Error).message);
   }
-  const engine = new Engine({
-    dataDir, log, allowedRoots: allowed, githubToken: process.env.GITHUB_TOKEN,
-    indexer: { maxFileBytes, ignoreGlobs: values.ignore },
-    research: { openai: openAIConfigFromEnv(), defaultModel: process.env.LOUPE_CHAT_DEFAULT_MODEL },
-    search: { embedder: embedderConfigFromEnv(process.env) },
-    githubApiUrl: process.env.GITHUB_API_URL || undefined,
-    docs: { model: process.env.LOUPE_DOCS_MODEL || null },
-    accounts: { ...accounts, auth: { smtp } },
-  });
+  let engine: Engine;
+  try {
+    engine = new Engine({
+      dataDir, log, allowedRoots: allowed, githubToken: process.env.GITHUB_TOKEN,
+      indexer: { maxFileBytes, ignoreGlobs: values.ignore },
+      research: { openai: openAIConfigFromEnv(), defaultModel: process.env.LOUPE_CHAT_DEFAULT_MODEL },
+      search: { embedder: embedderConfigFromEnv(process.env) },
+      githubApiUrl: process.env.GITHUB_API_URL || undefined,
+      docs: { model: process.env.LOUPE_DOCS_MODEL || null },
+      accounts: { ...accounts, auth: { smtp } },
+    });
+  } catch (error) {
+    if (error instanceof LoupeError) fail(error.message);
+    throw error;
+  }
 
   let key: string | null;
   try {
@@ -126,7 +132,14 @@ async function main(): Promise<void> {
   reportProgress(engine);
   const resumed = engine.repos.resumeInterrupted();
   if (resumed.length) log.info(`resuming interrupted indexing of ${resumed.map((r) => r.name).join(', ')}`);
-  const repo = engine.repos.registerLocalFolder(ownerId, folder);
+  let repo;
+  try {
+    repo = engine.repos.registerLocalFolder(ownerId, folder);
+  } catch (error) {
+    if (!(error instanceof LoupeError)) throw error;
+    await engine.close();
+    fail(error.message);
+  }
 
   let sidecar;
   try {

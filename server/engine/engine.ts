@@ -25,6 +25,7 @@ import { VectorsStore } from './store/vectors-store';
 import { VectorIndex, type VectorIndexOptions } from './embed/vector-index';
 import type { EmbedderConfig } from './embed/embedder';
 import { SearchService, type SearchOptions } from './search/search-service';
+import { refuseDataDir, relationToDataDir } from './repos/data-dir-guard';
 
 export interface EngineConfig {
   dataDir: string;
@@ -81,6 +82,9 @@ export class Engine {
     this.log = config.log;
     this.dataDir = path.resolve(config.dataDir);
     fs.mkdirSync(this.dataDir, { recursive: true });
+    // Checked before anything is opened: a refused --allow stops the start with nothing to clean up.
+    const realDataDir = fs.realpathSync(this.dataDir);
+    const roots = allowedRoots(config.allowedRoots ?? [], realDataDir, config.log);
     this.db = openDatabase(path.join(this.dataDir, 'loupe.db'), this.log);
     this.reposStore = new ReposStore(this.db);
     this.filesStore = new FilesStore(this.db);
@@ -91,14 +95,14 @@ export class Engine {
     const indexerOptions: IndexerOptions = {
       ...DEFAULT_INDEXER_OPTIONS,
       ...config.indexer,
-      excludeDirs: [this.dataDir, ...(config.indexer?.excludeDirs ?? [])],
+      excludeDirs: [this.dataDir, realDataDir, ...(config.indexer?.excludeDirs ?? [])],
     };
     this.indexer = new Indexer(this.reposStore, this.filesStore, this.log, indexerOptions);
     this.queue = new IndexQueue(this.indexer, this.reposStore, this.log);
     this.files = new Files(this.filesStore);
     this.repos = new Repositories(this.reposStore, this.filesStore, this.queue, {
-      dataDir: this.dataDir,
-      allowedRoots: (config.allowedRoots ?? []).map((r) => fs.realpathSync(r)),
+      dataDir: realDataDir,
+      allowedRoots: roots,
       githubToken: config.githubToken,
       walkOptions: indexerOptions,
       repoCap: (caller, count) => this.accounts.checkRepoCap(caller, count),
@@ -123,6 +127,9 @@ export class Engine {
         return answer?.state === 'ready' ? answer.markdown : null;
       },
     });
+    for (const repo of this.repos.dropDataDirRepositories()) {
+      this.log.warn(`forgot the repository ${repo.rootPath}: it is, lies inside or contains the data directory ${realDataDir}, which is never indexed`);
+    }
     // A configured provider other than the default loads (and fills anything missing) in the background.
     if (config.search?.embedder && config.search.embedder.kind !== 'corpus') void this.vectors.refreshAll();
   }
@@ -136,4 +143,21 @@ export class Engine {
     this.auth.close();
     this.db.close();
   }
+}
+
+/**
+ * The folders API callers may index, as real paths. One that is or lies inside the data dir is
+ * refused (the keys and accounts are there); one that contains it is kept with a warning: the data
+ * dir itself is refused wherever it comes up, but the owner should know it sits in a shared folder.
+ */
+function allowedRoots(roots: string[], realDataDir: string, log: Logger): string[] {
+  return roots.map((root) => {
+    const real = fs.realpathSync(root);
+    const relation = relationToDataDir(real, realDataDir);
+    if (relation === 'is' || relation === 'inside') refuseDataDir(root, realDataDir, { field: 'folder', forOwner: true });
+    if (relation === 'contains') {
+      log.warn(`the data directory ${realDataDir} lies inside ${real}, a folder API callers may index; it is never indexed itself, but consider a --data-dir outside it`);
+    }
+    return real;
+  });
 }

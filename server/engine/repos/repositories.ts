@@ -13,8 +13,10 @@ import { detectLanguage } from '../indexer/languages';
 import { git, headOf } from './git';
 import type { IndexQueue } from './index-queue';
 import { parseRepoLocation, type RepoLocation } from './repo-url';
+import { realPathOf, refuseDataDir, relationToDataDir } from './data-dir-guard';
 
 export interface RepositoriesConfig {
+  /** The data dir's real path: never indexed, nor anything inside or around it. */
   dataDir: string;
   /** Local folders callers may index (and everything below them). */
   allowedRoots: string[];
@@ -58,9 +60,11 @@ export class Repositories {
     if (request.branch !== undefined && !/^[A-Za-z0-9._/-]{1,200}$/.test(request.branch)) {
       throw new LoupeError('VALIDATION_FAILED', 'branch: must be a branch name (letters, digits, . _ / -)', { field: 'branch' });
     }
+    // Whether the caller may read a local path is settled before anything about the path is told
+    // (its existence included), and before the repository count, which would tell that it is registered.
+    if (location.kind === 'local') this.checkLocalFolder(location);
     const existing = this.repos.getByUrl(location.url);
     if (!existing || !this.repos.hasAccess(caller.userId, existing.id)) this.checkRepoLimit(caller);
-    if (location.kind === 'local') this.checkLocalFolder(location);
     if (existing) {
       this.repos.grantAccess(caller.userId, existing.id);
       const wantsUpdate = request.update === true || existing.state === 'failed' || existing.state === 'missing';
@@ -110,6 +114,19 @@ export class Repositories {
     void headOf(location.path).then((h) => h.branch && this.repos.setBranch(repo.id, h.branch)).catch(() => {});
     this.queue.enqueue(repo.id);
     return repo;
+  }
+
+  /**
+   * Forgets local repositories that are, lie inside or contain the data dir (registered before such
+   * folders were refused, or a data dir moved into one): their files and search rows go with them.
+   */
+  dropDataDirRepositories(): RepoRecord[] {
+    const dropped = this.repos.all().filter((r) => r.source === 'local' && relationToDataDir(realPathOf(r.rootPath), this.config.dataDir));
+    for (const repo of dropped) {
+      this.files.deletePaths(repo.id, this.files.paths(repo.id));
+      this.repos.delete(repo.id);
+    }
+    return dropped;
   }
 
   /** Re-queues repositories whose indexing was interrupted (a crash, a kill, a pause). */
@@ -182,18 +199,25 @@ export class Repositories {
     }
   }
 
+  /**
+   * In this order, so that a refusal tells nothing about the path: inside the allowed roots (as a
+   * real path, resolved through its deepest existing folder), apart from the data dir, and only then
+   * an existing folder. `owner`: the command line or the editor, which may name any folder.
+   */
   private checkLocalFolder(location: Extract<RepoLocation, { kind: 'local' }>, enforceRoots = true): void {
+    const field = enforceRoots ? 'url' : 'folder';
+    if (enforceRoots && !this.config.allowedRoots.some((root) => isInside(root, realPathOf(location.path)))) {
+      throw new LoupeError('PATH_NOT_ALLOWED', `url: ${location.path} is outside the folders this server may read (start it with --allow DIR to add one)`, { field: 'url' });
+    }
+    refuseDataDir(location.path, this.config.dataDir, { field, forOwner: !enforceRoots });
     let real: string;
     try {
       real = fs.realpathSync(location.path);
     } catch {
-      throw new LoupeError('NOT_A_REPOSITORY', `url: the folder ${location.path} does not exist`, { field: 'url' });
+      throw new LoupeError('NOT_A_REPOSITORY', `${field}: the folder ${location.path} does not exist`, { field });
     }
     if (!fs.statSync(real).isDirectory()) {
-      throw new LoupeError('NOT_A_REPOSITORY', `url: ${location.path} is not a folder`, { field: 'url' });
-    }
-    if (enforceRoots && !this.config.allowedRoots.some((root) => isInside(root, real))) {
-      throw new LoupeError('PATH_NOT_ALLOWED', `url: ${location.path} is outside the folders this server may read (start it with --allow DIR to add one)`, { field: 'url' });
+      throw new LoupeError('NOT_A_REPOSITORY', `${field}: ${location.path} is not a folder`, { field });
     }
   }
 
