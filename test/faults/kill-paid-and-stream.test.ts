@@ -26,12 +26,16 @@ async function startSidecarProcess(dataDir: string, folder: string, config: obje
 
 const killed = (child: ChildProcess) => new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill('SIGKILL'); });
 
-test('kill -9 during paid calls and a research stream: every acknowledged charge kept with its history row, nothing charged for the unfinished stream', { timeout: 120_000 }, async () => {
+test('kill -9 during paid calls and a research stream: every acknowledged charge kept with its history row, nothing charged for the unfinished stream', { timeout: 120_000 }, async (t) => {
   const chat = await startSlowChatServer({ chunks: 400, intervalMs: 25 });
   const folder = copyFixture('ts-paths');
   const dataDir = tempDir('loupe-kill-paid-');
   const config = { research: { openai: { baseUrl: chat.baseUrl, models: ['slow-model'], idleTimeoutMs: 30_000 } } };
   const { child, url } = await startSidecarProcess(dataDir, folder, config);
+  // A timed-out test keeps running: kill what it started so the file ends (it hung for 20 minutes on a loaded machine).
+  const children = [child];
+  let stop = false;
+  t.signal.addEventListener('abort', () => { for (const c of children) c.kill('SIGKILL'); void chat.close(); });
   const headers = { 'x-api-key': KEY, 'content-type': 'application/json' };
   try {
     // Wait for the folder to be indexed, so the stream has something to ground on.
@@ -58,7 +62,6 @@ test('kill -9 during paid calls and a research stream: every acknowledged charge
     // Paid calls in flight from several clients; the process dies under them.
     let sent = 0;
     let acknowledged = 0;
-    let stop = false;
     const loop = async () => {
       while (!stop) {
         sent++;
@@ -70,7 +73,11 @@ test('kill -9 during paid calls and a research stream: every acknowledged charge
       }
     };
     const loops = Array.from({ length: 8 }, loop);
-    while (acknowledged < 30) await new Promise((r) => setTimeout(r, 5));
+    const deadline = Date.now() + 60_000;
+    while (acknowledged < 30) {
+      if (Date.now() > deadline || t.signal.aborted) { stop = true; throw new Error(`only ${acknowledged} of 30 calls acknowledged in 60 s`); }
+      await new Promise((r) => setTimeout(r, 5));
+    }
     await killed(child);
     stop = true;
     await Promise.all(loops);
@@ -96,6 +103,7 @@ test('kill -9 during paid calls and a research stream: every acknowledged charge
 
     // After a restart the same research runs to the end and is charged once.
     const again = await startSidecarProcess(dataDir, folder, config);
+    children.push(again.child);
     try {
       const res = await request(`${again.url}/v2/search`, {
         method: 'POST', headers: { ...headers, accept: 'application/x-ndjson' },
@@ -116,15 +124,17 @@ test('kill -9 during paid calls and a research stream: every acknowledged charge
       db2.close();
     }
   } finally {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    stop = true;
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
     await chat.close();
   }
 });
 
-test('a client that hangs up mid-stream stops the model call at once', { timeout: 60_000 }, async () => {
+test('a client that hangs up mid-stream stops the model call at once', { timeout: 60_000 }, async (t) => {
   const chat = await startSlowChatServer({ chunks: 400, intervalMs: 25 });
   const folder = copyFixture('ts-paths');
   const { child, url } = await startSidecarProcess(tempDir('loupe-hangup-'), folder, { research: { openai: { baseUrl: chat.baseUrl, models: ['slow-model'] } } });
+  t.signal.addEventListener('abort', () => { child.kill('SIGKILL'); void chat.close(); });
   try {
     const controller = new AbortController();
     const stream = await request(`${url}/v2/search`, {
