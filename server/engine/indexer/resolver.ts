@@ -2,6 +2,7 @@ import ts from 'typescript';
 import fs from 'node:fs';
 import path from 'node:path';
 import { builtinModules } from 'node:module';
+import { findWorkspaces, type Workspace } from './workspaces';
 
 export interface Resolution {
   targetPath: string | null;
@@ -31,25 +32,62 @@ export class ModuleResolver {
   private readonly fileExists = new Map<string, boolean>();
   private readonly dirExists = new Map<string, boolean>();
   private readonly host: ts.ModuleResolutionHost;
+  private workspaces: Workspace[] | null = null;
 
   constructor(root: string) {
     this.root = path.resolve(root);
     const { fileExists, dirExists } = this;
+    // Workspace packages are shown where an install would link them (`<workspace>/node_modules/<name>`)
+    // when nothing is installed there: the compiler then reads their package.json (exports, types, main)
+    // and resolves into their sources as it would after `pnpm install`/`npm install`.
+    const real = (p: string) => this.linkedPath(p) ?? p;
     this.host = {
       fileExists: (f) => {
         let v = fileExists.get(f);
-        if (v === undefined) fileExists.set(f, (v = isFile(f)));
+        if (v === undefined) fileExists.set(f, (v = isFile(f) || this.isLinked(f, isFile)));
         return v;
       },
       directoryExists: (d) => {
         let v = dirExists.get(d);
-        if (v === undefined) dirExists.set(d, (v = isDir(d)));
+        if (v === undefined) dirExists.set(d, (v = isDir(d) || this.isLinked(d, isDir)));
         return v;
       },
-      readFile: (f) => (isFile(f) ? fs.readFileSync(f, 'utf8') : undefined),
-      realpath: (p) => { try { return fs.realpathSync.native(p); } catch { return p; } },
+      readFile: (f) => (isFile(f) ? fs.readFileSync(f, 'utf8') : this.isLinked(f, isFile) ? fs.readFileSync(real(f), 'utf8') : undefined),
+      realpath: (p) => { try { return fs.realpathSync.native(isFile(p) || isDir(p) ? p : real(p)); } catch { return p; } },
       getCurrentDirectory: () => this.root,
     };
+  }
+
+  /** The workspaces of the repository, read on first need. */
+  private workspaceList(): Workspace[] {
+    return (this.workspaces ??= findWorkspaces(this.root));
+  }
+
+  /**
+   * Where a path under a workspace's (absent) node_modules would lead once installed: the package's own
+   * folder for `<ws>/node_modules/<name>/…`, or the node_modules folder itself (and a scope folder in it)
+   * when some workspace package lives there. Null for any other path.
+   */
+  private linkedPath(p: string): string | null {
+    const marker = `${path.sep}node_modules`;
+    if (!p.includes(marker)) return null;
+    for (const ws of this.workspaceList()) {
+      const modules = ws.dir + marker;
+      if (p === modules) return ws.dir;
+      if (!p.startsWith(modules + path.sep)) continue;
+      const parts = p.slice(modules.length + 1).split(path.sep);
+      const scoped = parts[0].startsWith('@');
+      const name = scoped ? parts.slice(0, 2).join('/') : parts[0];
+      const dir = ws.packages.get(name);
+      if (dir) return path.join(dir, ...parts.slice(scoped ? 2 : 1));
+      if (scoped && parts.length === 1 && [...ws.packages.keys()].some((n) => n.startsWith(`${parts[0]}/`))) return ws.dir;
+    }
+    return null;
+  }
+
+  private isLinked(p: string, test: (real: string) => boolean): boolean {
+    const target = this.linkedPath(p);
+    return target !== null && test(target);
   }
 
   /** Forget cached file-system answers (after files are added or removed). */
@@ -58,6 +96,7 @@ export class ModuleResolver {
     this.dirExists.clear();
     this.configs.clear();
     this.configForDir.clear();
+    this.workspaces = null;
   }
 
   resolve(fromRelPath: string, specifier: string): Resolution {
@@ -68,8 +107,10 @@ export class ModuleResolver {
     }
     const config = this.configFor(path.dirname(containing));
     const result = ts.resolveModuleName(specifier, containing, config.options, this.host, config.cache).resolvedModule;
-    if (result && !result.isExternalLibraryImport) {
-      const resolved = path.resolve(result.resolvedFileName);
+    if (result) {
+      // A package found through node_modules counts when its real path is a source of this repository:
+      // a workspace package, linked by an install or by linkedPath().
+      const resolved = this.linkedPath(path.resolve(result.resolvedFileName)) ?? path.resolve(result.resolvedFileName);
       const rel = path.relative(this.root, resolved);
       if (!rel.startsWith('..') && !path.isAbsolute(rel) && !rel.split(path.sep).includes('node_modules')) {
         return { targetPath: rel.split(path.sep).join('/'), packageName: null };
