@@ -91,7 +91,8 @@ export function analyzeScript(relPath: string, text: string, resolver: ModuleRes
           : init && ts.isClassExpression(init) ? 'class'
             : isConst ? 'constant' : 'variable';
         addSymbol(statement.declarationList.declarations.length === 1 ? statement : decl, decl.name.text, kind, null, exported);
-        if (init && isClassFactoryCall(init)) addObjectMethods(init, decl.name.text, addSymbol);
+        if (init && ts.isClassExpression(init)) addClassMembers(init, decl.name.text, addSymbol);
+        else if (init && isClassFactoryCall(init)) addObjectMethods(init, decl.name.text, addSymbol);
       }
     } else if (ts.isExportAssignment(statement) && ts.isIdentifier(statement.expression)) {
       commonJsExports.add(statement.expression.text);
@@ -118,6 +119,9 @@ export function analyzeScript(relPath: string, text: string, resolver: ModuleRes
   }
 
   for (const s of symbols) if (s.parent === null && commonJsExports.has(s.name)) s.exported = true;
+  // A class member was marked exported when it is public; it is visible outside only if its class is.
+  const exportedTypes = new Set(symbols.filter((s) => s.parent === null && s.exported).map((s) => s.name));
+  for (const s of symbols) if (s.parent !== null && s.exported && !exportedTypes.has(s.parent)) s.exported = false;
   // `/// <reference path>` puts the file in the compiler's program (its global declarations): a
   // dependency the compiler sees, erased at run time.
   for (const ref of sf.referencedFiles) {
@@ -134,16 +138,30 @@ function hasExportModifier(node: ts.Node): boolean {
 
 type AddSymbol = (node: ts.Node, name: string, kind: SymbolKind, parent: string | null, exported: boolean) => void;
 
+/**
+ * Methods, accessors, the constructor and properties of a class. A property holding a function
+ * (`fetch = (req) => …`, or typed as one in a declaration file) is a method: it is called like one.
+ * Public members of an exported class are exported (settled once the file's exports are known).
+ */
 function addClassMembers(cls: ts.ClassLikeDeclaration, className: string, add: AddSymbol): void {
   for (const member of cls.members) {
+    const visible = isPublicMember(member);
     if ((ts.isMethodDeclaration(member) || ts.isGetAccessor(member) || ts.isSetAccessor(member)) && member.name && ts.isIdentifier(member.name)) {
-      add(member, member.name.text, 'method', className, false);
+      add(member, member.name.text, 'method', className, visible);
     } else if (ts.isConstructorDeclaration(member)) {
-      add(member, 'constructor', 'method', className, false);
+      add(member, 'constructor', 'method', className, visible);
     } else if (ts.isPropertyDeclaration(member) && ts.isIdentifier(member.name)) {
-      add(member, member.name.text, 'property', className, false);
+      const init = member.initializer;
+      const callable = (init && (ts.isArrowFunction(init) || ts.isFunctionExpression(init))) || (member.type && ts.isFunctionTypeNode(member.type));
+      add(member, member.name.text, callable ? 'method' : 'property', className, visible);
     }
   }
+}
+
+function isPublicMember(member: ts.ClassElement): boolean {
+  if (member.name && ts.isPrivateIdentifier(member.name)) return false;
+  const modifiers = ts.canHaveModifiers(member) ? ts.getModifiers(member) ?? [] : [];
+  return !modifiers.some((m) => m.kind === ts.SyntaxKind.PrivateKeyword || m.kind === ts.SyntaxKind.ProtectedKeyword);
 }
 
 /** `new Class({ method: function () {} })` and `Class.create({...})` factories, common in CommonJS code bases. */
@@ -197,19 +215,81 @@ function requiredNames(parent: ts.Node): string[] {
   return [];
 }
 
+const MAX_SIGNATURE = 400;
+/** An initializer short enough to be part of a signature (`= 3`, `= 'utf8'`); longer ones are a body. */
+const MAX_INLINE_VALUE = 80;
+
+/**
+ * A declaration's header, as one line: from its first modifier (decorators left out) to where its body
+ * starts (a function's block, an arrow's body, a class's or interface's `{`), without comments. A variable
+ * or property keeps its type and, when short, its value; one holding a function or class gets that
+ * function's or class's header instead.
+ */
 function signatureOf(node: ts.Node, sf: ts.SourceFile): string | null {
-  const start = node.getStart(sf);
-  // Only the head of the declaration matters: never copy a whole class body to cut it.
-  const text = sf.text.slice(start, Math.min(node.getEnd(), start + 600));
-  let end = text.length;
-  const body = (node as { body?: ts.Node }).body;
-  if (body) end = Math.min(end, body.getStart(sf) - start);
-  else if (ts.isClassDeclaration(node) || ts.isInterfaceDeclaration(node) || ts.isEnumDeclaration(node)) {
-    const brace = text.indexOf('{');
-    if (brace > 0) end = brace;
+  const start = startAfterDecorators(node, sf);
+  const end = headerEnd(node, sf);
+  const text = headerText(sf, start, Math.max(start, end)).replace(/\s*[{;,]$/, '');
+  return text ? (text.length > MAX_SIGNATURE ? `${text.slice(0, MAX_SIGNATURE - 1)}…` : text) : null;
+}
+
+function startAfterDecorators(node: ts.Node, sf: ts.SourceFile): number {
+  const decorators = ts.canHaveDecorators(node) ? ts.getDecorators(node) : undefined;
+  return decorators?.length ? decorators[decorators.length - 1].end : node.getStart(sf);
+}
+
+/** Where the header of a declaration ends (exclusive). */
+function headerEnd(node: ts.Node, sf: ts.SourceFile): number {
+  if (ts.isVariableStatement(node)) {
+    const decls = node.declarationList.declarations;
+    return decls.length === 1 ? headerEnd(decls[0], sf) : node.getEnd();
   }
-  const signature = text.slice(0, end).replace(/\s+/g, ' ').trim();
-  return signature.length > 240 ? `${signature.slice(0, 237)}...` : signature || null;
+  if (ts.isVariableDeclaration(node) || ts.isPropertyDeclaration(node) || ts.isPropertyAssignment(node)) {
+    const init = node.initializer;
+    if (!init) return node.getEnd();
+    if (ts.isArrowFunction(init) || ts.isFunctionExpression(init) || ts.isClassExpression(init)) return headerEnd(init, sf);
+    const value = init.getText(sf);
+    // `name = value` when the value is short and on one line; else the name and its type only.
+    if (value.length <= MAX_INLINE_VALUE && !value.includes('\n')) return init.getEnd();
+    return typeEnd(node, sf);
+  }
+  if (ts.isTypeAliasDeclaration(node)) {
+    const type = node.type.getText(sf);
+    if (type.length <= MAX_INLINE_VALUE && !type.includes('\n')) return node.type.getEnd();
+    const equals = sf.text.lastIndexOf('=', node.type.pos);
+    return equals > node.name.getEnd() ? equals : node.name.getEnd();
+  }
+  if (ts.isClassLike(node) || ts.isInterfaceDeclaration(node) || ts.isEnumDeclaration(node)) {
+    // The members start right after the `{`.
+    const brace = sf.text.lastIndexOf('{', node.members.pos);
+    return brace > node.getStart(sf) ? brace : node.getEnd();
+  }
+  if (ts.isArrowFunction(node)) return node.body.getStart(sf);
+  const body = (node as { body?: ts.Node }).body;
+  return body ? body.getStart(sf) : node.getEnd();
+}
+
+/** A property or variable up to its type annotation (or its name), before ` = value`. */
+function typeEnd(node: ts.VariableDeclaration | ts.PropertyDeclaration | ts.PropertyAssignment, sf: ts.SourceFile): number {
+  if (!ts.isPropertyAssignment(node) && node.type) return node.type.getEnd();
+  return node.name.getEnd() + (sf.text.slice(node.name.getEnd()).match(/^[?!]/)?.[0].length ?? 0);
+}
+
+/** The tokens between two positions joined by single spaces where the source had any trivia: comments and line breaks go. */
+function headerText(sf: ts.SourceFile, start: number, end: number): string {
+  const scanner = ts.createScanner(ts.ScriptTarget.Latest, true, sf.languageVariant, sf.text, undefined, start, end - start);
+  let out = '';
+  let previousEnd = start;
+  for (let token = scanner.scan(); token !== ts.SyntaxKind.EndOfFileToken; token = scanner.scan()) {
+    const tokenStart = scanner.getTokenStart();
+    if (tokenStart >= end) break;
+    const gap = tokenStart > previousEnd;
+    const text = sf.text.slice(tokenStart, Math.min(scanner.getTokenEnd(), end));
+    // A line break after an opening or before a closing bracket leaves no space (nor a trailing comma).
+    if (gap && /^[)>\]]/.test(text)) out = out.replace(/,$/, '');
+    out += gap && out && !/[(<[]$/.test(out) && !/^[)>\],;]/.test(text) ? ` ${text}` : text;
+    previousEnd = scanner.getTokenEnd();
+  }
+  return out.trim();
 }
 
 function docOf(node: ts.Node, sf: ts.SourceFile): string | null {
