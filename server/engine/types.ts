@@ -51,7 +51,8 @@ export interface ParsedSymbol {
   doc: string | null;
 }
 
-export type ImportKind = 'import' | 'export' | 'export-all' | 'require' | 'require-relative' | 'dynamic' | 'include' | 'use';
+/** `reference`: a dependency read from the code, not from a statement (a Java type of the same package). */
+export type ImportKind = 'import' | 'export' | 'export-all' | 'require' | 'require-relative' | 'dynamic' | 'include' | 'use' | 'reference';
 
 export interface ParsedImport {
   specifier: string;

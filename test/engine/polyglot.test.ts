@@ -126,8 +126,11 @@ const EXPECTED: Record<string, { description: string | null; symbols: string[]; 
     imports: [
       ['use', 'System', 'System'],
       ['use', 'System.Collections.Generic', 'System.Collections.Generic'],
-      ['use', 'Acme.Core.Geometry', 'csharp/Acme.Core/Geometry/Shapes.cs'],
+      // A namespace is no edge by itself; the types used from it are (C# name lookup across files).
+      ['use', 'Acme.Core.Geometry', null],
       ['use', 'Acme.Core.Geometry.Circle', 'csharp/Acme.Core/Geometry/Shapes.cs'],
+      ['reference', 'Acme.Core.Geometry.IShape', 'csharp/Acme.Core/Geometry/Shapes.cs'],
+      ['reference', 'Acme.Core.Geometry.Circle', 'csharp/Acme.Core/Geometry/Shapes.cs'],
     ],
   },
   'csharp/Acme.Core/Geometry/Shapes.cs': {
@@ -357,7 +360,8 @@ test('corner cases: parent packages, super::super, module roots, nested types, t
     'constant Low 3-5 exported', 'constant High 3-5 exported', 'variable hits 7-7', 'variable misses 7-7',
   ]);
   assert.deepEqual(fileFacts(repo.id, 'cpp/src/counters.c').facts.symbols, ['variable total 1-1 exported', 'variable last 1-1 exported']);
-  assert.deepEqual(edges('csharp/tests/Acme.Util.Tests/TextTests.cs'), [['use', 'Acme.Util', 'csharp/src/Acme.Util/Text.cs']]);
+  // The test names no type of Acme.Util: no dependency on its files.
+  assert.deepEqual(edges('csharp/tests/Acme.Util.Tests/TextTests.cs'), [['use', 'Acme.Util', null]]);
   assert.deepEqual(edges('cpp/include/mathx/extra.hpp'), [
     ['include', 'src/util.h', 'cpp/src/util.h'],
     ['include', '<mathx/vec.hpp>', 'cpp/include/mathx/vec.hpp'],

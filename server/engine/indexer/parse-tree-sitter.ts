@@ -4,9 +4,9 @@ import type { ImportKind, ParsedImport, ParsedSymbol } from '../types';
 import type { ScriptAnalysis } from './parse-typescript';
 import type { Resolution } from './resolver';
 import { collectSymbols } from './tree-sitter/definitions';
-import type { LanguageSpec } from './tree-sitter/language';
+import type { LanguageSpec, RawImport } from './tree-sitter/language';
 import { RepoFiles } from './tree-sitter/repo-files';
-import { loadGrammar } from './tree-sitter/runtime';
+import { loadGrammar, type Grammar } from './tree-sitter/runtime';
 import { firstParagraph, SourceText } from './tree-sitter/source';
 import { cpp } from './tree-sitter/cpp';
 import { csharp } from './tree-sitter/csharp';
@@ -64,18 +64,43 @@ export async function analyzeWithTreeSitter(language: string, relPath: string, t
     const source = new SourceText(text, comments);
     const symbols = collectSymbols(definitions, spec, source);
     const files = filesOf(root);
-    const imports: ParsedImport[] = [];
+    const raws: RawImport[] = [];
     for (const match of importMatches) {
-      for (const raw of spec.importsOf(match, source)) {
-        for (const imp of spec.expand ? spec.expand(relPath, raw, files) : [raw]) {
-          imports.push({ ...imp, ...spec.resolve(relPath, imp.specifier, imp.kind, files) });
-        }
-      }
+      for (const raw of spec.importsOf(match, source)) raws.push(...(spec.expand ? spec.expand(relPath, raw, files) : [raw]));
+    }
+    for (const raw of embeddedImports(spec, grammar, rootNode, 0, 2)) raws.push(...(spec.expand ? spec.expand(relPath, raw, files) : [raw]));
+    if (spec.references) raws.push(...spec.references(rootNode, raws, relPath, files));
+    const imports: ParsedImport[] = [];
+    for (const imp of raws) {
+      const { alsoTargets, ...resolution } = spec.resolve(relPath, imp.specifier, imp.kind, files);
+      imports.push({ ...imp, ...resolution });
+      for (const targetPath of alsoTargets ?? []) imports.push({ ...imp, targetPath, packageName: null });
     }
     return { symbols, imports, description: spec.description(rootNode, source) ?? firstTypeDoc(spec, symbols) };
   } finally {
     tree.delete();
   }
+}
+
+/** Imports of the code fragments a language keeps unparsed (macro bodies), parsed in turn, `depth` levels down. */
+function embeddedImports(spec: LanguageSpec, grammar: Grammar, node: Node, rowOffset: number, depth: number): RawImport[] {
+  if (!spec.embedded || depth === 0) return [];
+  const out: RawImport[] = [];
+  for (const fragment of spec.embedded(node)) {
+    const tree = grammar.parser.parse(fragment.text);
+    if (!tree) continue;
+    try {
+      const offset = rowOffset + fragment.row;
+      const source = new SourceText(fragment.text, []);
+      for (const match of grammar.query(spec.imports).matches(tree.rootNode)) {
+        for (const raw of spec.importsOf(match, source)) out.push({ ...raw, line: raw.line + offset });
+      }
+      out.push(...embeddedImports(spec, grammar, tree.rootNode, offset, depth - 1));
+    } finally {
+      tree.delete();
+    }
+  }
+  return out;
 }
 
 function firstTypeDoc(spec: LanguageSpec, symbols: ParsedSymbol[]): string | null {
@@ -90,5 +115,8 @@ function firstTypeDoc(spec: LanguageSpec, symbols: ParsedSymbol[]): string | nul
  */
 export function resolveTreeSitterImport(root: string, language: string | null, fromPath: string, specifier: string, kind: ImportKind): Resolution | null {
   const spec = language ? SPECS[language] : undefined;
-  return spec ? spec.resolve(fromPath, specifier, kind, filesOf(root)) : null;
+  if (!spec) return null;
+  // A stored edge holds one target: the first (the others have rows of their own).
+  const { alsoTargets: _others, ...resolution } = spec.resolve(fromPath, specifier, kind, filesOf(root));
+  return resolution;
 }

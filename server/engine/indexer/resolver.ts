@@ -7,6 +7,8 @@ import { findWorkspaces, type Workspace } from './workspaces';
 export interface Resolution {
   targetPath: string | null;
   packageName: string | null;
+  /** More files the same import depends on (a C# partial type declared in several files): one edge each. */
+  alsoTargets?: string[];
 }
 
 const BUILTINS = new Set(builtinModules);

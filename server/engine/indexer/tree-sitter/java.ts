@@ -1,7 +1,8 @@
+import type { Node } from '@vscode/tree-sitter-wasm';
 import type { LanguageSpec, RawImport } from './language';
 import { resolvedTo, unresolved } from './language';
 import { hasModifier } from './definitions';
-import { ancestors, dirOf, joinRel } from './repo-files';
+import { ancestors, dirOf, joinRel, type RepoFiles } from './repo-files';
 import { startLineOf } from './source';
 
 const definitions = `
@@ -25,6 +26,104 @@ function packageOf(path: string): string {
   return type > 0 ? segments.slice(0, type).join('.') : path;
 }
 
+const DECLARATIONS = new Set(['class_declaration', 'interface_declaration', 'enum_declaration', 'record_declaration', 'annotation_type_declaration']);
+const isTypeName = (name: string) => /^\p{Lu}/u.test(name);
+
+/**
+ * Simple type names the code uses, with the line of first use: type positions, and the capitalised
+ * receivers of calls, field reads, method references and annotations (`Foo.bar()`, `Foo::new`, `@Foo`).
+ * Names declared in the file (its types, nested types, type parameters) are left out: they shadow the rest.
+ */
+function usedTypeNames(root: Node): Map<string, number> {
+  const declared = new Set<string>();
+  const used = new Map<string, number>();
+  const use = (node: Node | null) => {
+    if (node && isTypeName(node.text) && !used.has(node.text)) used.set(node.text, startLineOf(node));
+  };
+  for (const node of root.descendantsOfType(['type_identifier', 'scoped_type_identifier', 'identifier'])) {
+    if (!node) continue;
+    const parent = node.parent;
+    if (node.type === 'identifier') {
+      const type = parent?.type;
+      if (parent && DECLARATIONS.has(type!) && parent.childForFieldName('name')?.id === node.id) declared.add(node.text);
+      else if ((type === 'method_invocation' || type === 'field_access') && parent!.childForFieldName('object')?.id === node.id) use(node);
+      else if ((type === 'marker_annotation' || type === 'annotation') && parent!.childForFieldName('name')?.id === node.id) use(node);
+      else if (type === 'method_reference' && parent!.namedChildren[0]?.id === node.id) use(node);
+      continue;
+    }
+    if (node.type === 'scoped_type_identifier') continue; // its first part is a type_identifier of its own
+    if (parent?.type === 'type_parameter') { declared.add(node.text); continue; }
+    // `Outer.Inner`: only the outermost name is looked up; a qualified name's package part is not a type.
+    if (parent?.type === 'scoped_type_identifier' && parent.namedChildren[0]?.id !== node.id) continue;
+    use(node);
+  }
+  for (const name of declared) used.delete(name);
+  return used;
+}
+
+/** The package a file declares (`package a.b;`), or '' for the default package. */
+function packageName(root: Node): string {
+  const decl = root.namedChildren.find((c) => c?.type === 'package_declaration');
+  return decl?.namedChildren.find((c) => c && /identifier$/.test(c.type))?.text.replace(/\s+/g, '') ?? '';
+}
+
+/** The source root a file lives in: its folder less the package's folders (`src/main/java` for `com.acme` in src/main/java/com/acme). */
+function sourceRootOf(fromPath: string, pkg: string): string | null {
+  const dir = dirOf(fromPath);
+  const pkgDir = pkg.replace(/\./g, '/');
+  if (!pkg) return dir;
+  if (dir === pkgDir) return '';
+  return dir.endsWith(`/${pkgDir}`) ? dir.slice(0, -pkgDir.length - 1) : null;
+}
+
+/**
+ * Java's scoping of simple type names (JLS 6.4.1, 7.5): a name the file declares, then a single-type
+ * import, then a type of the file's own package, then a type of an on-demand import (`a.b.*`). The first
+ * two need no edge of their own; the last two become `reference` edges to `<package>/<Name>.java`.
+ */
+function references(root: Node, imports: RawImport[], fromPath: string, files: RepoFiles): RawImport[] {
+  const pkg = packageName(root);
+  const single = new Set(imports.filter((i) => i.names[0] !== '*').map((i) => i.names[0]));
+  const onDemand = imports.filter((i) => i.names[0] === '*').map((i) => i.specifier);
+  const sourceRoot = sourceRootOf(fromPath, pkg);
+  const out: RawImport[] = [];
+  for (const [name, line] of usedTypeNames(root)) {
+    if (single.has(name)) continue;
+    const own = sourceRoot === null ? null : joinRel(sourceRoot, ...pkg.split('.').filter(Boolean), `${name}.java`);
+    if (own !== fromPath && files.isFile(own)) {
+      out.push({ specifier: pkg ? `${pkg}.${name}` : name, kind: 'reference', names: [name], typeOnly: false, line });
+      continue;
+    }
+    for (const p of onDemand) {
+      const specifier = `${p}.${name}`;
+      if (resolveType(fromPath, specifier, files, sourceRoot)) {
+        out.push({ specifier, kind: 'reference', names: [name], typeOnly: false, line });
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The file of a type named by its qualified name: `a/b/C.java` for `a.b.C` (and for `a.b.C.Inner`, or a
+ * static member `a.b.C.m`), under the file's own source root first, then any folder above the file with
+ * the Maven/Gradle layouts below it (a module's tests and its sibling modules).
+ */
+function resolveType(fromPath: string, specifier: string, files: RepoFiles, ownRoot: string | null = null): string | null {
+  const segments = specifier.split('.');
+  const roots = [ownRoot, ...ancestors(dirOf(fromPath)).flatMap((d) => [d, ...SOURCE_LAYOUTS.map((l) => joinRel(d, l))])];
+  for (const root of roots) {
+    if (root === null) continue;
+    for (let k = segments.length; k >= 1; k--) {
+      if (!isTypeName(segments[k - 1])) continue;
+      const candidate = joinRel(root, ...segments.slice(0, k - 1), `${segments[k - 1]}.java`);
+      if (files.isFile(candidate)) return candidate;
+    }
+  }
+  return null;
+}
+
 export const java: LanguageSpec = {
   grammar: 'java',
   comments: '[(line_comment) (block_comment)] @comment',
@@ -44,20 +143,9 @@ export const java: LanguageSpec = {
   },
   description: (root, source) => source.leadingDescription(root),
   describeByFirstType: true,
+  references,
   resolve(fromPath, specifier, _kind, files) {
-    // Source roots are not declared anywhere: every folder above the importing file is a candidate, with
-    // the Maven/Gradle layouts below it (tests in src/test/java import src/main/java).
-    // `a.b.C.m` (static) and `a.b.Outer.Inner` fall back to a/b/C.java.
-    const segments = specifier.split('.');
-    const roots = ancestors(dirOf(fromPath)).flatMap((d) => [d, ...SOURCE_LAYOUTS.map((l) => joinRel(d, l))]);
-    for (const root of roots) {
-      if (root === null) continue;
-      for (let k = segments.length; k >= 1; k--) {
-        if (!/^\p{Lu}/u.test(segments[k - 1])) continue;
-        const candidate = joinRel(root, ...segments.slice(0, k - 1), `${segments[k - 1]}.java`);
-        if (files.isFile(candidate)) return resolvedTo(candidate);
-      }
-    }
-    return unresolved(packageOf(specifier));
+    const target = resolveType(fromPath, specifier, files);
+    return target ? resolvedTo(target) : unresolved(packageOf(specifier));
   },
 };

@@ -56,6 +56,17 @@ export interface LanguageSpec {
   describeByFirstType?: boolean;
   /** Splits one import into several when the file system decides it (Python `from pkg import submodule`). */
   expand?(fromPath: string, imp: RawImport, files: RepoFiles): RawImport[];
+  /**
+   * Dependencies no import statement names, read from the code itself: a Java type of the same package or
+   * of an on-demand import, a C# type of the file's namespace or of a `using`. Each is returned with a
+   * specifier that `resolve` maps to one file (kind `reference`), so it is resolved again like any import.
+   */
+  references?(root: Node, imports: RawImport[], fromPath: string, files: RepoFiles): RawImport[];
+  /**
+   * Code held inside the tree as unparsed tokens that the compiler expands as items of this language (a
+   * Rust `cfg_fs! { pub mod fs; }`): each fragment is parsed like a file and its imports count, at its rows.
+   */
+  embedded?(root: Node): { text: string; row: number }[];
   /** Resolves an import to a repository file, or names the package; never leaves the repository. */
   resolve(fromPath: string, specifier: string, kind: ImportKind, files: RepoFiles): Resolution;
 }

@@ -66,6 +66,65 @@ function psr4(fromPath: string, files: RepoFiles): { dir: string; prefix: string
   return [];
 }
 
+/** Positions where a name is a class, interface, trait or enum: `new X`, `X::`, `extends X`, types, `instanceof X`, `catch (X`. */
+const CLASS_POSITIONS = new Set([
+  'named_type', 'base_clause', 'class_interface_clause', 'object_creation_expression', 'scoped_call_expression',
+  'class_constant_access_expression', 'scoped_property_access_expression', 'use_declaration', 'type_list', 'binary_expression', 'attribute',
+]);
+
+/** The namespace a file declares (`namespace A\B;`), or ''. */
+function namespaceOf(root: Node): string {
+  const decl = root.descendantsOfType('namespace_definition')[0];
+  return decl?.childForFieldName('name')?.text ?? '';
+}
+
+function psr4Target(fromPath: string, className: string, files: RepoFiles): string | null {
+  for (const { dir, prefix, paths } of psr4(fromPath, files)) {
+    if (!className.startsWith(prefix)) continue;
+    const rest = `${className.slice(prefix.length).replace(/\\/g, '/')}.php`;
+    const target = files.firstFile(paths.map((p) => joinRel(dir, p, rest)));
+    if (target) return target;
+  }
+  return null;
+}
+
+/**
+ * PHP's name resolution for classes: a name whose first part is imported by `use` is that import (its
+ * own edge); `\A\B` is fully qualified; any other name is relative to the file's namespace. Names that
+ * resolve through PSR-4 to a file other than this one are `reference` edges.
+ */
+function references(root: Node, imports: RawImport[], fromPath: string, files: RepoFiles): RawImport[] {
+  const namespace = namespaceOf(root);
+  const aliases = new Map(imports.filter((i) => i.kind === 'use').map((i) => [i.names[0].toLowerCase(), i.specifier]));
+  const out = new Map<string, RawImport>();
+  for (const node of root.descendantsOfType(['name', 'qualified_name'])) {
+    if (!node || node.parent?.type === 'qualified_name' || node.parent?.type === 'namespace_name') continue;
+    if (!CLASS_POSITIONS.has(node.parent?.type ?? '')) continue;
+    const parent = node.parent!;
+    if (parent.type === 'binary_expression' && parent.childForFieldName('operator')?.text !== 'instanceof') continue;
+    if ((parent.type === 'scoped_call_expression' || parent.type === 'scoped_property_access_expression') && parent.childForFieldName('scope')?.id !== node.id) continue;
+    if (parent.type === 'class_constant_access_expression' && parent.namedChildren[0]?.id !== node.id) continue;
+    const written = node.text.replace(/\s+/g, '');
+    if (/^(self|static|parent)$/i.test(written)) continue;
+    let className: string;
+    if (written.startsWith('\\')) className = written.slice(1);
+    else {
+      const [first, ...rest] = written.split('\\');
+      const imported = aliases.get(first.toLowerCase());
+      if (imported) {
+        if (!rest.length) continue; // the `use` statement is the edge
+        className = [imported, ...rest].join('\\');
+      } else className = namespace ? `${namespace}\\${written}` : written;
+    }
+    if (out.has(className)) continue;
+    const target = psr4Target(fromPath, className, files);
+    if (target && target !== fromPath) {
+      out.set(className, { specifier: className, kind: 'reference', names: [className.slice(className.lastIndexOf('\\') + 1)], typeOnly: false, line: startLineOf(node) });
+    }
+  }
+  return [...out.values()];
+}
+
 export const php: LanguageSpec = {
   grammar: 'php',
   comments: '(comment) @comment',
@@ -86,16 +145,13 @@ export const php: LanguageSpec = {
   },
   description: (root, source) => source.leadingDescription(root, new Set(['php_tag'])),
   describeByFirstType: true,
+  references,
   resolve(fromPath, specifier, kind, files) {
-    if (kind === 'use') {
-      for (const { dir, prefix, paths } of psr4(fromPath, files)) {
-        if (!specifier.startsWith(prefix)) continue;
-        const rest = `${specifier.slice(prefix.length).replace(/\\/g, '/')}.php`;
-        const target = files.firstFile(paths.map((p) => joinRel(dir, p, rest)));
-        if (target) return resolvedTo(target);
-      }
+    if (kind === 'use' || kind === 'reference') {
+      const target = psr4Target(fromPath, specifier, files);
+      if (target) return resolvedTo(target);
       const cut = specifier.lastIndexOf('\\');
-      return unresolved(cut > 0 ? specifier.slice(0, cut) : specifier);
+      return unresolved(kind === 'reference' ? null : cut > 0 ? specifier.slice(0, cut) : specifier);
     }
     if (specifier.startsWith('__DIR__/')) {
       const target = files.firstFile([joinRel(dirOf(fromPath), specifier.slice('__DIR__/'.length))]);

@@ -18,8 +18,16 @@ export class RepoFiles {
     this.realRoot = safeRealpath(this.root) ?? this.root;
   }
 
+  private readonly memos = new Map<string, unknown>();
+
+  /** The repository's folder (absolute). */
+  get absoluteRoot(): string {
+    return this.root;
+  }
+
   /** Forget cached answers (files were added or removed). */
   reset(): void {
+    this.memos.clear();
     this.stats.clear();
     this.listings.clear();
     this.texts.clear();
@@ -53,6 +61,32 @@ export class RepoFiles {
       this.listings.set(relDir, names);
     }
     return names;
+  }
+
+  /** A value computed from the repository's files (a project's declarations), kept until reset(). */
+  memo<T>(key: string, compute: () => T): T {
+    if (!this.memos.has(key)) this.memos.set(key, compute());
+    return this.memos.get(key) as T;
+  }
+
+  /**
+   * Files with the extension anywhere below a folder (sorted, repository-relative), not entering folders
+   * named in skip nor folders for which stopAt is true (a nested project).
+   */
+  filesBelow(relDir: string, extension: string, skip: ReadonlySet<string>, stopAt: (dir: string) => boolean = () => false): string[] {
+    const out: string[] = [];
+    const visit = (dir: string) => {
+      let entries: fs.Dirent[];
+      try { entries = fs.readdirSync(path.join(this.root, dir), { withFileTypes: true }); } catch { return; }
+      for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+        const rel = joinRel(dir, e.name);
+        if (rel === null) continue;
+        if (e.isDirectory() && !skip.has(e.name) && !e.name.startsWith('.') && this.isDir(rel) && !stopAt(rel)) visit(rel);
+        else if (e.name.endsWith(extension) && this.isFile(rel)) out.push(rel);
+      }
+    };
+    if (this.isDir(relDir) || relDir === '') visit(relDir);
+    return out;
   }
 
   /** A small text file (go.mod, composer.json), or null. */

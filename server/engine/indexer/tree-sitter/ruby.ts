@@ -1,7 +1,7 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
 import type { LanguageSpec, RawImport } from './language';
 import { resolvedTo, unresolved } from './language';
-import { ancestors, dirOf, joinRel } from './repo-files';
+import { ancestors, dirOf, joinRel, type RepoFiles } from './repo-files';
 import { startLineOf, stringValue } from './source';
 
 const definitions = `
@@ -39,6 +39,84 @@ function isPublicMethod(node: Node): boolean {
   return visibility === 'public';
 }
 
+/** `BasicItemRepView` → `basic_item_rep_view`, `HTTPServer` → `http_server`, `VERSION` → `version` (Zeitwerk's file names). */
+const underscore = (name: string) =>
+  name.replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2').replace(/([a-z\d])([A-Z])/g, '$1_$2').toLowerCase();
+
+/**
+ * Zeitwerk's autoload roots for a file: the lib/ folder of its gem when some file of that lib/ sets up a
+ * `Zeitwerk::Loader`; the app/* folders of a Rails application (config/application.rb). Empty otherwise.
+ */
+function autoloadRoots(fromPath: string, files: RepoFiles): string[] {
+  for (const dir of ancestors(dirOf(fromPath))) {
+    if (files.isFile(joinRel(dir, 'config', 'application.rb'))) {
+      return files.memo(`ruby:rails:${dir}`, () => {
+        const app = joinRel(dir, 'app')!;
+        const roots = files.filesBelow(app, '.rb', new Set()).map((f) => f.split('/').slice(0, app.split('/').filter(Boolean).length + 1).join('/'));
+        return [...new Set(roots)].filter((r) => files.isDir(r));
+      });
+    }
+    const lib = joinRel(dir, 'lib');
+    if (!files.isDir(lib)) continue;
+    return files.memo(`ruby:zeitwerk:${lib}`, () =>
+      files.filesBelow(lib!, '.rb', new Set()).some((f) => /Zeitwerk::Loader\b/.test(files.read(f) ?? '')) ? [lib!] : []);
+  }
+  return [];
+}
+
+/** The file Zeitwerk loads a constant path from (`Nanoc::Core::View` → nanoc/core/view.rb), or null. */
+function constantFile(constant: string, roots: string[], files: RepoFiles): string | null {
+  const rel = `${constant.split('::').filter(Boolean).map(underscore).join('/')}.rb`;
+  return files.firstFile(roots.map((r) => joinRel(r, rel)));
+}
+
+/** The constant paths the module and class definitions around a node open (`module A; class B` → [A::B, A]). */
+function nesting(node: Node): string[] {
+  const names: string[] = [];
+  for (let up = node.parent; up; up = up.parent) {
+    if (up.type === 'class' || up.type === 'module') names.unshift(up.childForFieldName('name')?.text.replace(/^::/, '') ?? '');
+  }
+  const out: string[] = [];
+  for (let i = names.length; i > 0; i--) out.push(names.slice(0, i).join('::'));
+  return out;
+}
+
+/**
+ * Ruby's constant lookup under Zeitwerk: a constant path written in the code (`View`, `Core::View`,
+ * `::Nanoc::Core::View`) is tried inside each enclosing namespace, innermost first, then at the top; the
+ * first candidate whose file exists under an autoload root (the path itself, or a namespace it starts
+ * with, never shorter than what is written) is the file that defines it.
+ */
+function references(root: Node, _imports: RawImport[], fromPath: string, files: RepoFiles): RawImport[] {
+  const roots = autoloadRoots(fromPath, files);
+  if (!roots.length) return [];
+  const out = new Map<string, RawImport>();
+  for (const node of root.descendantsOfType(['constant', 'scope_resolution'])) {
+    if (!node || node.parent?.type === 'scope_resolution') continue; // only the outermost part of A::B::C
+    if ((node.parent?.type === 'class' || node.parent?.type === 'module') && node.parent.childForFieldName('name')?.id === node.id) continue;
+    const written = node.text.replace(/\s+/g, '');
+    if (!/^(::)?[A-Z]\w*(::[A-Z]\w*)*$/.test(written)) continue;
+    const absolute = written.startsWith('::');
+    const parts = written.replace(/^::/, '').split('::');
+    const prefixes = absolute ? [''] : [...nesting(node), ''];
+    let found: string | null = null;
+    let namespaceOnly = false;
+    for (const prefix of prefixes) {
+      for (let k = parts.length; k >= 1 && !found && !namespaceOnly; k--) {
+        const constant = [prefix, ...parts.slice(0, k)].filter(Boolean).join('::');
+        if (constantFile(constant, roots, files)) found = constant;
+        // A folder with no file of its name is an implicit namespace (Zeitwerk defines the module): no file to depend on.
+        else if (roots.some((r) => files.isDir(joinRel(r, ...constant.split('::').map(underscore))))) namespaceOnly = true;
+      }
+      if (found || namespaceOnly) break;
+    }
+    if (found && !out.has(found) && constantFile(found, roots, files) !== fromPath) {
+      out.set(found, { specifier: found, kind: 'reference', names: [found.split('::').pop()!], typeOnly: false, line: startLineOf(node) });
+    }
+  }
+  return [...out.values()];
+}
+
 export const ruby: LanguageSpec = {
   grammar: 'ruby',
   comments: '(comment) @comment',
@@ -64,7 +142,12 @@ export const ruby: LanguageSpec = {
   memberContainers: new Set(['class', 'module']),
   isExported: (def) => (def.kind === 'method' || def.kind === 'function' ? isPublicMethod(def.node) : true),
   description: (root, source) => source.leadingDescription(root),
+  references,
   resolve(fromPath, specifier, kind, files) {
+    if (kind === 'reference') {
+      const target = constantFile(specifier, autoloadRoots(fromPath, files), files);
+      return target ? resolvedTo(target) : unresolved(null);
+    }
     const file = specifier.endsWith('.rb') ? specifier : `${specifier}.rb`;
     if (specifier.startsWith('/')) return unresolved(null);
     if (kind === 'require-relative' || specifier.startsWith('.')) {

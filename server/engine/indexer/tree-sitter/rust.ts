@@ -1,4 +1,5 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
+import { parse as parseToml } from 'smol-toml';
 import type { LanguageSpec, RawImport } from './language';
 import { resolvedTo, unresolved } from './language';
 import { ancestors, dirOf, joinRel, type RepoFiles } from './repo-files';
@@ -124,7 +125,12 @@ function resolveUse(fromPath: string, specifier: string, files: RepoFiles) {
     // 2018-edition paths may start with a module declared in this module.
     [dir, file, rest] = [own, null, segments];
   } else {
-    return unresolved(segments[0]);
+    // Another crate of the repository, taken as a path dependency: its lib.rs, then its modules.
+    const manifestDir = manifestDirOf(fromPath, files);
+    const depDir = manifestDir === null ? undefined : crateInfo(manifestDir, files).dependencies.get(segments[0]);
+    const dep = depDir === undefined ? null : crateInfo(depDir, files);
+    if (!dep?.lib) return unresolved(segments[0]);
+    [dir, file, rest] = [dirOf(dep.lib), dep.lib, segments.slice(1)];
   }
   for (const segment of rest) {
     const next = moduleFile(dir, segment, files);
@@ -133,6 +139,71 @@ function resolveUse(fromPath: string, specifier: string, files: RepoFiles) {
     dir = joinRel(dir, segment) ?? dir;
   }
   return file ? resolvedTo(file) : unresolved(null);
+}
+
+function pathAttribute(mod: Node): string | null {
+  for (let prev = mod.previousNamedSibling; prev?.type === 'attribute_item'; prev = prev.previousNamedSibling) {
+    const m = /^#\[\s*path\s*=\s*"([^"]+)"\s*\]$/.exec(prev.text.replace(/\s+/g, ' '));
+    if (m) return m[1];
+  }
+  return null;
+}
+
+interface CrateInfo { dir: string; lib: string | null; dependencies: Map<string, string> }
+
+/**
+ * A crate's manifest: its source root file (`[lib] path`, else src/lib.rs) and the dependencies it takes
+ * from a local path (`foo = { path = "../foo" }`, or `foo.workspace = true` with the workspace's
+ * `[workspace.dependencies] foo = { path = … }`), by the name code uses (`-` → `_`).
+ */
+function crateInfo(manifestDir: string, files: RepoFiles): CrateInfo {
+  return files.memo(`rust:crate:${manifestDir}`, () => {
+    const manifest = readToml(joinRel(manifestDir, 'Cargo.toml'), files);
+    const libPath = (manifest.lib as { path?: string } | undefined)?.path;
+    const lib = files.firstFile([libPath ? joinRel(manifestDir, libPath) : null, joinRel(manifestDir, 'src', 'lib.rs')]);
+    const dependencies = new Map<string, string>();
+    const workspace = workspaceDependencies(manifestDir, files);
+    const targets = Object.values((manifest.target ?? {}) as Record<string, Record<string, unknown>>);
+    const tables = [manifest.dependencies, manifest['dev-dependencies'], manifest['build-dependencies'],
+      ...targets.flatMap((t) => [t.dependencies, t['dev-dependencies']])];
+    for (const table of tables) {
+      for (const [key, value] of Object.entries((table ?? {}) as Record<string, unknown>)) {
+        if (!value || typeof value !== 'object') continue;
+        const spec = value as { path?: unknown; workspace?: unknown };
+        const dir = typeof spec.path === 'string' ? joinRel(manifestDir, spec.path) : spec.workspace === true ? workspace.get(key) ?? null : null;
+        if (dir !== null) dependencies.set(key.replace(/-/g, '_'), dir);
+      }
+    }
+    return { dir: manifestDir, lib, dependencies };
+  });
+}
+
+/** `[workspace.dependencies]` with a path, from the nearest Cargo.toml above that has a `[workspace]`. */
+function workspaceDependencies(crateDir: string, files: RepoFiles): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const dir of ancestors(crateDir)) {
+    const manifest = readToml(joinRel(dir, 'Cargo.toml'), files);
+    const ws = manifest.workspace as { dependencies?: Record<string, unknown> } | undefined;
+    if (!ws) continue;
+    for (const [key, value] of Object.entries(ws.dependencies ?? {})) {
+      const path = (value as { path?: unknown } | null)?.path;
+      const target = typeof path === 'string' ? joinRel(dir, path) : null;
+      if (target !== null) out.set(key, target);
+    }
+    break;
+  }
+  return out;
+}
+
+function readToml(rel: string | null, files: RepoFiles): Record<string, unknown> {
+  const text = rel ? files.read(rel) : null;
+  if (!text) return {};
+  try { return parseToml(text) as Record<string, unknown>; } catch { return {}; }
+}
+
+/** The folder of the Cargo.toml a file belongs to, or null. */
+function manifestDirOf(fromPath: string, files: RepoFiles): string | null {
+  return ancestors(dirOf(fromPath)).find((d) => files.isFile(joinRel(d, 'Cargo.toml'))) ?? null;
 }
 
 function isPub(node: Node): boolean {
@@ -147,7 +218,12 @@ export const rust: LanguageSpec = {
   importsOf(match): RawImport[] {
     const node = match.captures[0].node;
     const line = startLineOf(node);
-    if (node.type === 'mod_item') return [{ specifier: node.childForFieldName('name')!.text, kind: 'import', names: [], typeOnly: false, line }];
+    if (node.type === 'mod_item') {
+      // `#[path = "windows/sys.rs"] mod imp;` names the file itself, relative to the declaring file's folder.
+      const path = pathAttribute(node);
+      if (path !== null) return [{ specifier: path, kind: 'include', names: [node.childForFieldName('name')!.text], typeOnly: false, line }];
+      return [{ specifier: node.childForFieldName('name')!.text, kind: 'import', names: [], typeOnly: false, line }];
+    }
     if (node.type === 'extern_crate_declaration') return [{ specifier: node.childForFieldName('name')!.text, kind: 'use', names: ['*'], typeOnly: false, line }];
     const pairs: [string, string][] = [];
     const argument = node.childForFieldName('argument');
@@ -157,6 +233,33 @@ export const rust: LanguageSpec = {
     // `pub use` re-exports, like TypeScript's `export { x } from`.
     const kind = isPub(node) ? 'export' : 'use';
     return [...grouped].map(([specifier, names]) => ({ specifier, kind, names, typeOnly: false, line }));
+  },
+  // `use a::b::{c, d}` is one import of a::b, unless c is itself a module (a::b::c.rs): then c is imported
+  // from its own file.
+  expand(fromPath, imp, files) {
+    if (imp.kind !== 'use' && imp.kind !== 'export') return [imp];
+    const base = resolveUse(fromPath, imp.specifier, files).targetPath;
+    const grouped: string[] = [];
+    const modules: RawImport[] = [];
+    for (const name of imp.names) {
+      const specifier = `${imp.specifier}::${name}`;
+      const target = name === '*' || name === 'self' ? null : resolveUse(fromPath, specifier, files).targetPath;
+      if (target && target !== base) modules.push({ ...imp, specifier, names: [name] });
+      else grouped.push(name);
+    }
+    return [...(grouped.length ? [{ ...imp, names: grouped }] : []), ...modules];
+  },
+  // Item macros such as tokio's `cfg_fs! { pub mod fs; }` expand to the items they hold: their `mod` and
+  // `use` declarations are the crate's.
+  embedded(root) {
+    const out: { text: string; row: number }[] = [];
+    for (const node of root.namedChildren) {
+      if (node?.type !== 'macro_invocation') continue;
+      const tokens = node.namedChildren.find((c) => c?.type === 'token_tree');
+      if (!tokens || !/\b(mod|use)\s/.test(tokens.text)) continue;
+      out.push({ text: tokens.text.slice(1, -1), row: tokens.startPosition.row });
+    }
+    return out;
   },
   // Attributes (`#[derive(...)]`) belong to the item below them, as decorators do in Python.
   rangeOf(node) {
@@ -174,6 +277,10 @@ export const rust: LanguageSpec = {
   },
   description: (root, source) => source.leadingDescription(root),
   resolve(fromPath, specifier, kind, files) {
+    if (kind === 'include') {
+      const target = files.firstFile([joinRel(dirOf(fromPath), specifier)]);
+      return target ? resolvedTo(target) : unresolved(null);
+    }
     if (kind === 'import') {
       const own = moduleDir(fromPath);
       const target = own === null ? null : moduleFile(own, specifier, files);

@@ -1,0 +1,171 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { analyzeWithTreeSitter, resetTreeSitterResolution } from '../../server/engine/indexer/parse-tree-sitter';
+import { detectLanguage } from '../../server/engine/indexer/languages';
+import { copyOf, debianPackage, npmPackage } from '../helpers/real-code';
+
+/**
+ * The import graph of real projects nobody here wrote, one per language, against its rule in
+ * ARCHITECTURE.md ("What an edge is, per language"). Sources come pinned from Debian and npm (cached);
+ * the edges of a chosen part of each project are kept in test/golden/graphs/<name>.txt (checked by hand
+ * against the rule; `UPDATE_GOLDEN=1` rewrites them), and the edges named below were each checked by
+ * reading the code.
+ */
+const GOLDEN = path.join(__dirname, '..', 'golden', 'graphs');
+
+interface Graph { files: number; edges: string[]; packages: number }
+
+async function graphOf(root: string, goldenPart: (file: string) => boolean): Promise<Graph> {
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
+      const rel = dir ? `${dir}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(rel);
+      else if (detectLanguage(e.name)) files.push(rel);
+    }
+  };
+  walk('');
+  const edges: string[] = [];
+  let packages = 0;
+  let parsed = 0;
+  for (const file of files.sort()) {
+    const language = detectLanguage(path.basename(file))!;
+    const analysis = await analyzeWithTreeSitter(language, file, fs.readFileSync(path.join(root, file), 'utf8'), root);
+    if (analysis.imports.length || analysis.symbols.length) parsed++;
+    for (const i of analysis.imports) {
+      if (i.targetPath === null) { if (i.packageName) packages++; continue; }
+      if (goldenPart(file)) edges.push(`${file} ${i.kind} ${i.specifier} -> ${i.targetPath}`);
+    }
+  }
+  return { files: parsed, edges: [...new Set(edges)], packages };
+}
+
+function checkGolden(name: string, graph: Graph): void {
+  const file = path.join(GOLDEN, `${name}.txt`);
+  const text = [`# ${graph.files} files parsed, ${graph.packages} imports of packages; edges of the golden part:`, ...graph.edges].join('\n') + '\n';
+  if (process.env.UPDATE_GOLDEN) {
+    fs.mkdirSync(GOLDEN, { recursive: true });
+    fs.writeFileSync(file, text);
+  }
+  assert.equal(text, fs.readFileSync(file, 'utf8'), `${name}: the graph differs from ${file} (UPDATE_GOLDEN=1 after checking the change by hand)`);
+}
+
+const has = (graph: Graph, ...edges: string[]) => {
+  for (const e of edges) assert.ok(graph.edges.includes(e), `missing edge: ${e}`);
+};
+
+test('Rust: tokio (librust-tokio-dev) with tokio-macros as a path dependency of a workspace', async () => {
+  const dir = copyOf(path.join(debianPackage('librust-tokio-dev', '1.24.2-1'), 'usr/share/cargo/registry/tokio-1.24.2'), 'loupe-rust-');
+  const workspace = path.dirname(dir);
+  fs.renameSync(dir, path.join(workspace, 'tokio'));
+  fs.cpSync(path.join(debianPackage('librust-tokio-macros-dev', '1.7.0-1'), 'usr/share/cargo/registry/tokio-macros-1.7.0'), path.join(workspace, 'tokio-macros'), { recursive: true });
+  // The upstream repository's layout: a workspace whose tokio takes tokio-macros by path (Debian's
+  // registry copy says only `version`).
+  fs.writeFileSync(path.join(workspace, 'Cargo.toml'), '[workspace]\nmembers = ["tokio", "tokio-macros"]\n');
+  const manifest = path.join(workspace, 'tokio', 'Cargo.toml');
+  fs.writeFileSync(manifest, fs.readFileSync(manifest, 'utf8').replace('[dependencies.tokio-macros]\n', '[dependencies.tokio-macros]\npath = "../tokio-macros"\n'));
+  const graph = await graphOf(workspace, (f) => f.startsWith('tokio/src/sync/') || f === 'tokio/src/lib.rs');
+  has(graph,
+    'tokio/src/lib.rs import sync -> tokio/src/sync/mod.rs', // `mod sync;` → sync/mod.rs
+    'tokio/src/sync/mod.rs import mutex -> tokio/src/sync/mutex.rs', // `mod mutex;` → mutex.rs beside mod.rs
+    'tokio/src/sync/mutex.rs use crate::sync::batch_semaphore -> tokio/src/sync/batch_semaphore.rs', // use crate::
+    'tokio/src/sync/mpsc/bounded.rs use crate::sync::mpsc::chan -> tokio/src/sync/mpsc/chan.rs',
+    'tokio/src/lib.rs export tokio_macros -> tokio-macros/src/lib.rs', // `pub use tokio_macros::main` across the workspace
+  );
+  checkGolden('rust-tokio', graph);
+});
+
+test('Java: bazel\'s buildjar (bazel-bootstrap-source): imports, same-package types, on-demand imports', async () => {
+  const root = copyOf(path.join(debianPackage('bazel-bootstrap-source', '4.2.3+ds-9'), 'usr/src/bazel-bootstrap/src/java_tools/buildjar'), 'loupe-java-');
+  const graph = await graphOf(root, () => true);
+  const pkg = 'java/com/google/devtools/build/buildjar';
+  has(graph,
+    `${pkg}/BazelJavaBuilder.java import com.google.devtools.build.buildjar.javac.JavacOptions -> ${pkg}/javac/JavacOptions.java`,
+    // `import ….BlazeJavacResult.Status` is a nested type: the file of its outer type.
+    `${pkg}/BazelJavaBuilder.java import com.google.devtools.build.buildjar.javac.BlazeJavacResult.Status -> ${pkg}/javac/BlazeJavacResult.java`,
+    // Same package, no import: `catch (InvalidCommandLineException e)` on line 154.
+    `${pkg}/VanillaJavaBuilder.java reference com.google.devtools.build.buildjar.InvalidCommandLineException -> ${pkg}/InvalidCommandLineException.java`,
+    `${pkg}/OptionsParser.java reference com.google.devtools.build.buildjar.InvalidCommandLineException -> ${pkg}/InvalidCommandLineException.java`,
+  );
+  checkGolden('java-buildjar', graph);
+});
+
+test('C#: react-native-windows (npm): namespaces, usings, partial classes, two projects', async () => {
+  const root = copyOf(npmPackage('react-native-windows@0.76.9'), 'loupe-cs-');
+  for (const e of fs.readdirSync(root)) if (!e.startsWith('Microsoft.ReactNative.Managed')) fs.rmSync(path.join(root, e), { recursive: true });
+  const graph = await graphOf(root, (f) => f.startsWith('Microsoft.ReactNative.Managed.CodeGen/'));
+  const gen = 'Microsoft.ReactNative.Managed.CodeGen';
+  has(graph,
+    // App.cs is in namespace …CodeGen and uses `new CodeAnalyzer(…)`; CodeGenerator is partial, in four files.
+    `${gen}/App.cs reference ${gen}.CodeAnalyzer -> ${gen}/CodeAnalyzer.cs`,
+    `${gen}/App.cs reference ${gen}.CodeGenerator -> ${gen}/CodeGenerator.Module.cs`,
+    `${gen}/App.cs reference ${gen}.CodeGenerator -> ${gen}/CodeGenerator.ViewManager.cs`,
+    // `using …CodeGen.Model;` and `ReactAssembly` used in App.cs.
+    `${gen}/App.cs reference ${gen}.Model.ReactAssembly -> ${gen}/Model/ReactAssembly.cs`,
+    // `using static …SyntaxHelpers;`
+    `${gen}/CodeGenerator.Module.cs use ${gen}.SyntaxHelpers -> ${gen}/SyntaxHelpers.cs`,
+  );
+  // `codeAnalyzer.ReactTypes` is a member, not the type ReactTypes.
+  assert.ok(!graph.edges.includes(`${gen}/App.cs reference ${gen}.Model.ReactTypes -> ${gen}/Model/ReactTypes.cs`));
+  checkGolden('csharp-rnw', graph);
+});
+
+test('C: libxcrypt (libxcrypt-source) with a compile_commands.json, as a build writes it', async () => {
+  const root = copyOf(path.join(debianPackage('libxcrypt-source', '1:4.4.33-2'), 'usr/src/libxcrypt'), 'loupe-c-');
+  const before = await graphOf(root, (f) => f.startsWith('test/'));
+  // Without a compilation database, "crypt-port.h" from test/ is not beside the file nor in an include/ folder.
+  assert.ok(!before.edges.some((e) => e.startsWith('test/alg-des.c include crypt-port.h')));
+  // Makefile.am: AM_CPPFLAGS = -I$(srcdir)/lib for the library and the tests.
+  const entries = fs.readdirSync(path.join(root, 'lib')).filter((f) => f.endsWith('.c')).map((f) => `lib/${f}`)
+    .concat(fs.readdirSync(path.join(root, 'test')).filter((f) => f.endsWith('.c')).map((f) => `test/${f}`))
+    .map((file) => ({ directory: root, file, command: `cc -I${root}/lib -DIN_LIBCRYPT -c ${file}` }));
+  fs.writeFileSync(path.join(root, 'compile_commands.json'), JSON.stringify(entries));
+  resetTreeSitterResolution(root); // as the indexer does when files are added
+  const graph = await graphOf(root, (f) => f.startsWith('test/') || f.startsWith('lib/crypt'));
+  has(graph,
+    'test/alg-des.c include crypt-port.h -> lib/crypt-port.h', // through -I lib
+    'test/alg-des.c include des-cases.h -> test/des-cases.h', // beside the including file first
+    'lib/crypt.c include crypt-port.h -> lib/crypt-port.h',
+  );
+  checkGolden('c-libxcrypt', graph);
+});
+
+test('Ruby: rack (ruby-rack) by require and autoload; nanoc-core (ruby-nanoc-core) by Zeitwerk conventions', async () => {
+  const rack = copyOf(path.join(debianPackage('ruby-rack', '2.2.22-0+deb12u1'), 'usr/share/rubygems-integration/all/gems/rack-2.2.22'), 'loupe-rb-');
+  const rackGraph = await graphOf(rack, (f) => f.startsWith('lib/'));
+  has(rackGraph,
+    'lib/rack.rb require-relative rack/version -> lib/rack/version.rb', // beside the file
+    'lib/rack.rb require rack/builder -> lib/rack/builder.rb', // autoload :Builder, "rack/builder": the gem's lib/ load path
+    'lib/rack/etag.rb require-relative ../rack -> lib/rack.rb', // require_relative '../rack'
+    'lib/rack/file.rb require-relative files -> lib/rack/files.rb',
+  );
+  checkGolden('ruby-rack', rackGraph);
+  const nanoc = copyOf(path.join(debianPackage('ruby-nanoc-core', '4.12.14-3'), 'usr/share/rubygems-integration/all/gems/nanoc-core-4.12.14'), 'loupe-rb-');
+  const nanocGraph = await graphOf(nanoc, (f) => /^lib\/nanoc\/core\/(basic_|item_rep)/.test(f));
+  has(nanocGraph,
+    // `class BasicItemRepView < ::Nanoc::Core::View` → nanoc/core/view.rb under lib/ (Zeitwerk::Loader in nanoc/core.rb)
+    'lib/nanoc/core/basic_item_rep_view.rb reference Nanoc::Core::View -> lib/nanoc/core/view.rb',
+    // `Nanoc::Core::Errors::NoSuchSnapshot` is defined inside errors.rb
+    'lib/nanoc/core/basic_item_rep_view.rb reference Nanoc::Core::Errors -> lib/nanoc/core/errors.rb',
+  );
+  checkGolden('ruby-nanoc-core', nanocGraph);
+});
+
+test('PHP: symfony/console (php-symfony-console) through its composer.json PSR-4 autoload', async () => {
+  const root = copyOf(path.join(debianPackage('php-symfony-console', '5.4.53+dfsg-0+deb12u1'), 'usr/share/php/Symfony/Component/Console'), 'loupe-php-');
+  // Debian replaces composer.json with a generated classmap; this is upstream's autoload section.
+  fs.rmSync(path.join(root, 'autoload.php'));
+  fs.writeFileSync(path.join(root, 'composer.json'), JSON.stringify({
+    name: 'symfony/console', autoload: { 'psr-4': { 'Symfony\\Component\\Console\\': '' }, 'exclude-from-classmap': ['/Tests/'] },
+  }));
+  const graph = await graphOf(root, (f) => !f.includes('/'));
+  has(graph,
+    'Application.php use Symfony\\Component\\Console\\Command\\Command -> Command/Command.php',
+    // Same namespace, no `use`: `new Terminal()` and `ConsoleEvents::COMMAND` in Application.php.
+    'Application.php reference Symfony\\Component\\Console\\Terminal -> Terminal.php',
+    'Application.php reference Symfony\\Component\\Console\\ConsoleEvents -> ConsoleEvents.php',
+  );
+  checkGolden('php-symfony-console', graph);
+});
