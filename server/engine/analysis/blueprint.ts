@@ -44,7 +44,7 @@ function build(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, optio
   const facts = ctx.facts(repo.id, graph);
   const notes: string[] = [];
   const dependencies = [...facts.dependencies.values()]
-    .filter((d) => d.type !== 'local')
+    .filter((d) => d.type !== 'local' && d.type !== 'builtin')
     .sort((a, b) => b.files.size - a.files.size || a.name.localeCompare(b.name))
     .slice(0, TOP_DEPENDENCIES)
     .map((d) => ({ name: d.name, version: d.version, type: d.type, ecosystem: d.ecosystem, manifest: d.manifest, files: d.files.size }));

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { ImportGraph } from './import-graph';
+import { isManifest, parseManifest, type DeclaredEntry } from './manifests';
 
 export type EntryKind = 'package-entry' | 'binary' | 'entry-file' | 'test';
 
@@ -7,6 +8,8 @@ export interface EntryPoint { file: number; kind: EntryKind; detail: string }
 
 const TEST_FILE = /(^|\/)(__tests__|__test__|tests?|spec|e2e)\/|\.(test|spec|e2e)\.[cm]?[jt]sx?$|(^|\/)test_[^/]+\.py$|_test\.(go|py)$/i;
 const CONVENTIONAL_ENTRY = /^(src\/)?(index|main|cli|server|app)\.[cm]?[jt]sx?$/;
+/** Programs by the toolchain's own convention: Go's main.go and cmd/<name>/, Rust's src/main.rs and src/bin/, Python's __main__.py. */
+const TOOLCHAIN_ENTRY = /(^|\/)main\.go$|(^|\/)cmd\/[^/]+\/[^/]+(?<!_test)\.go$|(^|\/)src\/main\.rs$|(^|\/)src\/bin\/[^/]+\.rs$|(^|\/)__main__\.py$/;
 const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
 
 export const isTestPath = (p: string): boolean => TEST_FILE.test(p);
@@ -37,8 +40,18 @@ export function findEntryPoints(graph: ImportGraph, readText: (p: string) => str
     }
     for (const target of exportTargets(manifest.exports)) add(locate(graph, dir, target), 'package-entry', `exports in ${f.path}`);
   }
+  // Programs other manifests declare: console scripts, [[bin]], gem executables, composer bin, main classes.
+  for (const f of graph.files) {
+    if (!isManifest(f.path) || path.posix.basename(f.path) === 'package.json') continue;
+    const text = readText(f.path);
+    const manifest = text === null ? null : parseManifest(f.path, text);
+    const dir = path.posix.dirname(f.path);
+    for (const entry of manifest?.entries ?? []) {
+      add(locateDeclared(graph, dir === '.' ? '' : dir, entry, readText), 'binary', `${entry.name} in ${f.path}`);
+    }
+  }
   graph.files.forEach((f, i) => {
-    if (CONVENTIONAL_ENTRY.test(f.path)) add(i, 'entry-file', 'conventional entry name');
+    if (CONVENTIONAL_ENTRY.test(f.path) || TOOLCHAIN_ENTRY.test(f.path)) add(i, 'entry-file', 'conventional entry name');
     else if (TEST_FILE.test(f.path)) add(i, 'test', 'test file');
   });
   return [...found.values()];
@@ -65,4 +78,37 @@ function locate(graph: ImportGraph, dir: string, target: string): number | undef
     }
   }
   return undefined;
+}
+
+/** The file a declared program starts in, found from the manifest's folder. */
+function locateDeclared(graph: ImportGraph, dir: string, entry: DeclaredEntry, readText: (p: string) => string | null): number | undefined {
+  const at = (...parts: string[]) => graph.indexOfPath.get(path.posix.normalize(path.posix.join(dir, ...parts)).replace(/^\.\//, ''));
+  switch (entry.kind) {
+    case 'path':
+      return at(entry.target);
+    case 'python-module': {
+      // `flask.cli:main`: the module flask.cli, in the project folder or its src/ layout.
+      const modulePath = entry.target.split(':')[0].replace(/\./g, '/');
+      for (const root of ['', 'src', 'lib']) {
+        const hit = at(root, `${modulePath}.py`) ?? at(root, modulePath, '__init__.py');
+        if (hit !== undefined) return hit;
+      }
+      return undefined;
+    }
+    case 'java-class': {
+      const suffix = `/${entry.target.replace(/\$.*$/, '').replace(/\./g, '/')}.java`;
+      const prefix = dir ? `${dir}/` : '';
+      const i = graph.files.findIndex((f) => f.path.startsWith(prefix) && (`/${f.path}`).endsWith(suffix));
+      return i < 0 ? undefined : i;
+    }
+    case 'project': {
+      // A C# executable: Program.cs, else the project's file with a Main method or top-level statements' entry.
+      const project = path.posix.dirname(path.posix.join(dir, entry.target));
+      const prefix = project === '.' ? '' : `${project}/`;
+      const sources = graph.files.map((f, i) => ({ f, i })).filter(({ f }) => f.path.startsWith(prefix) && f.path.endsWith('.cs'));
+      const program = sources.find(({ f }) => path.posix.basename(f.path) === 'Program.cs');
+      if (program) return program.i;
+      return sources.find(({ f }) => /\bstatic\s+(async\s+)?[\w<>]+\s+Main\s*\(/.test(readText(f.path) ?? ''))?.i;
+    }
+  }
 }

@@ -1,4 +1,6 @@
 import path from 'node:path';
+import { XMLParser } from 'fast-xml-parser';
+import { parse as parseToml } from 'smol-toml';
 
 export type DependencyType = 'package' | 'dev' | 'peer' | 'optional';
 
@@ -10,6 +12,13 @@ export interface ManifestDependency {
   manifest: string;
 }
 
+/**
+ * A program the manifest declares: a Python console script (`flask = "flask.cli:main"`), a Cargo `[[bin]]`,
+ * a gem executable, a composer `bin`, a Maven main class, a C# executable project. `target` is what the
+ * manifest names (a module, a path, a class); entry-points.ts finds the file.
+ */
+export interface DeclaredEntry { name: string; kind: 'python-module' | 'path' | 'java-class' | 'project'; target: string }
+
 export interface Manifest {
   path: string;
   ecosystem: string;
@@ -18,96 +27,53 @@ export interface Manifest {
   commands: { build: string[]; test: string[] };
   name: string | null;
   description: string | null;
+  entries: DeclaredEntry[];
 }
 
-const MANIFEST_NAMES = /(^|\/)(package\.json|pyproject\.toml|requirements[^/]*\.txt|go\.mod|Cargo\.toml|pom\.xml|[^/]+\.csproj|Gemfile|composer\.json|Makefile)$/;
+const MANIFEST_NAMES = /(^|\/)(package\.json|pyproject\.toml|setup\.cfg|requirements[^/]*\.txt|go\.mod|Cargo\.toml|pom\.xml|build\.gradle(\.kts)?|[^/]+\.csproj|Gemfile|[^/]+\.gemspec|composer\.json|Makefile)$/;
 
 export const isManifest = (p: string): boolean => MANIFEST_NAMES.test(p) && !p.includes('node_modules/') && !p.includes('vendor/');
 
-/** Reads one manifest's dependencies and build/test commands; null when it cannot be parsed. */
+type Dep = Omit<ManifestDependency, 'ecosystem' | 'manifest'>;
+type Table = Record<string, unknown>;
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const table = (v: unknown): Table => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Table) : {});
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : v === undefined || v === null ? [] : [v]);
+
+/** `requests[socks] >= 2.0 ; python_version < "3.8"` → name and version (PEP 508). */
+function pep508(spec: string, type: DependencyType): Dep | null {
+  const x = /^\s*([A-Za-z0-9][A-Za-z0-9_.-]*)\s*(\[[^\]]*\])?\s*([^;]*)/.exec(spec);
+  return x ? { name: x[1], version: x[3].trim() || null, type } : null;
+}
+
+/** Reads one manifest's dependencies, build/test commands and declared programs; null when it cannot be parsed. */
 export function parseManifest(file: string, text: string): Manifest | null {
   const base = path.posix.basename(file);
-  const m = (ecosystem: string, deps: Omit<ManifestDependency, 'ecosystem' | 'manifest'>[], extra: Partial<Manifest> = {}): Manifest => ({
-    path: file, ecosystem, name: null, description: null, commands: { build: [], test: [] },
+  const m = (ecosystem: string, deps: Dep[], extra: Partial<Manifest> = {}): Manifest => ({
+    path: file, ecosystem, name: null, description: null, commands: { build: [], test: [] }, entries: [],
     ...extra,
-    dependencies: deps.map((d) => ({ ...d, ecosystem, manifest: file })),
+    dependencies: deps.filter((d) => d.name).map((d) => ({ ...d, ecosystem, manifest: file })),
   });
   try {
-    if (base === 'package.json' || base === 'composer.json') {
-      const json = JSON.parse(text) as Record<string, unknown>;
-      const pick = (field: string, type: DependencyType) =>
-        Object.entries((json[field] ?? {}) as Record<string, unknown>).map(([name, v]) => ({ name, version: typeof v === 'string' ? v : null, type }));
-      const ecosystem = base === 'package.json' ? 'npm' : 'composer';
-      const deps = base === 'package.json'
-        ? [...pick('dependencies', 'package'), ...pick('devDependencies', 'dev'), ...pick('peerDependencies', 'peer'), ...pick('optionalDependencies', 'optional')]
-        : [...pick('require', 'package'), ...pick('require-dev', 'dev')];
-      const scripts = (json.scripts ?? {}) as Record<string, unknown>;
-      const runner = base === 'package.json' ? 'npm run' : 'composer run';
-      const names = Object.keys(scripts);
-      return m(ecosystem, deps, {
-        name: typeof json.name === 'string' ? json.name : null,
-        description: typeof json.description === 'string' ? json.description : null,
-        commands: {
-          build: names.filter((s) => /^(build|compile|bundle|package)(:|$)/.test(s)).map((s) => `${runner} ${s}`),
-          test: names.filter((s) => /^test(:|$)/.test(s)).map((s) => (s === 'test' && ecosystem === 'npm' ? 'npm test' : `${runner} ${s}`)),
-        },
-      });
-    }
+    if (base === 'package.json' || base === 'composer.json') return jsonManifest(base, JSON.parse(text) as Table, m);
     if (/^requirements[^/]*\.txt$/.test(base)) {
       const deps = text.split('\n').map((l) => l.replace(/#.*/, '').trim()).filter((l) => l && !l.startsWith('-'))
-        .map((l) => { const x = /^([A-Za-z0-9_.-]+)(\[[^\]]*\])?\s*(.*)$/.exec(l); return x ? { name: x[1], version: x[3] || null, type: (/dev|test/.test(base) ? 'dev' : 'package') as DependencyType } : null; })
-        .filter((d): d is NonNullable<typeof d> => d !== null);
+        .map((l) => pep508(l, /dev|test/.test(base) ? 'dev' : 'package')).filter((d): d is Dep => d !== null);
       return m('pypi', deps, { commands: { build: [], test: ['pytest'] } });
     }
-    if (base === 'pyproject.toml') {
-      const deps: Omit<ManifestDependency, 'ecosystem' | 'manifest'>[] = [];
-      for (const item of tomlStringArray(text, 'dependencies')) {
-        const x = /^([A-Za-z0-9_.-]+)(\[[^\]]*\])?\s*(.*)$/.exec(item.trim());
-        if (x) deps.push({ name: x[1], version: x[3] || null, type: 'package' });
-      }
-      for (const section of tomlSections(text, /^tool\.poetry\.(dev-)?dependencies$|^tool\.poetry\.group\.[^.]+\.dependencies$/)) {
-        for (const [name, version] of section.entries) if (name !== 'python') deps.push({ name, version, type: section.name.includes('dependencies') && section.name !== 'tool.poetry.dependencies' ? 'dev' : 'package' });
-      }
-      const name = /^\s*name\s*=\s*["']([^"']+)["']/m.exec(text)?.[1] ?? null;
-      return m('pypi', deps, { name, commands: { build: ['python -m build'], test: ['pytest'] } });
-    }
-    if (base === 'go.mod') {
-      const deps: Omit<ManifestDependency, 'ecosystem' | 'manifest'>[] = [];
-      const block = /require\s*\(([\s\S]*?)\)/g;
-      let b: RegExpExecArray | null;
-      const lines: string[] = [];
-      while ((b = block.exec(text))) lines.push(...b[1].split('\n'));
-      for (const single of text.matchAll(/^require\s+([^\s(]+)\s+(\S+)/gm)) lines.push(`${single[1]} ${single[2]}`);
-      for (const l of lines) {
-        const x = /^\s*(\S+)\s+(v\S+)(\s*\/\/\s*indirect)?/.exec(l);
-        if (x) deps.push({ name: x[1], version: x[2], type: x[3] ? 'optional' : 'package' });
-      }
-      const name = /^module\s+(\S+)/m.exec(text)?.[1] ?? null;
-      return m('go', deps, { name, commands: { build: ['go build ./...'], test: ['go test ./...'] } });
-    }
-    if (base === 'Cargo.toml') {
-      const deps: Omit<ManifestDependency, 'ecosystem' | 'manifest'>[] = [];
-      for (const section of tomlSections(text, /^(dev-|build-)?dependencies$/)) {
-        for (const [name, version] of section.entries) deps.push({ name, version, type: section.name.startsWith('dev') ? 'dev' : 'package' });
-      }
-      const name = /^\s*name\s*=\s*"([^"]+)"/m.exec(text)?.[1] ?? null;
-      return m('cargo', deps, { name, commands: { build: ['cargo build'], test: ['cargo test'] } });
-    }
-    if (base === 'pom.xml') {
-      const deps = [...text.matchAll(/<dependency>([\s\S]*?)<\/dependency>/g)].map((d) => {
-        const tag = (t: string) => new RegExp(`<${t}>\\s*([^<]+?)\\s*</${t}>`).exec(d[1])?.[1] ?? null;
-        return { name: `${tag('groupId')}:${tag('artifactId')}`, version: tag('version'), type: (tag('scope') === 'test' ? 'dev' : 'package') as DependencyType };
-      });
-      return m('maven', deps, { commands: { build: ['mvn package'], test: ['mvn test'] } });
-    }
-    if (base.endsWith('.csproj')) {
-      const deps = [...text.matchAll(/<PackageReference\s+Include="([^"]+)"(?:\s+Version="([^"]+)")?/g)].map((x) => ({ name: x[1], version: x[2] ?? null, type: 'package' as DependencyType }));
-      return m('nuget', deps, { commands: { build: ['dotnet build'], test: ['dotnet test'] } });
-    }
+    if (base === 'pyproject.toml') return pyproject(parseToml(text) as Table, m);
+    if (base === 'setup.cfg') return setupCfg(text, m);
+    if (base === 'go.mod') return goMod(text, m);
+    if (base === 'Cargo.toml') return cargo(parseToml(text) as Table, m);
+    if (base === 'pom.xml') return pom(xml(text), m);
+    if (/^build\.gradle(\.kts)?$/.test(base)) return gradle(text, m);
+    if (base.endsWith('.csproj')) return csproj(xml(text), base, m);
     if (base === 'Gemfile') {
       const deps = [...text.matchAll(/^\s*gem\s+['"]([^'"]+)['"](?:\s*,\s*['"]([^'"]+)['"])?/gm)].map((x) => ({ name: x[1], version: x[2] ?? null, type: 'package' as DependencyType }));
       return m('rubygems', deps, { commands: { build: ['bundle install'], test: ['bundle exec rake test'] } });
     }
+    if (base.endsWith('.gemspec')) return gemspec(text, m);
     if (base === 'Makefile') {
       const targets = [...text.matchAll(/^([A-Za-z][\w-]*):/gm)].map((x) => x[1]);
       return m('make', [], { commands: { build: targets.filter((t) => /^(all|build)$/.test(t)).map((t) => `make ${t}`), test: targets.filter((t) => /^(test|check)$/.test(t)).map((t) => `make ${t}`) } });
@@ -118,40 +84,223 @@ export function parseManifest(file: string, text: string): Manifest | null {
   return null;
 }
 
-/** The strings of `key = [ … ]` (first occurrence); brackets inside the strings (extras) do not end it. */
-function tomlStringArray(text: string, key: string): string[] {
-  const start = new RegExp(`^\\s*${key}\\s*=\\s*\\[`, 'm').exec(text);
-  if (!start) return [];
-  const out: string[] = [];
-  let quote: string | null = null;
-  let current = '';
-  for (let i = start.index + start[0].length; i < text.length; i++) {
-    const c = text[i];
-    if (quote) {
-      if (c === quote) { out.push(current); current = ''; quote = null; } else current += c;
-    } else if (c === '"' || c === "'") quote = c;
-    else if (c === ']') break;
-  }
-  return out;
+type Make = (ecosystem: string, deps: Dep[], extra?: Partial<Manifest>) => Manifest;
+
+function jsonManifest(base: string, json: Table, m: Make): Manifest {
+  const pick = (field: string, type: DependencyType) =>
+    Object.entries(table(json[field])).map(([name, v]) => ({ name, version: str(v), type }));
+  const npm = base === 'package.json';
+  const deps = npm
+    ? [...pick('dependencies', 'package'), ...pick('devDependencies', 'dev'), ...pick('peerDependencies', 'peer'), ...pick('optionalDependencies', 'optional')]
+    : [...pick('require', 'package'), ...pick('require-dev', 'dev')];
+  const names = Object.keys(table(json.scripts));
+  const runner = npm ? 'npm run' : 'composer run';
+  // composer `bin`: scripts installed into vendor/bin (package.json `bin` is read by entry-points.ts).
+  const entries: DeclaredEntry[] = npm ? [] : list(json.bin).map(str).filter((b): b is string => !!b).map((b) => ({ name: path.posix.basename(b), kind: 'path', target: b }));
+  return m(npm ? 'npm' : 'composer', deps, {
+    name: str(json.name),
+    description: str(json.description),
+    entries,
+    commands: {
+      build: names.filter((s) => /^(build|compile|bundle|package)(:|$)/.test(s)).map((s) => `${runner} ${s}`),
+      test: names.filter((s) => /^test(:|$)/.test(s)).map((s) => (s === 'test' && npm ? 'npm test' : `${runner} ${s}`)),
+    },
+  });
 }
 
-/** `[name]` sections of a TOML file matching `pattern`, with their `key = "version"` or `key = { version = … }` lines. */
-function tomlSections(text: string, pattern: RegExp): { name: string; entries: [string, string | null][] }[] {
-  const out: { name: string; entries: [string, string | null][] }[] = [];
-  let current: { name: string; entries: [string, string | null][] } | null = null;
-  for (const line of text.split('\n')) {
-    const header = /^\s*\[([^\]]+)\]\s*$/.exec(line);
-    if (header) {
-      current = pattern.test(header[1].trim()) ? { name: header[1].trim(), entries: [] } : null;
-      if (current) out.push(current);
-      continue;
+/** PEP 621 `[project]` (dependencies, optional-dependencies, scripts), PEP 735 `[dependency-groups]`, Poetry. */
+function pyproject(toml: Table, m: Make): Manifest {
+  const project = table(toml.project);
+  const poetry = table(table(toml.tool).poetry);
+  const deps: Dep[] = [];
+  for (const d of list(project.dependencies)) { const x = typeof d === 'string' ? pep508(d, 'package') : null; if (x) deps.push(x); }
+  for (const extra of Object.values(table(project['optional-dependencies']))) {
+    for (const d of list(extra)) { const x = typeof d === 'string' ? pep508(d, 'optional') : null; if (x) deps.push(x); }
+  }
+  for (const group of Object.values(table(toml['dependency-groups']))) {
+    for (const d of list(group)) { const x = typeof d === 'string' ? pep508(d, 'dev') : null; if (x) deps.push(x); }
+  }
+  const poetryDeps = (t: unknown, type: DependencyType) => {
+    for (const [name, v] of Object.entries(table(t))) {
+      if (name !== 'python') deps.push({ name, version: str(v) ?? str(table(v).version), type });
     }
-    const entry = current && /^\s*([A-Za-z0-9_.-]+)\s*=\s*(.+)$/.exec(line);
-    if (current && entry) {
-      const value = entry[2].trim();
-      const version = /^"([^"]*)"/.exec(value)?.[1] ?? /version\s*=\s*"([^"]*)"/.exec(value)?.[1] ?? null;
-      current.entries.push([entry[1], version]);
+  };
+  poetryDeps(poetry.dependencies, 'package');
+  poetryDeps(poetry['dev-dependencies'], 'dev');
+  for (const group of Object.values(table(poetry.group))) poetryDeps(table(group).dependencies, 'dev');
+  const scripts = { ...table(poetry.scripts), ...table(project.scripts), ...table(project['gui-scripts']) };
+  const entries: DeclaredEntry[] = Object.entries(scripts).flatMap(([name, v]) => (typeof v === 'string' ? [{ name, kind: 'python-module' as const, target: v }] : []));
+  return m('pypi', deps, {
+    name: str(project.name) ?? str(poetry.name),
+    description: str(project.description) ?? str(poetry.description),
+    entries,
+    commands: { build: ['python -m build'], test: ['pytest'] },
+  });
+}
+
+/** setup.cfg (setuptools): `[metadata]` name/description, `[options] install_requires`, `[options.extras_require]`, console scripts. */
+function setupCfg(text: string, m: Make): Manifest {
+  const sections = new Map<string, Map<string, string>>();
+  let section: Map<string, string> | null = null;
+  let key: string | null = null;
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/\s+[#;].*$/, '').trimEnd();
+    if (!line.trim() || /^\s*[#;]/.test(raw)) continue;
+    const header = /^\[([^\]]+)\]$/.exec(line.trim());
+    if (header) { sections.set(header[1], (section = new Map())); key = null; continue; }
+    if (!section) continue;
+    const entry = /^(\S[^=:]*?)\s*[=:]\s*(.*)$/.exec(line);
+    if (entry && !/^\s/.test(raw)) { key = entry[1].trim(); section.set(key, entry[2]); }
+    else if (key) section.set(key, `${section.get(key)}\n${line.trim()}`); // a continuation line
+  }
+  const values = (s: string, k: string) => (sections.get(s)?.get(k) ?? '').split('\n').map((v) => v.trim()).filter(Boolean);
+  const deps: Dep[] = [];
+  for (const d of values('options', 'install_requires')) { const x = pep508(d, 'package'); if (x) deps.push(x); }
+  for (const [, v] of sections.get('options.extras_require') ?? []) {
+    for (const d of v.split('\n').map((s) => s.trim()).filter(Boolean)) { const x = pep508(d, 'optional'); if (x) deps.push(x); }
+  }
+  for (const d of values('options', 'tests_require')) { const x = pep508(d, 'dev'); if (x) deps.push(x); }
+  const entries: DeclaredEntry[] = [];
+  for (const group of ['console_scripts', 'gui_scripts']) {
+    for (const line of values('options.entry_points', group)) {
+      const x = /^([^=\s]+)\s*=\s*(\S+)/.exec(line);
+      if (x) entries.push({ name: x[1], kind: 'python-module', target: x[2] });
     }
   }
-  return out;
+  return m('pypi', deps, {
+    name: values('metadata', 'name')[0] ?? null,
+    description: values('metadata', 'description')[0] ?? null,
+    entries,
+    commands: { build: ['python -m build'], test: ['pytest'] },
+  });
+}
+
+function goMod(text: string, m: Make): Manifest {
+  const code = text.replace(/\/\/(?!\s*indirect).*$/gm, '');
+  const lines: string[] = [];
+  for (const b of code.matchAll(/^require\s*\(([\s\S]*?)^\)/gm)) lines.push(...b[1].split('\n'));
+  for (const single of code.matchAll(/^require\s+([^\s(]+\s+\S+.*)$/gm)) lines.push(single[1]);
+  const deps: Dep[] = [];
+  for (const l of lines) {
+    const x = /^\s*(\S+)\s+(v\S+)(\s*\/\/\s*indirect)?/.exec(l);
+    if (x) deps.push({ name: x[1], version: x[2], type: x[3] ? 'optional' : 'package' });
+  }
+  return m('go', deps, { name: /^module\s+(\S+)/m.exec(code)?.[1] ?? null, commands: { build: ['go build ./...'], test: ['go test ./...'] } });
+}
+
+/** Cargo.toml: `[dependencies]` (+ dev, build, per-target; `workspace = true` takes the workspace's), `[[bin]]`. */
+function cargo(toml: Table, m: Make): Manifest {
+  const pkg = table(toml.package);
+  const workspace = table(table(toml.workspace).dependencies);
+  const deps: Dep[] = [];
+  const add = (t: unknown, type: DependencyType) => {
+    for (const [key, v] of Object.entries(table(t))) {
+      const spec = table(v);
+      const inherited = spec.workspace === true ? workspace[key] : undefined;
+      const version = str(v) ?? str(spec.version) ?? str(inherited) ?? str(table(inherited).version);
+      deps.push({ name: str(spec.package) ?? key, version, type: spec.optional === true && type === 'package' ? 'optional' : type });
+    }
+  };
+  add(toml.dependencies, 'package');
+  add(toml['dev-dependencies'], 'dev');
+  add(toml['build-dependencies'], 'dev');
+  for (const target of Object.values(table(toml.target))) {
+    add(table(target).dependencies, 'package');
+    add(table(target)['dev-dependencies'], 'dev');
+  }
+  if (!Object.keys(pkg).length) add(workspace, 'package'); // a virtual workspace manifest lists the shared versions
+  const entries: DeclaredEntry[] = list(toml.bin).map(table)
+    .map((b) => ({ name: str(b.name) ?? str(pkg.name) ?? 'main', kind: 'path' as const, target: str(b.path) ?? `src/bin/${str(b.name)}.rs` }));
+  return m('cargo', deps, {
+    name: str(pkg.name), description: str(pkg.description), entries,
+    commands: { build: ['cargo build'], test: ['cargo test'] },
+  });
+}
+
+function xml(text: string): Table {
+  return new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@', parseTagValue: false, trimValues: true }).parse(text) as Table;
+}
+
+/** pom.xml: dependencies (test scope → dev; not those only managed in dependencyManagement), name, description, main class. */
+function pom(doc: Table, m: Make): Manifest {
+  const project = table(doc.project);
+  const deps = list(table(project.dependencies).dependency).map(table).map((d) => ({
+    name: `${str(d.groupId)}:${str(d.artifactId)}`,
+    version: str(d.version),
+    type: (str(d.scope) === 'test' ? 'dev' : str(d.optional) === 'true' ? 'optional' : 'package') as DependencyType,
+  }));
+  const mainClass = findKey(project.build, 'mainClass');
+  return m('maven', deps, {
+    name: str(project.name) ?? str(project.artifactId),
+    description: str(project.description),
+    entries: mainClass ? [{ name: mainClass.slice(mainClass.lastIndexOf('.') + 1), kind: 'java-class', target: mainClass }] : [],
+    commands: { build: ['mvn package'], test: ['mvn test'] },
+  });
+}
+
+function findKey(value: unknown, key: string): string | null {
+  if (!value || typeof value !== 'object') return null;
+  for (const [k, v] of Object.entries(value as Table)) {
+    if (k === key && typeof v === 'string') return v.trim();
+    const found = findKey(v, key);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** build.gradle / build.gradle.kts: `implementation 'g:a:v'`, `testImplementation("g:a:v")`, …; `mainClass` of the application plugin. */
+function gradle(text: string, m: Make): Manifest {
+  const deps: Dep[] = [];
+  for (const x of text.matchAll(/^\s*(\w+)\s*\(?\s*['"]([^'":\s]+):([^'":\s]+)(?::([^'"\s]+))?['"]/gm)) {
+    const configuration = x[1];
+    if (!/(implementation|api|compile|runtimeOnly|compileOnly|annotationProcessor|kapt|ksp)$/i.test(configuration)) continue;
+    deps.push({ name: `${x[2]}:${x[3]}`, version: x[4] ?? null, type: /^test/i.test(configuration) ? 'dev' : 'package' });
+  }
+  const mainClass = /mainClass(?:Name)?\s*(?:=|\.set\()\s*['"]([\w.$]+)['"]/.exec(text)?.[1];
+  return m('maven', deps, {
+    entries: mainClass ? [{ name: mainClass.slice(mainClass.lastIndexOf('.') + 1), kind: 'java-class', target: mainClass }] : [],
+    commands: { build: ['gradle build'], test: ['gradle test'] },
+  });
+}
+
+/** *.csproj: PackageReference (Version as attribute or element), OutputType Exe, AssemblyName, Description. */
+function csproj(doc: Table, base: string, m: Make): Manifest {
+  const project = table(doc.Project);
+  const groups = list(project.ItemGroup).map(table);
+  const props = list(project.PropertyGroup).map(table);
+  const prop = (key: string) => props.map((p) => str(p[key])).find((v) => v) ?? null;
+  const deps = groups.flatMap((g) => list(g.PackageReference).map(table)).map((r) => ({
+    name: str(r['@Include']) ?? str(r['@Update']) ?? '',
+    version: str(r['@Version']) ?? str(r.Version),
+    type: 'package' as DependencyType,
+  }));
+  const name = prop('AssemblyName') ?? base.replace(/\.csproj$/, '');
+  const executable = /^(Exe|WinExe)$/i.test(prop('OutputType') ?? '');
+  return m('nuget', deps, {
+    name, description: prop('Description'),
+    entries: executable ? [{ name, kind: 'project', target: base }] : [],
+    commands: { build: ['dotnet build'], test: ['dotnet test'] },
+  });
+}
+
+/** *.gemspec: name, summary/description, runtime and development dependencies, executables (in bindir, default bin/). */
+function gemspec(text: string, m: Make): Manifest {
+  const field = (key: string) => new RegExp(`\\.${key}\\s*=\\s*(?:%q\\{([^}]*)\\}|["']([^"']*)["'])`).exec(text);
+  const value = (key: string) => { const x = field(key); return x ? (x[1] ?? x[2]) : null; };
+  const deps: Dep[] = [];
+  // `s.add_runtime_dependency(%q<zeitwerk>.freeze, ["~> 2.1"])` (generated) or `spec.add_dependency "rake", "~> 13"`.
+  const quoted = `(?:%q<([^>]+)>|["']([^"']+)["'])(?:\\.freeze)?`;
+  const pattern = new RegExp(`\\.add_(runtime_|development_)?dependency\\s*\\(?\\s*${quoted}(?:\\s*,\\s*\\[?\\s*${quoted})?`, 'g');
+  for (const x of text.matchAll(pattern)) {
+    const name = x[2] ?? x[3];
+    if (!deps.some((d) => d.name === name)) deps.push({ name, version: x[4] ?? x[5] ?? null, type: x[1] === 'development_' ? 'dev' : 'package' });
+  }
+  const bindir = value('bindir') ?? 'bin';
+  const declared = /\.executables\s*=\s*(\[[^\]]*\]|%w\[[^\]]*\])/.exec(text)?.[1] ?? '';
+  const names = declared.startsWith('%w') ? declared.slice(3, -1).split(/\s+/).filter(Boolean) : [...declared.matchAll(/["']([\w.-]+)["']/g)].map((x) => x[1]);
+  const entries: DeclaredEntry[] = names.map((e) => ({ name: e, kind: 'path' as const, target: `${bindir}/${e}` }));
+  return m('rubygems', deps, {
+    name: value('name'), description: value('summary') ?? value('description'), entries,
+    commands: { build: ['gem build'], test: ['bundle exec rake test'] },
+  });
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { ImportGraph } from './import-graph';
+import { isStandardLibrary } from '../indexer/stdlib';
 import { isManifest, parseManifest, type Manifest } from './manifests';
 
 export type DependencyKind = 'package' | 'builtin' | 'dev' | 'peer' | 'local';
@@ -49,6 +50,10 @@ export function computeFacts(graph: ImportGraph, readText: (p: string) => string
       dependencies.set(d.name, { name: d.name, type, version: d.version, ecosystem: d.ecosystem, manifest: m.path, files: new Set(), usage: 0 });
     }
   }
+  // The project's own names (its manifests' names, its top-level folders): an import of them that did not
+  // resolve to a file is still the project, never a dependency.
+  const own = new Set([...manifests.map((m) => m.name), ...graph.files.map((f) => (f.path.includes('/') ? f.path.split('/')[0] : null))]
+    .filter((n): n is string => !!n).map(normalizeName));
   const importedNames = new Map<string, Set<number>>();
   graph.statements.forEach((statements, from) => {
     for (const s of statements) {
@@ -56,7 +61,10 @@ export function computeFacts(graph: ImportGraph, readText: (p: string) => string
       let type: DependencyKind = 'package';
       if (s.packageName) {
         name = s.packageName;
-        type = s.packageName.startsWith('node:') ? 'builtin' : 'package';
+        const language = graph.files[from].language;
+        // Standard libraries are never dependencies: `node:fs`, `os`, `std`, `java.util`, `System`, `<stdio.h>`.
+        if (s.packageName.startsWith('node:') || isStandardLibrary(language, s.packageName)) type = 'builtin';
+        else if (language !== 'typescript' && language !== 'javascript' && own.has(normalizeName(s.packageName.split(/[./:\\]/)[0]))) type = 'local';
       } else if (s.targetPath && !s.specifier.startsWith('.') && !s.specifier.startsWith('/')) {
         name = s.specifier; // a path alias (tsconfig paths, baseUrl) that resolves inside the repository
         type = 'local';
@@ -85,6 +93,9 @@ export function computeFacts(graph: ImportGraph, readText: (p: string) => string
   });
   return { manifests, readme: readmes.length && readmeText !== null ? { path: readmes[0].path, text: readmeText } : null, dependencies, importedNames };
 }
+
+/** PyPI and Cargo treat `-`, `_` and `.` alike and ignore case. */
+const normalizeName = (name: string) => name.toLowerCase().replace(/[-_.]+/g, '-');
 
 function ecosystemOf(language: string | null): string {
   switch (language) {

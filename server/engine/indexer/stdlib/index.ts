@@ -3,6 +3,7 @@
  * project's dependency. Python's names come from the interpreter (python-names.ts is generated); Go's
  * rule is the toolchain's own: a standard-library import path has no dot in its first element.
  */
+import { isOtherStandardLibrary } from './others';
 import { PYTHON2_STDLIB, PYTHON_STDLIB } from './python-names';
 
 const python3 = new Set(PYTHON_STDLIB);
@@ -36,5 +37,5 @@ export function isGoStdlib(importPath: string): boolean {
 export function isStandardLibrary(language: string | null, name: string): boolean {
   if (language === 'python') return isPythonStdlibAnyVersion(name);
   if (language === 'go') return isGoStdlib(name);
-  return false;
+  return isOtherStandardLibrary(language, name);
 }
