@@ -4,7 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { analyzeScript } from '../../server/engine/indexer/parse-typescript';
 import { ModuleResolver } from '../../server/engine/indexer/resolver';
-import { npmPackage } from '../helpers/real-code';
+import { analyzeWithTreeSitter } from '../../server/engine/indexer/parse-tree-sitter';
+import { detectLanguage } from '../../server/engine/indexer/languages';
+import { debianPackage, npmPackage } from '../helpers/real-code';
 
 const resolver = new ModuleResolver(__dirname);
 const symbolsOf = (file: string, text: string) => analyzeScript(file, text, resolver).symbols;
@@ -97,4 +99,40 @@ test('phaser (npm): no signature holds a body, a comment or a line break', () =>
     }
   }
   assert.ok(checked > 7000, `${checked} signatures`);
+});
+
+test('tree-sitter languages (tokio, bazel buildjar, symfony/console, libxcrypt, rack): headers without bodies, comments or line breaks', async () => {
+  const projects: [string, string][] = [
+    [debianPackage('librust-tokio-dev', '1.24.2-1'), 'usr/share/cargo/registry/tokio-1.24.2/src'],
+    [debianPackage('bazel-bootstrap-source', '4.2.3+ds-9'), 'usr/src/bazel-bootstrap/src/java_tools/buildjar'],
+    [debianPackage('php-symfony-console', '5.4.53+dfsg-0+deb12u1'), 'usr/share/php/Symfony/Component/Console'],
+    [debianPackage('libxcrypt-source', '1:4.4.33-2'), 'usr/src/libxcrypt/lib'],
+    [debianPackage('ruby-rack', '2.2.22-0+deb12u1'), 'usr/share/rubygems-integration/all/gems/rack-2.2.22/lib'],
+  ];
+  const found = new Map<string, string>();
+  let checked = 0;
+  for (const [pkg, sub] of projects) {
+    const root = path.join(pkg, sub);
+    const walk = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true })
+      .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+    for (const file of walk(root)) {
+      const language = detectLanguage(path.basename(file));
+      if (!language) continue;
+      const rel = path.relative(root, file);
+      for (const s of (await analyzeWithTreeSitter(language, rel, fs.readFileSync(file, 'utf8'), root)).symbols) {
+        if (!s.signature) continue;
+        checked++;
+        found.set(`${rel} ${s.name}`, s.signature);
+        assert.doesNotMatch(s.signature, /\/\*|\/\/|\n/, `${rel}: ${s.signature}`);
+        if (s.kind === 'function' || s.kind === 'method') assert.doesNotMatch(s.signature, /\{\s*$|\breturn\b/, `${rel}: ${s.signature}`);
+      }
+    }
+  }
+  assert.ok(checked > 7000, `${checked} signatures`);
+  // Headers over several lines, checked against the source.
+  assert.equal(found.get('future/try_join.rs try_join3'), 'pub(crate) fn try_join3<T1, F1, T2, F2, T3, F3, E>(future1: F1, future2: F2, future3: F3) -> TryJoin3<F1, F2, F3> where F1: Future<Output = Result<T1, E>>, F2: Future<Output = Result<T2, E>>, F3: Future<Output = Result<T3, E>>');
+  assert.equal(found.get('macros/ready.rs ready'), 'macro_rules! ready');
+  assert.equal(found.get('alg-gost3411-2012-hmac.h gost_hmac_256_t'), 'typedef struct {…} gost_hmac_256_t');
+  assert.equal(found.get('Color.php AVAILABLE_OPTIONS'), 'private const AVAILABLE_OPTIONS');
+  assert.equal(found.get('Output/TrimmedBufferOutput.php __construct'), 'public function __construct(int $maxLength, ?int $verbosity = self::VERBOSITY_NORMAL, bool $decorated = false, ?OutputFormatterInterface $formatter = null)');
 });

@@ -19,7 +19,16 @@ test('Python: the standard library by top-level name, Python 2 names apart', () 
 test('Go: an import path whose first element has no dot', () => {
   for (const p of ['fmt', 'net/http', 'encoding/json', 'C']) assert.ok(isGoStdlib(p), p);
   for (const p of ['github.com/gin-gonic/gin', 'golang.org/x/net/http2', 'gopkg.in/yaml.v2']) assert.equal(isGoStdlib(p), false, p);
-  assert.equal(isStandardLibrary('rust', 'std'), false);
+  assert.equal(isStandardLibrary('go', 'github.com/gin-gonic/gin'), false);
+});
+
+test('the other languages: Rust std, the JDK, .NET System, C and POSIX headers, Ruby default gems, PHP classes', () => {
+  const yes: [string, string][] = [['rust', 'std'], ['rust', 'core'], ['java', 'java.util'], ['java', 'javax.tools'], ['csharp', 'System.Linq'],
+    ['c', 'stdio.h'], ['c', 'sys/mman.h'], ['cpp', 'vector'], ['ruby', 'json'], ['ruby', 'net/http'], ['php', 'InvalidArgumentException']];
+  const no: [string, string][] = [['rust', 'tokio'], ['java', 'com.google.common.collect'], ['csharp', 'Newtonsoft.Json'], ['c', 'openssl/ssl.h'],
+    ['ruby', 'rack'], ['php', 'Symfony\\Component\\Console'], ['typescript', 'fs']];
+  for (const [language, name] of yes) assert.ok(isStandardLibrary(language, name), `${language} ${name}`);
+  for (const [language, name] of no) assert.equal(isStandardLibrary(language, name), false, `${language} ${name}`);
 });
 
 test('python-names.ts is what the generator writes with this machine\'s Python 3', (t) => {

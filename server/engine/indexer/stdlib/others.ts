@@ -36,7 +36,7 @@ const RUBY = new Set([
 ]);
 
 /** PHP's own classes that `use` may name without a namespace (`use Exception;`). */
-const PHP = /^(Exception|ErrorException|Error|TypeError|ValueError|ArgumentCountError|ArithmeticError|DivisionByZeroError|Throwable|Stringable|Traversable|Iterator|IteratorAggregate|ArrayAccess|Countable|Serializable|JsonSerializable|Closure|Generator|WeakMap|WeakReference|stdClass|ArrayObject|ArrayIterator|SplObjectStorage|DateTime|DateTimeImmutable|DateTimeInterface|DateTimeZone|DateInterval|ReflectionClass|ReflectionMethod|ReflectionProperty|ReflectionFunction|ReflectionNamedType|PDO|PDOException|PDOStatement|(Invalid|Logic|Runtime|Domain|Length|OutOf\w+|Overflow|Range|Underflow|UnexpectedValue|BadFunctionCall|BadMethodCall)Exception)$/;
+const PHP = /^(Exception|ErrorException|Error|TypeError|ValueError|ArgumentCountError|ArithmeticError|DivisionByZeroError|Throwable|Stringable|Traversable|Iterator|IteratorAggregate|ArrayAccess|Countable|Serializable|JsonSerializable|Closure|Generator|WeakMap|WeakReference|stdClass|ArrayObject|ArrayIterator|SplObjectStorage|DateTime|DateTimeImmutable|DateTimeInterface|DateTimeZone|DateInterval|ReflectionClass|ReflectionMethod|ReflectionProperty|ReflectionFunction|ReflectionNamedType|PDO|PDOException|PDOStatement|(InvalidArgument|Logic|Runtime|Domain|Length|OutOf\w+|Overflow|Range|Underflow|UnexpectedValue|BadFunctionCall|BadMethodCall|Json)Exception)$/;
 
 export function isOtherStandardLibrary(language: string | null, name: string): boolean {
   switch (language) {

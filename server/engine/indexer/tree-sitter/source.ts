@@ -97,22 +97,87 @@ export function firstParagraph(text: string): string {
   return paragraph.length > 300 ? `${paragraph.slice(0, 297)}...` : paragraph;
 }
 
+/** Fields holding a declaration's value: a long or multi-line value is a body, not part of the header. */
+const VALUE_FIELDS = ['value', 'right', 'default_value', 'initializer'];
+const MAX_INLINE_VALUE = 80;
+const MAX_SIGNATURE = 400;
+
 /**
- * A one-line signature: the declaration up to its body (or its first line when it has none), with
- * whitespace collapsed and a trailing `{`, `:` or `;` dropped.
+ * A one-line signature: the declaration's header, from its start to its body (a block, a class body, a
+ * long value), its tokens joined as written with comments and line breaks left out, and a trailing `{`,
+ * `:`, `=` or `;` dropped. A C++ constructor's member initialisers are not part of it.
  */
 export function signatureOf(node: Node, bodyField = 'body'): string | null {
+  let cut = node.endIndex;
   const body = node.childForFieldName(bodyField);
-  let cut = body && body.startIndex > node.startIndex ? body.startIndex : -1;
-  // A comment between the header and the body (Ruby puts class docs there) and a C++ constructor's
-  // member initialisers are not part of the signature.
+  if (body && body.startIndex > node.startIndex) cut = body.startIndex;
   for (const child of node.children) {
-    if (!child || !(child.type.includes('comment') || child.type === 'field_initializer_list')) continue;
-    if (child.startIndex > node.startIndex && (cut < 0 || child.startIndex < cut)) cut = child.startIndex;
+    if (child?.type === 'field_initializer_list' && child.startIndex < cut) cut = child.startIndex;
   }
-  let text = cut > 0 ? node.text.slice(0, cut - node.startIndex) : node.text.split('\n')[0];
-  text = text.replace(/\s+/g, ' ').replace(/[\s{:;=]+$/, '').trim();
-  return text ? (text.length > 240 ? `${text.slice(0, 237)}...` : text) : null;
+  if (!body) {
+    for (const field of VALUE_FIELDS) {
+      const value = valueOf(node, field);
+      if (value && value.startIndex > node.startIndex && (value.text.length > MAX_INLINE_VALUE || value.text.includes('\n'))) cut = Math.min(cut, value.startIndex);
+    }
+  }
+  // A Rust macro's rules are its body.
+  if (node.type === 'macro_definition') cut = Math.min(cut, node.namedChildren.find((c) => c?.type === 'macro_rule')?.startIndex ?? cut);
+  let text = headerText(node, cut, body ? null : node.childForFieldName('type')?.childForFieldName('body') ?? null);
+  if (!body) text = withoutLongValue(text);
+  text = text.replace(/[\s{(:;=,]+$/, '').trim();
+  return text ? (text.length > MAX_SIGNATURE ? `${text.slice(0, MAX_SIGNATURE - 1)}…` : text) : null;
+}
+
+/** `NAME = <value>` keeps the value only when it is short; `=` inside brackets (default arguments) is not the value. */
+function withoutLongValue(text: string): string {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if ('([{<'.includes(c)) depth++;
+    else if (')]}>'.includes(c) && text[i - 1] !== '=' && text[i - 1] !== '-') depth = Math.max(0, depth - 1);
+    else if (c === '=' && depth === 0 && text[i + 1] !== '=' && text[i + 1] !== '>' && !'!<>='.includes(text[i - 1])) {
+      return text.length - i - 1 > MAX_INLINE_VALUE ? text.slice(0, i).trimEnd() : text;
+    }
+  }
+  return text;
+}
+
+/** A value field of the node or of its single declarator (`int x = …;`, `let x = …;`, `X = …`). */
+function valueOf(node: Node, field: string): Node | null {
+  const direct = node.childForFieldName(field);
+  if (direct) return direct;
+  const declarators = node.namedChildren.filter((c) => c && /declarator|assignment|declaration$|element$/.test(c.type));
+  return declarators.length === 1 ? valueOf(declarators[0]!, field) : null;
+}
+
+/**
+ * The leaf tokens of a node before `end`, comments skipped, joined by one space where the source has any;
+ * `elide` (a typedef's struct body) is written `{…}`.
+ */
+function headerText(node: Node, end: number, elide: Node | null): string {
+  let out = '';
+  let previousEnd = -1;
+  const visit = (n: Node) => {
+    if (n.startIndex >= end) return;
+    if (n.type.includes('comment')) return;
+    if (elide && n.id === elide.id) {
+      out += out ? ' {…}' : '{…}';
+      previousEnd = n.endIndex;
+      return;
+    }
+    if (n.childCount === 0 || /string|char_literal|raw_string/.test(n.type)) {
+      const text = n.text.slice(0, Math.max(0, end - n.startIndex));
+      const gap = previousEnd >= 0 && n.startIndex > previousEnd;
+      // A line break after an opening or before a closing bracket leaves no space (nor a trailing comma).
+      if (gap && /^[)>\]]/.test(text)) out = out.replace(/,$/, '');
+      out += gap && out && !/[(<[]$/.test(out) && !/^[)>\],;]/.test(text) ? ` ${text}` : text;
+      previousEnd = n.endIndex;
+      return;
+    }
+    for (const child of n.children) if (child) visit(child);
+  };
+  visit(node);
+  return out.replace(/\s+/g, ' ');
 }
 
 /** Python-style docstring text: quotes and prefixes removed, common indentation removed (like inspect.cleandoc). */
