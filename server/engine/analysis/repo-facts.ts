@@ -52,8 +52,14 @@ export function computeFacts(graph: ImportGraph, readText: (p: string) => string
   }
   // The project's own names (its manifests' names, its top-level folders): an import of them that did not
   // resolve to a file is still the project, never a dependency.
-  const own = new Set([...manifests.map((m) => m.name), ...graph.files.map((f) => (f.path.includes('/') ? f.path.split('/')[0] : null))]
-    .filter((n): n is string => !!n).map(normalizeName));
+  const ownNames = new Set(manifests.map((m) => m.name).filter((n): n is string => !!n).map(normalizeName));
+  const ownFolders = new Set(graph.files.map((f) => (f.path.includes('/') ? normalizeName(f.path.split('/')[0]) : '')).filter(Boolean));
+  // A top-level folder names a module only where the language imports by folder name (`import flask`,
+  // `require "rack"`), not where names are reversed domains (`com.google…`, `github.com/…`).
+  const isOwn = (language: string | null, name: string) => {
+    const first = normalizeName(name.split(/[./:\\]/)[0]);
+    return ownNames.has(first) || ownNames.has(normalizeName(name)) || (/^(python|ruby|rust|c|cpp)$/.test(language ?? '') && ownFolders.has(first));
+  };
   const importedNames = new Map<string, Set<number>>();
   graph.statements.forEach((statements, from) => {
     for (const s of statements) {
@@ -64,7 +70,7 @@ export function computeFacts(graph: ImportGraph, readText: (p: string) => string
         const language = graph.files[from].language;
         // Standard libraries are never dependencies: `node:fs`, `os`, `std`, `java.util`, `System`, `<stdio.h>`.
         if (s.packageName.startsWith('node:') || isStandardLibrary(language, s.packageName)) type = 'builtin';
-        else if (language !== 'typescript' && language !== 'javascript' && own.has(normalizeName(s.packageName.split(/[./:\\]/)[0]))) type = 'local';
+        else if (language !== 'typescript' && language !== 'javascript' && isOwn(language, s.packageName)) type = 'local';
       } else if (s.targetPath && !s.specifier.startsWith('.') && !s.specifier.startsWith('/')) {
         name = s.specifier; // a path alias (tsconfig paths, baseUrl) that resolves inside the repository
         type = 'local';
