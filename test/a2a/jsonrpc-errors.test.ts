@@ -6,8 +6,8 @@ import { createTestApp } from '../helpers/engine';
 test('JSON-RPC errors: -32700, -32600, -32601, -32602, -32001, -32002, -32003, -32007', async () => {
   const t = await createTestApp();
   try {
-    const rpc = async (body: unknown) => {
-      const res = await t.app.inject({ method: 'POST', url: '/a2a/jsonrpc', payload: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+    const rpc = async (body: unknown, key?: string) => {
+      const res = await t.app.inject({ method: 'POST', url: '/a2a/jsonrpc', payload: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}) } });
       assert.equal(res.statusCode, 200);
       return JSON.parse(res.body);
     };
@@ -38,13 +38,17 @@ test('JSON-RPC errors: -32700, -32600, -32601, -32602, -32001, -32002, -32003, -
       if (message_) assert.match(answer.error.message, message_, what);
     }
     // The id is echoed; a final task cannot be canceled (-32002).
-    const done = await rpc(call('message/send', { message: message({ parts: [{ kind: 'data', data: { operationKey: 'GET /v2/public/repos' } }] }) }, 'req-1'));
+    const done = await rpc(call('message/send', { message: message({ parts: [{ kind: 'data', data: { operationKey: 'GET /v2/public/repos' } }] }) }, 'req-1'), t.key);
     assert.equal(done.id, 'req-1');
     assert.equal(done.result.status.state, 'completed');
-    assert.equal((await rpc(call('tasks/cancel', { id: done.result.id }))).error.code, -32002);
+    assert.equal((await rpc(call('tasks/cancel', { id: done.result.id }), t.key)).error.code, -32002);
     // A finished task takes no more messages (-32600, as the SDK answers).
-    const more = await rpc(call('message/send', { message: message({ taskId: done.result.id }) }));
+    const more = await rpc(call('message/send', { message: message({ taskId: done.result.id }) }), t.key);
     assert.equal(more.error.code, -32600);
+    // Without the key it is no task at all, and the message says why.
+    const hidden = await rpc(call('tasks/get', { id: done.result.id }));
+    assert.equal(hidden.error.code, -32001);
+    assert.match(hidden.error.message, /visible only with the key that created them/);
     // Unknown operations and bad path parameters fail the task with the HTTP error shape.
     const unknownOp = await rpc(call('message/send', { message: message({ parts: [{ kind: 'data', data: { operationKey: 'GET /v2/nowhere' } }] }) }));
     assert.equal(unknownOp.result.status.state, 'failed');
@@ -80,8 +84,15 @@ test('the agent card: protocol, transports, capabilities, modes, the key scheme,
     const doc = JSON.parse((await t.app.inject({ method: 'GET', url: '/openapi.json' })).body);
     const keys = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
       .filter(([p]) => /^\/v\d\//.test(p)).flatMap(([p, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${p}`));
-    const examples = card.skills.flatMap((s: { examples: string[] }) => s.examples.map((e) => JSON.parse(e).operationKey));
-    assert.deepEqual([...examples].sort(), [...keys].sort());
+    // Every operation has an example data part; the ask skill's examples are questions in plain text.
+    const examples = card.skills.filter((s: { id: string }) => s.id !== 'ask').flatMap((s: { examples: string[] }) => s.examples.map((e) => JSON.parse(e)));
+    assert.deepEqual([...new Set(examples.map((e: { operationKey: string }) => e.operationKey))].sort(), [...keys].sort());
+    // The key goes in the HTTP header, never in an example; research is search with chat: true.
+    assert.ok(examples.every((e: { headers?: Record<string, string> }) => !Object.keys(e.headers ?? {}).some((h) => /key|auth/i.test(h))));
+    const research = card.skills.find((s: { id: string }) => s.id === 'research');
+    assert.ok(research.examples.some((e: string) => JSON.parse(e).operationKey === 'POST /v2/search' && JSON.parse(e).body.chat === true));
+    assert.match(card.description, /X-API-Key HTTP header/);
+    assert.ok(card.skills.find((s: { id: string }) => s.id === 'ask').examples.includes('what does this repository do?'));
     assert.ok(card.skills.some((s: { id: string }) => s.id === 'repos'));
   } finally {
     await t.close();

@@ -43,12 +43,13 @@ for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
       const card = await client.getAgentCard();
       assert.equal(card.protocolVersion, '0.3.0');
 
-      // A text message: the list of operations, and the task waits for input.
-      const help = await client.sendMessage({ message: message([{ kind: 'text', text: 'what can you do?' }]) }) as Task;
+      // "help": what to send, and the task waits for input.
+      const help = await client.sendMessage({ message: message([{ kind: 'text', text: 'help' }]) }) as Task;
       assert.equal(help.kind, 'task');
       assert.equal(help.status.state, 'input-required');
       const helpText = (help.status.message?.parts[0] as { text: string }).text;
       assert.match(helpText, /POST \/v2\/repos\/index\/new/);
+      assert.match(helpText, /\/openapi\.json/);
 
       // Continue the same task with an operation: index the fixture.
       const folder = copyFixture('ts-paths');
@@ -88,7 +89,7 @@ for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
       assert.match(httpOutput(bad).body.message, /limit/);
 
       // Cancel a waiting task; a finished one cannot be canceled.
-      const waiting = await client.sendMessage({ message: message([{ kind: 'text', text: 'hello' }]) }) as Task;
+      const waiting = await client.sendMessage({ message: message([{ kind: 'text', text: 'help' }]) }) as Task;
       const canceled = await client.cancelTask({ id: waiting.id });
       assert.equal(canceled.status.state, 'canceled');
       await assert.rejects(client.cancelTask({ id: got.id }), /cancel/i);

@@ -43,6 +43,24 @@ export class A2aTasksStore {
     return rows.map((row) => ({ id: row.id, ownerUserId: row.owner_user_id, contextId: row.context_id, state: row.state, json: row.task_json }));
   }
 
+  /** Forgets a task (an anonymous one that ended: its result was in the response and nowhere else). */
+  delete(id: string, ownerUserId: string | null): void {
+    this.db.prepare('DELETE FROM a2a_tasks WHERE id = ? AND owner_user_id IS ?').run(id, ownerUserId);
+  }
+
+  /** Keeps only the `keep` most recently updated tasks of this owner (null: the anonymous ones). */
+  keepNewest(ownerUserId: string | null, keep: number): number {
+    return this.db.prepare(`DELETE FROM a2a_tasks WHERE owner_user_id IS ? AND id NOT IN (
+      SELECT id FROM a2a_tasks WHERE owner_user_id IS ? ORDER BY updated_at DESC, id LIMIT ${Math.max(0, Math.floor(keep))})`)
+      .run(ownerUserId, ownerUserId).changes;
+  }
+
+  /** Deletes tasks last updated before these instants: one for users' tasks, one for anonymous ones. */
+  expire(userBefore: string, anonymousBefore: string): number {
+    return this.db.prepare(`DELETE FROM a2a_tasks WHERE (owner_user_id IS NOT NULL AND updated_at < ?) OR (owner_user_id IS NULL AND updated_at < ?)`)
+      .run(userBefore, anonymousBefore).changes;
+  }
+
   count(): number {
     return (this.db.prepare('SELECT count(*) AS n FROM a2a_tasks').get() as { n: number }).n;
   }

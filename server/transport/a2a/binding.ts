@@ -1,24 +1,52 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Message, Task, TaskQueryParams } from '@a2a-js/sdk';
-import { DefaultRequestHandler, type ServerCallContext } from '@a2a-js/sdk/server';
+import { A2AError, DefaultRequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { Engine } from '../../engine/engine';
 import type { Logger } from '../../engine/log';
 import { buildAgentCard } from './agent-card';
 import { OperationExecutor } from './executor';
 import { listOperations, type OpenApiDocument, type Operation } from './operations';
-import { A2aUser, SqliteTaskStore } from './task-store';
+import { A2aUser, DEFAULT_RETENTION, SqliteTaskStore, type TaskRetention } from './task-store';
 import { sendEventStream } from './sse';
-import { headerKey } from './executor';
+import { callerFor, unauthorized } from './credentials';
+import { checkMessageSize, DEFAULT_LIMITS, findCredential, takeSecrets, type A2aLimits } from './limits';
+import type { Caller } from '../../engine/accounts/accounts';
+import { RateLimiter } from '../../engine/accounts/rate-limit';
 
 type Json = Record<string, any>;
 
-/** The SDK's handler, with historyLength 0 meaning no history (0.3.14 slices `-0`, i.e. keeps it all). */
+const NOT_FOUND = 'Task not found: %s. Tasks are visible only with the key that created them (send it as the X-API-Key header); tasks made without a key are forgotten when they end.';
+
+/** The SDK's -32001, saying why a task someone else made looks like no task at all. */
+export function explainNotFound(error: unknown): unknown {
+  if (!(error instanceof A2AError) || error.code !== -32001) return error;
+  return new A2AError(-32001, NOT_FOUND.replace('%s', String(error.taskId ?? '')), error.data, error.taskId);
+}
+
+/**
+ * The SDK's handler, with the history rules of the card (stateTransitionHistory): no
+ * historyLength is the whole history (0.3.14 returns none), 0 is none (0.3.14 slices `-0`, i.e.
+ * keeps it all); and a -32001 that says who can see a task.
+ */
 class RequestHandler extends DefaultRequestHandler {
   override async getTask(params: TaskQueryParams, context?: ServerCallContext): Promise<Task> {
-    const task = await super.getTask(params, context);
-    if (params.historyLength === 0) task.history = [];
+    const length = params.historyLength;
+    const task = await super.getTask({ ...params, historyLength: length ?? Number.MAX_SAFE_INTEGER }, context).catch((e) => { throw explainNotFound(e); });
+    if (length === 0) task.history = [];
     return task;
+  }
+  override cancelTask(...args: Parameters<DefaultRequestHandler['cancelTask']>) {
+    return super.cancelTask(...args).catch((e) => { throw explainNotFound(e); });
+  }
+  override sendMessage(...args: Parameters<DefaultRequestHandler['sendMessage']>) {
+    return super.sendMessage(...args).catch((e) => { throw explainNotFound(e); });
+  }
+  override async *sendMessageStream(...args: Parameters<DefaultRequestHandler['sendMessageStream']>) {
+    try { yield* super.sendMessageStream(...args); } catch (e) { throw explainNotFound(e); }
+  }
+  override async *resubscribe(...args: Parameters<DefaultRequestHandler['resubscribe']>) {
+    try { yield* super.resubscribe(...args); } catch (e) { throw explainNotFound(e); }
   }
 }
 
@@ -31,12 +59,18 @@ export class A2aBinding {
   readonly requestHandler: DefaultRequestHandler;
   readonly log: Logger;
   private catalog?: Operation[];
+  private readonly tasks: SqliteTaskStore;
+  private readonly limits: A2aLimits;
+  private readonly keyless = new RateLimiter();
 
-  constructor(private readonly app: FastifyInstance, private readonly engine: Engine, private readonly publicUrl?: string) {
+  constructor(private readonly app: FastifyInstance, private readonly engine: Engine, private readonly publicUrl?: string,
+    options: { retention?: Partial<TaskRetention>; limits?: Partial<A2aLimits>; now?: () => number } = {}) {
     this.log = engine.log;
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     const executor = new OperationExecutor(app, () => this.operations(), engine.log);
+    this.tasks = new SqliteTaskStore(engine.a2aTasks, { ...DEFAULT_RETENTION, ...options.retention }, options.now);
     // The card passed here only steers the SDK (capabilities); the served card is built per request.
-    this.requestHandler = new RequestHandler(buildAgentCard({}, [], 'http://127.0.0.1'), new SqliteTaskStore(engine.a2aTasks), executor);
+    this.requestHandler = new RequestHandler(buildAgentCard({}, [], 'http://127.0.0.1'), this.tasks, executor);
     this.settleInterrupted();
   }
 
@@ -72,37 +106,29 @@ export class A2aBinding {
   }
 
   /**
-   * The caller: X-API-Key in the data part's headers, else `metadata.apiKey` of the message or of
-   * the params, else the X-API-Key HTTP header (the same order the executor uses for the operation). A missing or unusable key is an
-   * anonymous caller; the operations it runs then fail as 401 would over HTTP.
+   * The call context of an A2A request: who is calling (see `findCredential`), and the operation's
+   * credential headers set aside. Everything the SDK is given is stored in the task, so the
+   * credentials are taken out of the params here (the caller carries them to the operation).
+   * A present but unusable credential is a 401 (thrown); none is an anonymous caller.
+   * For a new message, also the bounds: size, the keyless rate, room in the task store.
    */
-  identify(header: string | string[] | undefined, params: unknown): A2aUser {
+  contextFor(method: string, params: unknown, request: { headers: Record<string, unknown>; ip: string }): ServerCallContext {
     const p = (params ?? {}) as Json;
-    const metaKey = (o: Json | undefined) => (typeof o?.metadata?.apiKey === 'string' ? o.metadata.apiKey as string : undefined);
-    const parts = Array.isArray(p.message?.parts) ? p.message.parts as Json[] : [];
-    const dataKey = parts.map((part) => (part?.kind === 'data' ? headerKey(part.data) : undefined)).find(Boolean);
-    const key = dataKey ?? metaKey(p.message) ?? metaKey(p) ?? (typeof header === 'string' ? header : undefined);
-    if (!key) return new A2aUser(null, undefined);
+    const credential = findCredential(request.headers, p);
+    let caller: Caller | null;
     try {
-      return new A2aUser(this.engine.accounts.authenticate(key), key);
-    } catch {
-      return new A2aUser(null, key);
+      caller = callerFor(this.engine, credential);
+    } catch (error) {
+      throw unauthorized(error);
     }
-  }
-
-  /**
-   * Removes the key from what the SDK stores and echoes (task history): keys are kept only as
-   * hashes. The caller already carries it for the operation.
-   */
-  redactKeys(params: unknown): void {
-    const p = params as Json | undefined;
-    if (p?.metadata && typeof p.metadata === 'object') delete p.metadata.apiKey;
-    if (p?.message?.metadata && typeof p.message.metadata === 'object') delete p.message.metadata.apiKey;
-    for (const part of Array.isArray(p?.message?.parts) ? p.message.parts as Json[] : []) {
-      const headers = part?.kind === 'data' ? part.data?.headers : undefined;
-      if (!headers || typeof headers !== 'object') continue;
-      for (const name of Object.keys(headers)) if (name.toLowerCase() === 'x-api-key') delete headers[name];
+    const secretHeaders = takeSecrets(p);
+    const context = new ServerCallContext(undefined, new A2aUser(caller, credential, secretHeaders, method === 'message/stream'));
+    if (method === 'message/send' || method === 'message/stream') {
+      checkMessageSize(p.message, caller !== null, this.limits);
+      if (!caller) this.keyless.hit([[`a2a:${request.ip}`, this.limits.keylessRate]]);
+      if (typeof p.message?.taskId !== 'string') this.tasks.beforeNewTask(context);
     }
+    return context;
   }
 
   stream<T>(reply: FastifyReply, events: AsyncGenerator<T, void, undefined>, format: (event: T) => unknown,

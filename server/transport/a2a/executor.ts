@@ -8,35 +8,42 @@ import { errorBody } from '../http/errors';
 import { findOperation, type Operation } from './operations';
 import { invokeOperation, type OperationOutput } from './invoke';
 import { A2aUser } from './task-store';
-import { helpParts } from './help';
+import { helpParts, isHelpRequest, needsKeyParts } from './help';
+import { pastedOperation } from './limits';
+import { answerQuestion, type Publish } from './text-answer';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The data part of a message that names an operation, if any. */
+/** The operation a message names: a data part with `operationKey`, or the same JSON pasted as text. */
 export function operationPart(message: Message): Json | undefined {
   for (const part of message.parts ?? []) {
     if (part.kind === 'data' && isObject(part.data) && 'operationKey' in part.data) return part.data;
   }
+  for (const part of message.parts ?? []) {
+    const pasted = part.kind === 'text' ? pastedOperation(part.text) : undefined;
+    if (pasted) return pasted;
+  }
   return undefined;
 }
 
-/** X-API-Key in a data part's headers, whatever its case. */
-export function headerKey(data: Json | undefined): string | undefined {
-  if (!data || !isObject(data.headers)) return undefined;
-  const entry = Object.entries(data.headers).find(([name]) => name.toLowerCase() === 'x-api-key');
-  return typeof entry?.[1] === 'string' ? entry[1] : undefined;
-}
+/** The message's text parts, joined: a question, "help", or nothing. */
+const textOf = (message: Message) => (message.parts ?? []).map((p) => (p.kind === 'text' ? p.text : '')).join('\n').trim();
 
 /**
- * Runs the operation a message names and reports it as task events: submitted → working →
- * completed (2xx/3xx) or failed (4xx/5xx), with the HTTP output as an artifact. NDJSON answers
- * are forwarded line by line as chunks of one artifact while the route writes them. A message
- * without an operation gets the list of operations and leaves the task input-required.
+ * Runs what a message asks and reports it as task events.
+ * - An operation (data part, or pasted JSON): submitted → working → completed (2xx/3xx) or
+ *   failed (4xx/5xx), with the HTTP output as an artifact; NDJSON answers are forwarded line by
+ *   line as chunks of one artifact while the route writes them.
+ * - A question (text): answered from the caller's repositories (text-answer.ts), completed.
+ * - "help", an empty message, or a question without a key: a short answer, and the task waits
+ *   for input (input-required), so it can be continued or canceled.
  */
 export class OperationExecutor implements AgentExecutor {
   private readonly running = new Map<string, { controller: AbortController; contextId: string }>();
   private readonly canceled = new Set<string>();
+  /** Research conversation of each (user, A2A context): follow-ups in a context continue it. */
+  private readonly conversations = new Map<string, string>();
 
   constructor(private readonly app: FastifyInstance, private readonly operations: () => Operation[], private readonly log: Logger) {}
 
@@ -47,50 +54,42 @@ export class OperationExecutor implements AgentExecutor {
       if (this.canceled.has(taskId)) return;
       bus.publish({ kind: 'status-update', taskId, contextId, status: { state, message: agentMessage(parts), timestamp: new Date().toISOString() }, final });
     };
+    const publish: Publish = (artifact, append, lastChunk) => {
+      if (this.canceled.has(taskId)) return;
+      bus.publish({ kind: 'artifact-update', taskId, contextId, append, lastChunk, artifact });
+    };
     if (!ctx.task) {
       bus.publish({ kind: 'task', id: taskId, contextId, status: { state: 'submitted', timestamp: new Date().toISOString() }, history: [userMessage] });
     }
+    const user = ctx.context?.user instanceof A2aUser ? ctx.context.user : new A2aUser(null, undefined);
     const controller = new AbortController();
     this.running.set(taskId, { controller, contextId });
     try {
       const data = operationPart(userMessage);
-      if (!data) {
+      if (data) {
+        await this.runOperation(data, user, controller.signal, taskId, contextId, bus, status);
+        return;
+      }
+      const text = textOf(userMessage);
+      if (isHelpRequest(text)) {
         status('input-required', helpParts(this.operations()), true);
         return;
       }
-      let output: OperationOutput;
-      let key = typeof data.operationKey === 'string' ? data.operationKey : '';
-      try {
-        const op = this.resolve(data);
-        key = op.key;
-        status('working', [{ kind: 'text', text: `Calling ${op.key}` }], false);
-        // The binding took the key from the request (and removed it from the stored message).
-        const apiKey = ctx.context?.user instanceof A2aUser ? ctx.context.user.apiKey : undefined;
-        output = await invokeOperation(this.app, {
-          operation: op, pathParams: data.pathParams as Json, query: data.query as Json, headers: data.headers as Json, body: data.body, apiKey,
-        }, controller.signal);
-      } catch (error) {
-        if (this.canceled.has(taskId)) return;
-        if (!(error instanceof LoupeError)) throw error;
-        output = { status: error.status, headers: { 'content-type': 'application/json; charset=utf-8' }, contentType: 'application/json', body: errorBody(error) };
-      }
-      const artifactId = `response-${randomUUID()}`;
-      const artifactName = key || 'operation';
-      if (output.lines) {
-        await this.forwardLines(output, artifactId, artifactName, taskId, contextId, bus, status);
+      if (!user.caller) {
+        status('input-required', needsKeyParts(), true);
         return;
       }
-      if (this.canceled.has(taskId)) return;
-      bus.publish({
-        kind: 'artifact-update', taskId, contextId, append: false, lastChunk: true,
-        artifact: { artifactId, name: artifactName, description: `HTTP ${output.status} ${output.contentType}`.trim(), parts: [{ kind: 'data', data: { status: output.status, headers: output.headers, body: output.body ?? null } }], metadata: { status: output.status } },
+      const conversationKey = `${user.caller.userId}:${contextId}`;
+      const outcome = await answerQuestion({
+        question: text, auth: user.authHeaders, streaming: user.streaming, signal: controller.signal,
+        conversationId: this.conversations.get(conversationKey),
+        call: (key, input) => invokeOperation(this.app, { operation: this.operation(key), ...input, auth: user.authHeaders }, controller.signal),
+        publish, status: (parts) => status('working', parts, false),
       });
-      if (output.status >= 400) {
-        const message = isObject(output.body) && typeof output.body.message === 'string' ? output.body.message : `HTTP ${output.status}`;
-        status('failed', [{ kind: 'text', text: `${artifactName} failed with ${output.status}: ${message}` }, { kind: 'data', data: { status: output.status, error: output.body ?? null } }], true);
-      } else {
-        status('completed', [{ kind: 'text', text: `${artifactName} answered ${output.status}` }], true);
-      }
+      if (this.canceled.has(taskId)) return;
+      if (outcome.conversationId) this.remember(conversationKey, outcome.conversationId);
+      if (outcome.ok) status('completed', outcome.parts, true);
+      else status('failed', outcome.parts, true);
     } catch (error) {
       if (this.canceled.has(taskId)) return;
       this.log.error(`A2A task ${taskId} failed:`, error as Error);
@@ -113,6 +112,57 @@ export class OperationExecutor implements AgentExecutor {
     });
   }
 
+  private operation(key: string): Operation {
+    const op = findOperation(this.operations(), key);
+    if (!op) throw new Error(`the API has no operation ${key}`);
+    return op;
+  }
+
+  private remember(key: string, conversationId: string): void {
+    this.conversations.delete(key);
+    this.conversations.set(key, conversationId);
+    if (this.conversations.size > 10_000) this.conversations.delete(this.conversations.keys().next().value!);
+  }
+
+  private async runOperation(data: Json, user: A2aUser, signal: AbortSignal, taskId: string, contextId: string, bus: ExecutionEventBus,
+    status: (state: TaskState, parts: Part[], final: boolean) => void): Promise<void> {
+    let output: OperationOutput;
+    let key = typeof data.operationKey === 'string' ? data.operationKey : '';
+    try {
+      const op = this.resolve(data);
+      key = op.key;
+      status('working', [{ kind: 'text', text: `Calling ${op.key}` }], false);
+      // The binding took the credential headers out of the message (it is stored); they come back here.
+      // The operation runs as the caller the binding identified (a key sent as a bearer becomes X-API-Key).
+      const { 'x-api-key': _key, authorization: _authorization, ...secrets } = user.secretHeaders;
+      const headers = { ...(data.headers as Json | undefined), ...secrets, ...user.authHeaders };
+      output = await invokeOperation(this.app, {
+        operation: op, pathParams: data.pathParams as Json, query: data.query as Json, headers, body: data.body, auth: user.authHeaders,
+      }, signal);
+    } catch (error) {
+      if (this.canceled.has(taskId)) return;
+      if (!(error instanceof LoupeError)) throw error;
+      output = { status: error.status, headers: { 'content-type': 'application/json; charset=utf-8' }, contentType: 'application/json', body: errorBody(error) };
+    }
+    const artifactId = `response-${randomUUID()}`;
+    const artifactName = key || 'operation';
+    if (output.lines) {
+      await this.forwardLines(output, artifactId, artifactName, taskId, contextId, bus, status);
+      return;
+    }
+    if (this.canceled.has(taskId)) return;
+    bus.publish({
+      kind: 'artifact-update', taskId, contextId, append: false, lastChunk: true,
+      artifact: { artifactId, name: artifactName, description: `HTTP ${output.status} ${output.contentType}`.trim(), parts: [{ kind: 'data', data: { status: output.status, headers: output.headers, body: output.body ?? null } }], metadata: { status: output.status } },
+    });
+    if (output.status >= 400) {
+      const message = isObject(output.body) && typeof output.body.message === 'string' ? output.body.message : `HTTP ${output.status}`;
+      status('failed', [{ kind: 'text', text: `${artifactName} failed with ${output.status}: ${message}` }, { kind: 'data', data: { status: output.status, error: output.body ?? null } }], true);
+    } else {
+      status('completed', [{ kind: 'text', text: `${artifactName} answered ${output.status}` }], true);
+    }
+  }
+
   /** The operation a data part names, or a 400/404 in the HTTP error shape. */
   private resolve(data: Json): Operation {
     if (typeof data.operationKey !== 'string') throw new LoupeError('VALIDATION_FAILED', 'operationKey: must be a string like "GET /v2/repos"', { field: 'operationKey' });
@@ -121,7 +171,7 @@ export class OperationExecutor implements AgentExecutor {
     }
     const op = findOperation(this.operations(), data.operationKey);
     if (!op) {
-      throw new LoupeError('ROUTE_NOT_FOUND', `operationKey: no operation "${data.operationKey}"; send a text message (or read the agent card) for the list`, { field: 'operationKey' });
+      throw new LoupeError('ROUTE_NOT_FOUND', `operationKey: no operation "${data.operationKey}"; send "help" (or read /openapi.json) for the list`, { field: 'operationKey' });
     }
     return op;
   }

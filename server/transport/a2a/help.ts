@@ -1,36 +1,34 @@
 import type { Part } from '@a2a-js/sdk';
-import { exampleDataPart, type Operation } from './operations';
+import type { Operation } from './operations';
+
+/** Messages that ask for the help text rather than ask a question. */
+export const isHelpRequest = (text: string) => /^\s*(\/?help|\?|usage|commands|operations)\s*[.!?]*\s*$/i.test(text) || !text.trim();
+
+/** The operations agents reach for first, listed by name in the help text. */
+const FIRST = ['POST /v2/search', 'GET /v2/repos', 'POST /v2/repos/index/new', 'GET /v2/repos/{repo_id}/blueprint',
+  'POST /v2/repos/{repo_id}/radius', 'GET /v2/files/{repo_id}/{file_id}', 'POST /v2/repos/{repo_id}/scope'];
 
 /**
- * The answer to a message that names no operation: what can be called and how, as text for a
- * person or a language model and as data for a program.
+ * The answer to "help" or an empty message: what to send, in a few lines, and where the whole
+ * contract is. The operations' schemas are in /openapi.json, not repeated here.
  */
 export function helpParts(operations: Operation[]): Part[] {
-  const byTag = new Map<string, Operation[]>();
-  for (const op of operations) byTag.set(op.tag, [...(byTag.get(op.tag) ?? []), op]);
-  const example = operations.find((o) => o.key === 'GET /v2/repos') ?? operations[0];
-  const lines = [
-    'I run the operations of the Code Intelligence API (V2). Send a message with a data part:',
-    '  {"operationKey": "METHOD /v2/path", "pathParams": {…}, "query": {…}, "headers": {"X-API-Key": "…"}, "body": {…}}',
-    'The task result is the HTTP output (status, headers, JSON body) as an artifact; a 4xx/5xx fails the task with the error.',
-    'Research (POST /v2/search with "chat": true) streams its NDJSON lines as artifact chunks; use message/stream to follow them.',
-    'The API key may also be sent as the X-API-Key HTTP header or as message.metadata.apiKey. Contract: /openapi.json.',
-    '',
-    'Operations:',
-    ...[...byTag].flatMap(([tag, ops]) => [`${tag}:`, ...ops.map((o) => `  ${o.key}${o.summary ? ` — ${o.summary}` : ''}${o.needsKey ? '' : ' (no key needed)'}${o.deprecated ? ' [deprecated]' : ''}`)]),
-  ];
-  if (example) lines.push('', `Example data part: ${JSON.stringify(exampleDataPart(example))}`);
+  const first = FIRST.filter((key) => operations.some((o) => o.key === key));
+  const text = [
+    'Ask a question about your indexed repositories as plain text (your key in the X-API-Key header); the answer streams on message/stream, with its sources as a data part. "What does this repository do?" is answered from the blueprint.',
+    'To run one operation of the Code Intelligence API, send a data part (or the same JSON as text): {"operationKey": "POST /v2/search", "body": {"query": "where are cookies signed"}}; the result is its HTTP output.',
+    `Operations include ${first.join(', ')} (${operations.length} in all). Every operation and its inputs: /openapi.json (the agent card lists them by skill).`,
+  ].join('\n');
   return [
-    { kind: 'text', text: lines.join('\n') },
-    {
-      kind: 'data',
-      data: {
-        operations: operations.map((o) => ({
-          operationKey: o.key, operationId: o.operationId, summary: o.summary, tag: o.tag, needsKey: o.needsKey, deprecated: o.deprecated,
-          pathParams: o.pathParams.map((p) => p.name), query: o.queryParams.map((p) => p.name), body: o.body ? o.body.schema : undefined,
-          produces: o.produces, example: exampleDataPart(o),
-        })),
-      },
-    },
+    { kind: 'text', text },
+    { kind: 'data', data: { operations: operations.map((o) => o.key), openapi: '/openapi.json' } },
   ];
+}
+
+/** The answer to a question from a caller without a key: where the key goes. */
+export function needsKeyParts(): Part[] {
+  return [{
+    kind: 'text',
+    text: 'Questions are answered from your indexed repositories, so they need your API key: send it as the X-API-Key header of the A2A request (or Authorization: Bearer <key>). Send "help" for what else I do.',
+  }];
 }

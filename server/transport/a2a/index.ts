@@ -4,10 +4,18 @@ import { A2aBinding } from './binding';
 import { jsonRpcRoutes } from './jsonrpc';
 import { restRoutes } from './rest';
 import { errors } from '../http/responses';
+import type { TaskRetention } from './task-store';
+import type { A2aLimits } from './limits';
 
 export interface A2aOptions {
   /** The sidecar's public base URL; by default the card's URLs follow the request's Host. */
   publicUrl?: string;
+  /** How long tasks are kept and how many (docs/a2a.md); tests shorten them. */
+  retention?: Partial<TaskRetention>;
+  /** Message sizes and the keyless rate. */
+  limits?: Partial<A2aLimits>;
+  /** The clock of the retention rules. */
+  now?: () => number;
 }
 
 /**
@@ -15,7 +23,7 @@ export interface A2aOptions {
  * Every route is public at the HTTP level; the key is checked by each operation a task runs.
  */
 export async function a2aRoutes(app: FastifyInstance, engine: Engine, options: A2aOptions = {}): Promise<void> {
-  const binding = new A2aBinding(app, engine, options.publicUrl);
+  const binding = new A2aBinding(app, engine, options.publicUrl, options);
   app.get('/.well-known/agent-card.json', {
     schema: {
       operationId: 'getAgentCard', tags: ['a2a'], summary: 'The A2A agent card (protocol 0.3.0): skills, transports, security', security: [],

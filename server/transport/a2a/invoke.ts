@@ -11,8 +11,8 @@ export interface OperationCall {
   query?: Record<string, unknown>;
   headers?: Record<string, unknown>;
   body?: unknown;
-  /** The caller's key, wherever it came from (HTTP header, data part headers, message metadata). */
-  apiKey?: string;
+  /** The caller's credential headers (X-API-Key or Authorization), sent unless `headers` has its own. */
+  auth?: Record<string, string>;
 }
 
 export interface OperationOutput {
@@ -43,7 +43,7 @@ export async function invokeOperation(app: FastifyInstance, call: OperationCall,
     if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') throw invalid(`headers.${name}`, 'must be a string');
     if (!DROPPED_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = String(value);
   }
-  if (call.apiKey && !headers['x-api-key']) headers['x-api-key'] = call.apiKey;
+  if (!headers['x-api-key'] && !headers.authorization) Object.assign(headers, call.auth);
   let payload: string | undefined;
   if (call.body !== undefined) {
     payload = JSON.stringify(call.body);

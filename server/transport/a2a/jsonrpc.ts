@@ -1,12 +1,19 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { A2AError, JsonRpcTransportHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { A2aBinding } from './binding';
 import { JSONRPC_PATH } from './agent-card';
 import { validateParams } from './validate-params';
+import { LoupeError } from '../../engine/errors';
+import { refusal } from './refusal';
 
 type Json = Record<string, any>;
 
 const rpcError = (id: unknown, error: A2AError) => ({ jsonrpc: '2.0', id: id ?? null, error: error.toJSONRPCError() });
+/** A refused caller (401 bad key, 429 too many keyless messages): that HTTP status, its headers, a JSON-RPC error body. */
+function sendRefusal(reply: FastifyReply, id: unknown, error: LoupeError) {
+  const { status, headers, body } = refusal(error);
+  return reply.code(status).headers(headers).send({ jsonrpc: '2.0', id: id ?? null, error: body });
+}
 const asA2aError = (error: unknown) => (error instanceof A2AError ? error : A2AError.internalError('An unexpected error occurred; it was logged.'));
 
 /**
@@ -40,8 +47,13 @@ export async function jsonRpcRoutes(app: FastifyInstance, binding: A2aBinding): 
     } catch (error) {
       return rpcError(id, asA2aError(error));
     }
-    const context = new ServerCallContext(undefined, binding.identify(request.headers['x-api-key'], rpc.params));
-    binding.redactKeys(rpc.params);
+    let context: ServerCallContext;
+    try {
+      context = binding.contextFor(rpc.method, rpc.params, request);
+    } catch (error) {
+      if (error instanceof LoupeError) return sendRefusal(reply, id, error);
+      return rpcError(id, asA2aError(error));
+    }
     let result: Awaited<ReturnType<typeof handler.handle>>;
     try {
       result = await handler.handle(rpc, context);

@@ -125,6 +125,6 @@ export function exampleDataPart(op: Operation): Record<string, unknown> {
   const query = op.queryParams.filter((p) => p.required || p.name === 'limit');
   if (query.length) part.query = Object.fromEntries(query.map((p) => [p.name, exampleValue(p.schema, p.name)]));
   if (op.body) part.body = exampleValue(op.body.schema, 'body');
-  if (op.needsKey) part.headers = { 'X-API-Key': '<your key>' };
+  // The key is not part of the example: it goes in the X-API-Key header of the A2A request.
   return part;
 }

@@ -1,4 +1,6 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { LoupeError } from '../../engine/errors';
+import { refusal } from './refusal';
 import type { Task } from '@a2a-js/sdk';
 import { A2AError, ServerCallContext } from '@a2a-js/sdk/server';
 import type { A2aBinding } from './binding';
@@ -19,6 +21,10 @@ function statusOf(code: number): number {
 const toA2aError = (error: unknown) => (error instanceof A2AError ? error : A2AError.internalError('An unexpected error occurred; it was logged.'));
 
 function fail(reply: FastifyReply, error: unknown) {
+  if (error instanceof LoupeError) {
+    const { status, headers, body } = refusal(error);
+    return reply.code(status).headers(headers).type('application/json').send(body);
+  }
   const e = toA2aError(error);
   return reply.code(statusOf(e.code)).type('application/json').send(e.toJSONRPCError());
 }
@@ -50,17 +56,13 @@ export async function restRoutes(app: FastifyInstance, binding: A2aBinding): Pro
     return fail(reply, error);
   });
   const hidden = { schema: { hide: true }, config: { public: true } };
-  const contextFor = (header: unknown, params: unknown) => {
-    const context = new ServerCallContext(undefined, binding.identify(header as string | undefined, params));
-    binding.redactKeys(params);
-    return context;
-  };
+  const contextFor = (method: string, request: FastifyRequest, params: unknown) => binding.contextFor(method, params, request);
 
   app.post(`${REST_PATH}/v1/message::send`, hidden, async (request, reply) => {
     try {
       const params = sendParamsFromProto(request.body);
       validateMessageSendParams(params);
-      const result = await rh.sendMessage(params as never, contextFor(request.headers['x-api-key'], params));
+      const result = await rh.sendMessage(params as never, contextFor('message/send', request, params));
       return reply.send(eventToProto(result as never));
     } catch (error) {
       return fail(reply, error);
@@ -69,41 +71,45 @@ export async function restRoutes(app: FastifyInstance, binding: A2aBinding): Pro
 
   app.post(`${REST_PATH}/v1/message::stream`, hidden, async (request, reply) => {
     let params: Record<string, unknown>;
+    let context: ServerCallContext;
     try {
       params = sendParamsFromProto(request.body);
       validateMessageSendParams(params);
+      context = contextFor('message/stream', request, params);
     } catch (error) {
       return fail(reply, error);
     }
-    const events = rh.sendMessageStream(params as never, contextFor(request.headers['x-api-key'], params));
+    const events = rh.sendMessageStream(params as never, context);
     return binding.stream(reply, events, (e) => eventToProto(e as never),
       (error) => { const e = toA2aError(error); return { status: statusOf(e.code), body: e.toJSONRPCError() }; },
       (error) => ({ event: 'error', body: toA2aError(error).toJSONRPCError() }));
   });
 
-  const task = async (segment: string, method: 'GET' | 'POST', query: Record<string, unknown>, header: unknown, reply: FastifyReply) => {
+  // The key travels in a header (X-API-Key or Authorization: Bearer), never in the URL: URLs end up in logs.
+  const task = async (segment: string, method: 'GET' | 'POST', request: FastifyRequest, reply: FastifyReply) => {
+    const query = request.query as Record<string, unknown>;
     const colon = segment.lastIndexOf(':');
     const [id, action] = colon > 0 ? [segment.slice(0, colon), segment.slice(colon + 1)] : [segment, ''];
-    const metadata = typeof query.apiKey === 'string' ? { apiKey: query.apiKey } : undefined;
     try {
+      if ('apiKey' in query || 'api_key' in query) throw A2AError.invalidParams('apiKey: keys do not go in URLs; send the X-API-Key header');
       if (action === 'subscribe') {
-        const params = { id, metadata };
-        const events = rh.resubscribe(params, contextFor(header, params));
+        const params = { id };
+        const events = rh.resubscribe(params, contextFor('tasks/resubscribe', request, params));
         return binding.stream(reply, events, (e) => eventToProto(e as never),
           (error) => { const e = toA2aError(error); return { status: statusOf(e.code), body: e.toJSONRPCError() }; },
           (error) => ({ event: 'error', body: toA2aError(error).toJSONRPCError() }));
       }
       if (action === 'cancel' && method === 'POST') {
-        const params = { id, metadata };
-        return reply.send(taskToProto(await rh.cancelTask(params, contextFor(header, params)) as Task as never));
+        const params = { id };
+        return reply.send(taskToProto(await rh.cancelTask(params, contextFor('tasks/cancel', request, params)) as Task as never));
       }
       if (action === '' && method === 'GET') {
         const raw = query.historyLength ?? query.history_length;
         const historyLength = raw === undefined ? undefined : /^-?\d+$/.test(String(raw)) ? Number(raw) : NaN;
-        const params = { id, historyLength, metadata };
+        const params = { id, historyLength };
         if (Number.isNaN(historyLength)) throw A2AError.invalidParams('historyLength: must be a non-negative integer');
         validateTaskQueryParams(params);
-        return reply.send(taskToProto(await rh.getTask(params, contextFor(header, params)) as never));
+        return reply.send(taskToProto(await rh.getTask(params, contextFor('tasks/get', request, params)) as never));
       }
       throw A2AError.methodNotFound(`${method} ${REST_PATH}/v1/tasks/${segment}`);
     } catch (error) {
@@ -111,9 +117,9 @@ export async function restRoutes(app: FastifyInstance, binding: A2aBinding): Pro
     }
   };
   app.get(`${REST_PATH}/v1/tasks/:segment`, hidden, async (request, reply) =>
-    task((request.params as { segment: string }).segment, 'GET', request.query as Record<string, unknown>, request.headers['x-api-key'], reply));
+    task((request.params as { segment: string }).segment, 'GET', request, reply));
   app.post(`${REST_PATH}/v1/tasks/:segment`, hidden, async (request, reply) =>
-    task((request.params as { segment: string }).segment, 'POST', request.query as Record<string, unknown>, request.headers['x-api-key'], reply));
+    task((request.params as { segment: string }).segment, 'POST', request, reply));
 
   // Push notifications are not offered, and there is no authenticated extended card.
   const pushUnsupported = async (_request: unknown, reply: FastifyReply) => fail(reply, A2AError.pushNotificationNotSupported());

@@ -23,7 +23,7 @@ import { analysisRoutes } from './routes/v2/analysis';
 import { fileDocsRoutes } from './routes/v2/file-docs';
 import { searchRoutes } from './routes/v2/search';
 import { installGuard, serverLimits, type GuardOptions } from './guard';
-import { a2aRoutes } from '../a2a';
+import { a2aRoutes, type A2aOptions } from '../a2a';
 import { servedDocument } from './openapi-doc';
 
 export interface AppOptions {
@@ -32,6 +32,8 @@ export interface AppOptions {
   bodyLimit?: number;
   /** Host/Origin allow-lists and request limits (see guard.ts). */
   guard?: GuardOptions;
+  /** A2A task retention and message limits (tests shorten them). */
+  a2a?: Omit<A2aOptions, 'publicUrl'>;
 }
 
 export const API_VERSION = '2.0.0';
@@ -132,7 +134,7 @@ export async function createApp(engine: Engine, options: AppOptions = {}): Promi
     await searchRoutes(v2, engine);
   });
   // After the API routes: the A2A binding reads them (from the OpenAPI document) as its operations.
-  await a2aRoutes(app, engine, { publicUrl: options.publicUrl });
+  await a2aRoutes(app, engine, { ...options.a2a, publicUrl: options.publicUrl });
   return app;
 }
 
