@@ -21,6 +21,7 @@ export const RadiusRequest = Type.Object({
   pr: Type.Optional(Type.Integer({ minimum: 1, description: 'Pull request number; used only when no files or dependencies are given.' })),
   pull_request: Type.Optional(Type.Integer({ minimum: 1, description: 'Alias of pr.' })),
   pr_number: Type.Optional(Type.Integer({ minimum: 1, description: 'Alias of pr.' })),
+  uncommitted: Type.Optional(Type.Boolean({ description: 'true: the targets are the files the working tree changes against HEAD (staged, unstaged, untracked); used only when no files, dependencies or pr are given.' })),
   include: Type.Optional(Type.Array(StringEnum(RADIUS_INCLUDE), { maxItems: 5, description: 'Parts to return; default all.' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000, default: 100, description: 'Cap on dependents listed per target (totals stay exact).' })),
 }, { additionalProperties: false });
@@ -50,8 +51,9 @@ const RadiusTarget = Type.Object({
 });
 
 export const RadiusResult = Type.Object({
-  source: StringEnum(['files', 'dependencies', 'pull_request']),
+  source: StringEnum(['files', 'dependencies', 'pull_request', 'working_tree']),
   pull_request: Type.Optional(Type.Object({ number: Int, source: Str, detail: Str, files: Type.Array(Str) })),
+  working_tree: Type.Optional(Type.Object({ files: Type.Array(Str, { description: 'Changed against HEAD: staged, unstaged and untracked.' }) })),
   summary: Type.Object({
     targets: Int, found: Int, unknown: Type.Array(Str), total_dependents: Int, direct_dependents: Int,
     type_only_dependents: Int, max_depth: Int, entry_points: Int, tests: Int, files_in_repo: Int,

@@ -3,6 +3,7 @@ import type { RepoRecord } from '../types';
 import type { AnalysisContext } from './context';
 import type { Dependent, ImportGraph } from './import-graph';
 import { resolvePullRequest, type ResolvedPullRequest } from './pull-requests';
+import { workingTreeChanges } from './working-tree';
 import { symbolUsers, usersWithin } from './symbol-users';
 
 export const RADIUS_PARTS = ['dependents', 'related_files', 'entry_points', 'call_edges', 'data_flows'] as const;
@@ -12,6 +13,8 @@ export interface RadiusRequest {
   files: string[];
   dependencies: string[];
   pr?: number;
+  /** The working tree's changes against HEAD are the targets (when no files, dependencies or pr). */
+  uncommitted?: boolean;
   include?: RadiusPart[];
   /** Cap on dependents listed per target (the totals stay exact). */
   limit: number;
@@ -41,8 +44,9 @@ export interface RadiusTarget {
 }
 
 export interface RadiusResult {
-  source: 'files' | 'dependencies' | 'pull_request';
+  source: 'files' | 'dependencies' | 'pull_request' | 'working_tree';
   pull_request?: { number: number; source: string; detail: string; files: string[] };
+  working_tree?: { files: string[] };
   summary: {
     targets: number;
     found: number;
@@ -81,15 +85,20 @@ export async function radius(ctx: AnalysisContext, repo: RepoRecord, req: Radius
   let source: RadiusResult['source'] = 'files';
   let pr: ResolvedPullRequest | undefined;
   let fileTargets = req.files;
-  if (req.files.length === 0 && req.dependencies.length === 0) {
-    if (req.pr === undefined) throw new LoupeError('VALIDATION_FAILED', 'file: give file/files, dependency/dependencies, or pr', { field: 'file' });
+  let changed: string[] | undefined;
+  if (req.files.length === 0 && req.dependencies.length === 0 && req.pr === undefined && req.uncommitted) {
+    changed = await workingTreeChanges(repo);
+    source = 'working_tree';
+    fileTargets = changed;
+  } else if (req.files.length === 0 && req.dependencies.length === 0) {
+    if (req.pr === undefined) throw new LoupeError('VALIDATION_FAILED', 'file: give file/files, dependency/dependencies, pr, or uncommitted: true', { field: 'file' });
     pr = await resolvePullRequest(repo, req.pr, ctx.pullRequests);
     source = 'pull_request';
     fileTargets = pr.files;
   } else if (req.files.length === 0) source = 'dependencies';
 
   const targets: RadiusTarget[] = [];
-  for (const t of fileTargets) targets.push(await fileTarget(ctx, repo, graph, t, include, req.limit, pr !== undefined));
+  for (const t of fileTargets) targets.push(await fileTarget(ctx, repo, graph, t, include, req.limit, pr ? 'the pull request' : changed ? 'the working tree' : undefined));
   for (const d of req.dependencies) targets.push(await dependencyTarget(ctx, repo, graph, d, include, req.limit));
 
   const union = new Map<number, Dependent>();
@@ -114,9 +123,11 @@ export async function radius(ctx: AnalysisContext, repo: RepoRecord, req: Radius
     risk: riskOf(total, graph.files.length, entryHits.filter((e) => e.kind !== 'test').length, found.length),
   };
   if (pr && pr.files.length === 0) warnings.push(`pull request #${pr.number} changes no files`);
+  if (changed && changed.length === 0) warnings.push('the working tree has no changes against HEAD');
   return {
     source,
     ...(pr ? { pull_request: { number: pr.number, source: pr.source, detail: pr.detail, files: pr.files } } : {}),
+    ...(changed ? { working_tree: { files: changed } } : {}),
     summary, targets, warnings,
   };
 }
@@ -148,14 +159,14 @@ const empty = (target: string, kind: RadiusTarget['kind'], reason: string): Radi
 });
 
 async function fileTarget(
-  ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, raw: string, include: Set<RadiusPart>, limit: number, fromPr: boolean,
+  ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, raw: string, include: Set<RadiusPart>, limit: number, changedBy?: string,
 ): Promise<RadiusTarget> {
   const [rawFile, symbol] = splitTarget(raw);
   const file = rawFile.replace(/\\/g, '/').replace(/^\.\//, '');
   const index = graph.indexOfPath.get(file);
   const kind = symbol ? 'symbol' : 'file';
   if (index === undefined) {
-    return empty(raw, kind, fromPr ? 'changed by the pull request but not in the index (deleted, ignored or not source)' : 'no indexed file has this path');
+    return empty(raw, kind, changedBy ? `changed by ${changedBy} but not in the index (deleted, ignored or not source)` : 'no indexed file has this path');
   }
   let deps: Dependent[];
   if (symbol) {

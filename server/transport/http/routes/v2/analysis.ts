@@ -41,7 +41,7 @@ export async function analysisRoutes(fastify: FastifyInstance, engine: Engine): 
     schema: {
       operationId: 'repoRadius', tags: ['analysis'],
       summary: 'Blast radius: every file that depends on the targets, with depth, path and type-only flag (3 credits; DEV plan or higher)',
-      description: 'Targets come from file/files (a `path#Symbol` narrows to one symbol), dependency/dependencies, or a pull request number (pr, pull_request or pr_number; used only when no files or dependencies are given). Unknown targets are reported per item with `found: false`.',
+      description: 'Targets come from file/files (a `path#Symbol` narrows to one symbol), dependency/dependencies, or a pull request number (pr, pull_request or pr_number; used only when no files or dependencies are given), or `uncommitted: true` for the changes of the working tree against HEAD. Unknown targets are reported per item with `found: false`.',
       params: RepoIdParams,
       body: RadiusRequest,
       response: { 200: Envelope(RadiusResult), ...errors(400, 401, 402, 403, 404) },
@@ -56,6 +56,7 @@ export async function analysisRoutes(fastify: FastifyInstance, engine: Engine): 
       files: [...(b.file ? [b.file] : []), ...(b.files ?? [])],
       dependencies: [...(b.dependency ? [b.dependency] : []), ...(b.dependencies ?? [])],
       pr: prNumber(b),
+      uncommitted: b.uncommitted,
       include: b.include,
       limit: b.limit ?? 100,
     });
