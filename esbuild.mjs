@@ -65,6 +65,7 @@ const builds = [
     entryNames: '[name]',
     entryPoints: {
       cli: 'server/cli.ts',
+      mcp: 'server/mcp-cli.ts',
       server: 'server/main.ts',
       'parse-worker': 'server/engine/indexer/parse-worker.ts',
       'grep-worker': 'server/engine/search/grep-worker.ts',

@@ -24,6 +24,7 @@ import { fileDocsRoutes } from './routes/v2/file-docs';
 import { searchRoutes } from './routes/v2/search';
 import { installGuard, serverLimits, type GuardOptions } from './guard';
 import { a2aRoutes, type A2aOptions } from '../a2a';
+import { mcpRoutes } from '../mcp';
 import { servedDocument } from './openapi-doc';
 
 export interface AppOptions {
@@ -135,6 +136,8 @@ export async function createApp(engine: Engine, options: AppOptions = {}): Promi
   });
   // After the API routes: the A2A binding reads them (from the OpenAPI document) as its operations.
   await a2aRoutes(app, engine, { ...options.a2a, publicUrl: options.publicUrl });
+  // MCP at /mcp beside A2A: its tools run the same operations through inject.
+  await app.register(async (scope) => mcpRoutes(scope, engine));
   return app;
 }
 
