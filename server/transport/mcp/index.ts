@@ -14,6 +14,15 @@ const loadMcp = async () => {
 export const MCP_PATH = '/mcp';
 export const MCP_VERSION = '2.0.0';
 
+/**
+ * Only a call that asked for progress (research streams its answer that way) needs an SSE
+ * response; every other call is answered as plain JSON, which costs the client less.
+ */
+function wantsProgress(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) => m && typeof m === 'object' && (m as { params?: { _meta?: { progressToken?: unknown } } }).params?._meta?.progressToken !== undefined);
+}
+
 /** A JSON-RPC error as the MCP transport itself answers them, with the HTTP status. */
 function refuse(reply: FastifyReply, status: number, message: string, headers: Record<string, string> = {}) {
   return reply.code(status).headers(headers).send({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
@@ -39,7 +48,7 @@ export async function mcpRoutes(app: FastifyInstance, engine: Engine): Promise<v
     }
     const { createMcpServer, StreamableHTTPServerTransport } = await loadMcp();
     const server = createMcpServer(app, { auth: credentialHeaders(credential), version: MCP_VERSION });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(request.body) });
     reply.raw.on('close', () => {
       void transport.close();
       void server.close();

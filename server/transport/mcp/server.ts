@@ -29,6 +29,34 @@ function operationsOf(app: FastifyInstance): Operation[] {
 
 class OperationFailed extends Error {}
 
+// Input schemas are built once: a zod schema costs about 1 ms to build, and a server is built per HTTP request.
+const repoArg = z.string().min(1).optional().describe('Repository id, URL or folder path; default: the only one');
+const INPUT = {
+  search: {
+    query: z.string().min(2).max(1000).describe('Words, identifiers, or /regex/flags for grep'),
+    mode: z.enum(['semantic', 'grep_code', 'grep_docs']).optional(),
+    repo: repoArg.describe('Repository id, URL or folder path; default: all yours'),
+    limit: z.number().int().min(1).max(50).optional().describe('Hits per kind (default 10)'),
+  },
+  research: {
+    question: z.string().min(2).max(1000),
+    conversation_id: z.string().uuid().optional().describe('From a previous answer, to continue it'),
+  },
+  blastRadius: {
+    files: z.array(z.string().min(1).max(1024)).max(200).optional().describe('Paths relative to the repository root; `path#Symbol` narrows to one export'),
+    uncommitted: z.boolean().optional().describe('true: use the working tree changes against HEAD (staged, unstaged, untracked)'),
+    repo: repoArg,
+  },
+  blueprint: { repo: repoArg },
+  fileDocs: { path: z.string().min(1).max(1024).describe('Path relative to the repository root'), repo: repoArg },
+  scope: {
+    name: z.string().min(1).max(300).optional().describe('Filter by name; with expand, the exact name'),
+    include: z.array(z.enum(['dependencies', 'functions', 'variables'])).max(3).optional(),
+    expand: z.enum(['files', 'functions']).optional(),
+    repo: repoArg,
+  },
+};
+
 /**
  * An MCP server whose tools and resources run the HTTP operations through `inject`, exactly as
  * the A2A binding does: validation, authentication, credits and history are the route's own.
@@ -69,17 +97,11 @@ export function createMcpServer(app: FastifyInstance, options: McpOptions): McpS
       throw error;
     }
   };
-  const repoArg = z.string().min(1).optional().describe('Repository id, URL or folder path; default: the only one');
   const readOnly = { readOnlyHint: true, openWorldHint: false };
 
   server.registerTool('search', {
     description: 'Find code by meaning (semantic), by regex/literal over code (grep_code) or over file docs (grep_docs). Returns file:line hits with snippets.',
-    inputSchema: {
-      query: z.string().min(2).max(1000).describe('Words, identifiers, or /regex/flags for grep'),
-      mode: z.enum(['semantic', 'grep_code', 'grep_docs']).optional(),
-      repo: repoArg.describe('Repository id, URL or folder path; default: all yours'),
-      limit: z.number().int().min(1).max(50).optional().describe('Hits per kind (default 10)'),
-    },
+    inputSchema: INPUT.search,
     annotations: readOnly,
   }, async (args, extra) => run(async (signal) => {
     const repo = args.repo ?? options.defaultRepo;
@@ -90,10 +112,7 @@ export function createMcpServer(app: FastifyInstance, options: McpOptions): McpS
 
   server.registerTool('research', {
     description: 'Answer a question about your code from the indexed sources, with citations. The answer streams as progress notifications. Pass conversation_id to follow up.',
-    inputSchema: {
-      question: z.string().min(2).max(1000),
-      conversation_id: z.string().uuid().optional().describe('From a previous answer, to continue it'),
-    },
+    inputSchema: INPUT.research,
     annotations: { openWorldHint: false },
   }, async (args, extra) => run(async (signal) => {
     const out = await call('POST /v2/search', {
@@ -125,11 +144,7 @@ export function createMcpServer(app: FastifyInstance, options: McpOptions): McpS
 
   server.registerTool('blast_radius', {
     description: 'What depends on these files (or on the uncommitted git changes): every dependent file with depth, entry points and tests reached, and a risk level.',
-    inputSchema: {
-      files: z.array(z.string().min(1).max(1024)).max(200).optional().describe('Paths relative to the repository root; `path#Symbol` narrows to one export'),
-      uncommitted: z.boolean().optional().describe('true: use the working tree changes against HEAD (staged, unstaged, untracked)'),
-      repo: repoArg,
-    },
+    inputSchema: INPUT.blastRadius,
     annotations: readOnly,
   }, async (args, extra) => run(async (signal) => {
     if (!args.files?.length && !args.uncommitted) throw new OperationFailed('give files, or uncommitted: true');
@@ -141,7 +156,7 @@ export function createMcpServer(app: FastifyInstance, options: McpOptions): McpS
 
   server.registerTool('blueprint', {
     description: 'Overview of a repository: what it does, README, dependencies, main symbols and layout (Markdown).',
-    inputSchema: { repo: repoArg },
+    inputSchema: INPUT.blueprint,
     annotations: readOnly,
   }, async (args, extra) => run(async (signal) => {
     const repo = await repoOf(args.repo, signal);
@@ -150,18 +165,13 @@ export function createMcpServer(app: FastifyInstance, options: McpOptions): McpS
 
   server.registerTool('file_docs', {
     description: 'Documentation of one file: purpose, exports, imports, dependents, tests and risks (Markdown).',
-    inputSchema: { path: z.string().min(1).max(1024).describe('Path relative to the repository root'), repo: repoArg },
+    inputSchema: INPUT.fileDocs,
     annotations: readOnly,
   }, async (args, extra) => run(async (signal) => text(await fileDocs(await repoOf(args.repo, signal), args.path, signal)))(extra));
 
   server.registerTool('scope', {
     description: 'Dependencies, functions and variables of a repository by name and usage; with name + expand, the files or functions that use it.',
-    inputSchema: {
-      name: z.string().min(1).max(300).optional().describe('Filter by name; with expand, the exact name'),
-      include: z.array(z.enum(['dependencies', 'functions', 'variables'])).max(3).optional(),
-      expand: z.enum(['files', 'functions']).optional(),
-      repo: repoArg,
-    },
+    inputSchema: INPUT.scope,
     annotations: readOnly,
   }, async (args, extra) => run(async (signal) => {
     const repo = await repoOf(args.repo, signal);
