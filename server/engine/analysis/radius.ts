@@ -91,7 +91,7 @@ export async function radius(ctx: AnalysisContext, repo: RepoRecord, req: Radius
     source = 'working_tree';
     fileTargets = changed;
   } else if (req.files.length === 0 && req.dependencies.length === 0) {
-    if (req.pr === undefined) throw new LoupeError('VALIDATION_FAILED', 'file: give file/files, dependency/dependencies, pr, or uncommitted: true', { field: 'file' });
+    if (req.pr === undefined) throw new LoupeError('VALIDATION_FAILED', 'file: give file/files, dependency/dependencies, or pr (or uncommitted: true)', { field: 'file' });
     pr = await resolvePullRequest(repo, req.pr, ctx.pullRequests);
     source = 'pull_request';
     fileTargets = pr.files;
