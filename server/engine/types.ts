@@ -81,6 +81,10 @@ export interface ParsedFile {
   hash: string;
   mtimeMs: number;
   description: string | null;
+  /** Written by a tool (a `Code generated … DO NOT EDIT` or `@generated` banner): indexed, flagged. */
+  generated: boolean;
+  /** The unit the file declares it belongs to, where the language has one (Go: the package clause). */
+  unit: string | null;
   symbols: ParsedSymbol[];
   imports: ParsedImport[];
   chunks: ParsedChunk[];

@@ -18,9 +18,12 @@ const EXPECTED: Record<string, { description: string | null; symbols: string[]; 
   'py/src/shop/cart.py': {
     description: null,
     symbols: ['class Cart 7-20 exported', 'method Cart.__init__ 13-14 exported', 'method Cart.add 16-17 exported', 'method Cart.to_json 19-20 exported'],
+    // `from shop.pricing import total` runs shop/__init__.py first (stored once per file); `from . import models` binds a submodule.
     imports: [
       ['import', 'json', 'json'],
+      ['import', 'shop', 'py/src/shop/__init__.py'],
       ['import', 'shop.pricing', 'py/src/shop/pricing.py'],
+      ['import', '.', 'py/src/shop/__init__.py'],
       ['import', '.models', 'py/src/shop/models.py'],
       ['import', '.models', 'py/src/shop/models.py'],
     ],
@@ -33,12 +36,13 @@ const EXPECTED: Record<string, { description: string | null; symbols: string[]; 
   'py/src/shop/pricing.py': {
     description: 'Price arithmetic kept apart from the cart.',
     symbols: ['constant TAX_RATE 7-7 exported', 'variable _rounding 8-8', 'function total 11-14 exported', 'function _round 17-20'],
-    imports: [['import', 'typing', 'typing'], ['import', '.models', 'py/src/shop/models.py']],
+    imports: [['import', 'typing', 'typing'], ['import', '.', 'py/src/shop/__init__.py'], ['import', '.models', 'py/src/shop/models.py']],
   },
   'py/tests/test_cart.py': {
     description: null,
     symbols: ['function test_total 6-9 exported'],
     imports: [
+      ['import', 'shop', 'py/src/shop/__init__.py'],
       ['import', 'shop.cart', 'py/src/shop/cart.py'],
       ['import', 'shop.models', 'py/src/shop/models.py'],
       ['import', 'shop.pricing', 'py/src/shop/pricing.py'],
@@ -275,6 +279,7 @@ test('indexes symbols, imports and descriptions of every tree-sitter language (p
   const pricing = t.engine.filesStore.getByPath(repo.id, 'py/src/shop/pricing.py')!;
   assert.deepEqual(t.engine.filesStore.imports(pricing.id).map((i) => [i.specifier, i.typeOnly, i.names]), [
     ['typing', false, ['TYPE_CHECKING', 'Iterable']],
+    ['.', true, []],
     ['.models', true, ['Item']],
   ]);
 });
@@ -339,11 +344,15 @@ test('corner cases: parent packages, super::super, module roots, nested types, t
   write('cpp/include/mathx/extra.hpp', '#include "src/util.h"\n#include <mathx/vec.hpp>\n');
   const repo = await indexFolder(t, folder);
   const edges = (relPath: string) => fileFacts(repo.id, relPath).facts.imports;
+  // `...` from shop.payments goes beyond the top-level package: Python refuses it, so no edge.
   assert.deepEqual(edges('py/src/shop/payments/card.py'), [
+    ['import', '..', 'py/src/shop/__init__.py'],
     ['import', '..models', 'py/src/shop/models.py'],
     ['import', '..', 'py/src/shop/__init__.py'],
     ['import', '..pricing', 'py/src/shop/pricing.py'],
-    ['import', '...shop.cart', 'py/src/shop/cart.py'],
+    ['import', '...shop', null],
+    ['import', 'shop', 'py/src/shop/__init__.py'],
+    ['import', 'shop.payments', 'py/src/shop/payments/__init__.py'],
     ['import', 'shop.payments.card', 'py/src/shop/payments/card.py'],
   ]);
   assert.deepEqual(edges('rust/src/engine/extra.rs'), [

@@ -9,8 +9,8 @@ import { repoGeneration } from '../../server/engine/store/analysis-store';
 import { ripgrepLines } from './ripgrep';
 
 /**
- * ripgrep reads files the index leaves out (minified, lockfiles, generated code, files over the size
- * limit), and stops in files with a NUL byte at a point that depends on its 64 KiB read buffer.
+ * ripgrep reads files the index leaves out (minified, lockfiles, files over the size limit) and generated
+ * code (which the index keeps, flagged), and stops in files with a NUL byte at a point that depends on its 64 KiB read buffer.
  * grep_code must print the same lines on such a tree, whether or not it uses the trigram index.
  */
 const MAX_FILE_BYTES = 150_000;
@@ -81,8 +81,12 @@ test('files the index leaves out are grepped as ripgrep greps them, NUL bytes in
   assert.deepEqual(reasons, [
     { path: 'assets/blob.bin', reason: 'binary' }, { path: 'data/big.txt', reason: 'oversized' },
     { path: 'dist/app.min.js', reason: 'generated' }, { path: 'nul/oversized.txt', reason: 'oversized' },
-    { path: 'src/gen.pb.go', reason: 'generated' }, { path: 'win/nobom.txt', reason: 'binary' }, { path: 'yarn.lock', reason: 'generated' },
+    { path: 'win/nobom.txt', reason: 'binary' }, { path: 'yarn.lock', reason: 'generated' },
   ]);
+  // Generated source is in the index (and the import graph), flagged.
+  const gen = e.engine.filesStore.getByPath(plans[0][2].id, 'src/gen.pb.go');
+  assert.ok(gen);
+  assert.deepEqual(e.engine.db.prepare('SELECT generated FROM files WHERE id = ?').get(gen.id), { generated: 1 });
   for (const q of ['needle', 'needle1', '/needle\\d+/', '/(?i)NEEDLE1\\d /', '/needle[0-9]+ \\.+$/', '/needle\\d+ \\.*\\n\\w+/m', '/\\.\\n(line|needle)1\\d\\d /m']) {
     const expected = [...ripgrepLines(folder, parseGrepQuery(q).rgArgs)].sort();
     assert.ok(expected.length > 0, `rg finds ${q}`);
@@ -110,28 +114,28 @@ test('path and type filters reach unindexed files; filters on structure leave th
 
 test('a skipped file is not read again until it changes, and leaves the list when it is deleted or indexed', async () => {
   const [, e, repo] = plans[1];
-  // Same size and mtime, other text (no marker): a re-read would index it, so staying skipped shows it was not read.
-  const gen = path.join(folder, 'src/gen.pb.go');
-  const { mtimeMs, size } = fs.statSync(gen);
-  fs.writeFileSync(gen, fs.readFileSync(gen, 'utf8').replace('DO NOT EDIT', 'DO NOT TIDE'));
-  assert.equal(fs.statSync(gen).size, size);
+  // Same size and mtime, other bytes (no NUL): a re-read would index it, so staying skipped shows it was not read.
+  const blob = path.join(folder, 'assets/blob.bin');
+  const { mtimeMs, size } = fs.statSync(blob);
+  fs.writeFileSync(blob, Buffer.from(fs.readFileSync(blob).toString('latin1').replace('\0\x01\x02', 'xyz'), 'latin1'));
+  assert.equal(fs.statSync(blob).size, size);
   // In seconds with the fraction: a Date would round the milliseconds.
-  fs.utimesSync(gen, mtimeMs / 1000, mtimeMs / 1000);
+  fs.utimesSync(blob, mtimeMs / 1000, mtimeMs / 1000);
   const again = await e.engine.indexer.indexRepository(repo);
-  assert.equal(again.skipped, 7);
+  assert.equal(again.skipped, 6);
   assert.equal(again.added + again.changed, 0);
-  assert.equal(e.engine.filesStore.getByPath(repo.id, 'src/gen.pb.go'), undefined);
-  // No longer generated: the file enters the index and leaves the skipped list.
-  write('src/gen.pb.go', 'package gen\n\nconst Needle6 = "needle6"\n');
+  assert.equal(e.engine.filesStore.getByPath(repo.id, 'assets/blob.bin'), undefined);
+  // No longer binary: the file enters the index and leaves the skipped list.
+  write('assets/blob.bin', 'needle7 as text\n');
   fs.rmSync(path.join(folder, 'yarn.lock'));
   const changed = await e.engine.indexer.indexRepository(repo);
   assert.equal(changed.added, 1);
   const rows = () => (e.engine.db.prepare('SELECT path FROM skipped_files WHERE repo_id = ? ORDER BY path').all(repo.id) as { path: string }[]).map((r) => r.path);
-  assert.deepEqual(rows(), ['assets/blob.bin', 'data/big.txt', 'dist/app.min.js', 'nul/oversized.txt', 'win/nobom.txt']);
-  assert.ok(e.engine.filesStore.getByPath(repo.id, 'src/gen.pb.go'));
+  assert.deepEqual(rows(), ['data/big.txt', 'dist/app.min.js', 'nul/oversized.txt', 'win/nobom.txt']);
+  assert.ok(e.engine.filesStore.getByPath(repo.id, 'assets/blob.bin'));
   assert.deepEqual(await loupe(e, 'needle5@'), []);
-  // An edit that makes an indexed file generated (the watcher's path) takes it out of the index.
-  write('src/app.ts', '// @generated\nexport const needle1 = 1;\n');
+  // An edit that makes an indexed file minified (the watcher's path) takes it out of the index.
+  write('src/app.ts', `/*${'x'.repeat(6000)}*/\nexport const needle1 = 1;\n`);
   await e.engine.indexer.updatePaths(repo, ['src/app.ts']);
   assert.equal(e.engine.filesStore.getByPath(repo.id, 'src/app.ts'), undefined);
   assert.ok(rows().includes('src/app.ts'));

@@ -1,4 +1,5 @@
 import type { AnalysisStore, GraphEdgeRow, GraphFileRow } from '../store/analysis-store';
+import { GoPackages } from './go-packages';
 
 /** One import relation between two indexed files (several statements between the same pair are merged). */
 export interface FileEdge {
@@ -48,7 +49,22 @@ export class ImportGraph {
     this.out = Array.from({ length: n }, () => []);
     this.in = Array.from({ length: n }, () => []);
     this.statements = Array.from({ length: n }, () => []);
-    const pair = new Map<string, FileEdge>();
+    const pair = new Map<number, FileEdge>();
+    const link = (from: number, to: number, typeOnly: boolean, reexport: boolean) => {
+      if (to === from) return;
+      const key = from * n + to;
+      const existing = pair.get(key);
+      if (existing) {
+        existing.typeOnly &&= typeOnly;
+        existing.reexport ||= reexport;
+        return;
+      }
+      const edge: FileEdge = { from, to, typeOnly, reexport };
+      pair.set(key, edge);
+      this.out[from].push(edge);
+      this.in[to].push(edge);
+    };
+    const go = files.some((f) => f.language === 'go') ? new GoPackages(files) : null;
     for (const e of edges) {
       const from = this.indexOfFileId.get(e.fileId);
       if (from === undefined) continue;
@@ -60,20 +76,17 @@ export class ImportGraph {
       }
       if (e.targetPath === null) continue;
       const to = this.indexOfPath.get(e.targetPath);
-      if (to === undefined || to === from) continue;
-      const key = `${from}:${to}`;
+      if (to === undefined) continue;
       const reexport = e.kind === 'export' || e.kind === 'export-all';
-      const existing = pair.get(key);
-      if (existing) {
-        existing.typeOnly &&= e.typeOnly;
-        existing.reexport ||= reexport;
-        continue;
+      // A Go import names a package: an edge to each of its files.
+      if (go && files[from].language === 'go' && files[to].language === 'go') {
+        for (const member of go.packageOf(to)) link(from, member, e.typeOnly, reexport);
+      } else {
+        link(from, to, e.typeOnly, reexport);
       }
-      const edge: FileEdge = { from, to, typeOnly: e.typeOnly, reexport };
-      pair.set(key, edge);
-      this.out[from].push(edge);
-      this.in[to].push(edge);
     }
+    // A Go test file of a package's own (not `_test`) package is compiled with the package's files.
+    if (go) files.forEach((_, i) => { if (go.isInternalTest(i)) for (const member of go.packageOf(i)) link(i, member, false, false); });
     this.depth = new Int32Array(n);
     this.parent = new Int32Array(n);
     this.runtime = new Uint8Array(n);

@@ -69,7 +69,9 @@ export class FileParser {
     const hash = createHash('sha1').update(buffer).digest('hex');
     if (job.knownHash === hash) return { kind: 'unchanged', relPath, size: buffer.length, mtimeMs: job.mtimeMs };
     const text = utf16 ?? buffer.toString('utf8');
-    if (isGenerated(text)) return skip('generated');
+    // Minified bundles are left out; a generated source file imports and is imported like any other, so it
+    // stays in the index (and the import graph), flagged.
+    if (isMinified(text)) return skip('generated');
 
     const language = detectLanguage(path.basename(relPath));
     const lines = text.split('\n');
@@ -90,6 +92,8 @@ export class FileParser {
         hash,
         mtimeMs: job.mtimeMs,
         description: analysis.description,
+        generated: GENERATED_MARKERS.test(text.slice(0, 1000)),
+        unit: analysis.unit ?? null,
         symbols: analysis.symbols,
         imports: analysis.imports,
         chunks: chunkFile(lines, analysis.symbols),
@@ -98,9 +102,8 @@ export class FileParser {
   }
 }
 
-function isGenerated(text: string): boolean {
-  if (GENERATED_MARKERS.test(text.slice(0, 1000))) return true;
-  // Minified: very long lines on average.
+/** Minified: very long lines on average. */
+function isMinified(text: string): boolean {
   const sample = text.slice(0, 20000);
   const newlines = sample.split('\n').length;
   return sample.length > 5000 && sample.length / newlines > 400;

@@ -4,7 +4,7 @@ import type { ImportKind, ParsedImport, ParsedSymbol } from '../types';
 import type { ScriptAnalysis } from './parse-typescript';
 import type { Resolution } from './resolver';
 import { collectSymbols } from './tree-sitter/definitions';
-import type { LanguageSpec, RawImport } from './tree-sitter/language';
+import type { LanguageSpec, ParseText, RawImport } from './tree-sitter/language';
 import { RepoFiles } from './tree-sitter/repo-files';
 import { loadGrammar, type Grammar } from './tree-sitter/runtime';
 import { firstParagraph, SourceText } from './tree-sitter/source';
@@ -64,19 +64,31 @@ export async function analyzeWithTreeSitter(language: string, relPath: string, t
     const source = new SourceText(text, comments);
     const symbols = collectSymbols(definitions, spec, source);
     const files = filesOf(root);
+    const parse: ParseText = (other, read) => {
+      const otherTree = grammar.parser.parse(other);
+      if (!otherTree) return null;
+      try { return read(otherTree.rootNode); } finally { otherTree.delete(); }
+    };
+    const expand = (raw: RawImport) => (spec.expand ? spec.expand(relPath, raw, files, parse) : [raw]);
     const raws: RawImport[] = [];
     for (const match of importMatches) {
-      for (const raw of spec.importsOf(match, source)) raws.push(...(spec.expand ? spec.expand(relPath, raw, files) : [raw]));
+      for (const raw of spec.importsOf(match, source)) raws.push(...expand(raw));
     }
-    for (const raw of embeddedImports(spec, grammar, rootNode, 0, 2)) raws.push(...(spec.expand ? spec.expand(relPath, raw, files) : [raw]));
+    for (const raw of embeddedImports(spec, grammar, rootNode, 0, 2)) raws.push(...expand(raw));
     if (spec.references) raws.push(...spec.references(rootNode, raws, relPath, files));
     const imports: ParsedImport[] = [];
+    const implicit = new Set<string>();
     for (const imp of raws) {
       const { alsoTargets, ...resolution } = spec.resolve(relPath, imp.specifier, imp.kind, files);
-      imports.push({ ...imp, ...resolution });
+      const row = { ...imp, ...resolution };
+      // A module imported only on the way to another (Python's parent packages) is stored once per file.
+      const key = `${row.kind}\0${row.typeOnly}\0${row.specifier}\0${row.targetPath}`;
+      if (row.names.length === 0 && implicit.has(key)) continue;
+      if (row.names.length === 0) implicit.add(key);
+      imports.push(row);
       for (const targetPath of alsoTargets ?? []) imports.push({ ...imp, targetPath, packageName: null });
     }
-    return { symbols, imports, description: spec.description(rootNode, source) ?? firstTypeDoc(spec, symbols) };
+    return { symbols, imports, description: spec.description(rootNode, source) ?? firstTypeDoc(spec, symbols), unit: spec.unitOf?.(rootNode) ?? null };
   } finally {
     tree.delete();
   }

@@ -6,6 +6,8 @@ export interface ScriptAnalysis {
   symbols: ParsedSymbol[];
   imports: ParsedImport[];
   description: string | null;
+  /** The unit the file declares it belongs to (Go: its package clause), for languages that have one. */
+  unit?: string | null;
 }
 
 // Built on first use: reading ts.ScriptKind at module load would load TypeScript with the bundle.

@@ -2,7 +2,13 @@ import type { Db } from './db';
 import type { ImportKind, ParsedImport, ParsedSymbol, SymbolKind } from '../types';
 import { nowIso } from '../util/ids';
 
-export interface GraphFileRow { id: number; path: string; language: string | null; lines: number; hash: string }
+export interface GraphFileRow {
+  id: number; path: string; language: string | null; lines: number; hash: string;
+  /** Written by a tool (files.generated). */
+  generated: boolean;
+  /** The unit the file declares (files.unit: Go's package clause). */
+  unit: string | null;
+}
 
 export interface GraphEdgeRow extends ParsedImport {
   fileId: number;
@@ -38,7 +44,8 @@ export class AnalysisStore {
   graph(repoId: string): { generation: number; files: GraphFileRow[]; edges: GraphEdgeRow[] } {
     return this.db.transaction(() => {
       const generation = this.generation(repoId);
-      const files = this.db.prepare('SELECT id, path, language, lines, hash FROM files WHERE repo_id = ? ORDER BY path').all(repoId) as GraphFileRow[];
+      const files = (this.db.prepare('SELECT id, path, language, lines, hash, generated, unit FROM files WHERE repo_id = ? ORDER BY path').all(repoId) as
+        (Omit<GraphFileRow, 'generated'> & { generated: number })[]).map((f) => ({ ...f, generated: f.generated === 1 }));
       const rows = this.db.prepare(
         `SELECT i.file_id, i.specifier, i.kind, i.type_only, i.target_path, i.package, i.names, i.line
          FROM imports i JOIN files f ON f.id = i.file_id WHERE f.repo_id = ? ORDER BY i.file_id, i.line, i.id`,

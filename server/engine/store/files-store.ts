@@ -63,14 +63,14 @@ export class FilesStore {
     this.db.prepare('DELETE FROM skipped_files WHERE repo_id = ? AND path = ?').run(repoId, f.path);
     const name = f.path.slice(f.path.lastIndexOf('/') + 1);
     const { id } = this.db.prepare(
-      `INSERT INTO files (uid, repo_id, path, name, language, size, lines, hash, mtime_ms, description, indexed_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO files (uid, repo_id, path, name, language, size, lines, hash, mtime_ms, description, indexed_at, generated, unit)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (repo_id, path) DO UPDATE SET language = excluded.language, size = excluded.size,
          lines = excluded.lines, hash = excluded.hash, mtime_ms = excluded.mtime_ms,
-         description = excluded.description, indexed_at = excluded.indexed_at
+         description = excluded.description, indexed_at = excluded.indexed_at, generated = excluded.generated, unit = excluded.unit
        RETURNING id`,
     ).get(fileUid(repoId, f.path), repoId, f.path, name, f.language, f.size, f.lines, f.hash, Math.trunc(f.mtimeMs),
-      f.description, nowIso()) as { id: number };
+      f.description, nowIso(), f.generated ? 1 : 0, f.unit) as { id: number };
     this.clearChildren(id);
     const insertSymbol = this.db.prepare(
       `INSERT INTO symbols (file_id, name, kind, parent, start_line, end_line, exported, signature, doc)

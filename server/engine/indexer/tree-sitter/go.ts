@@ -1,7 +1,7 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
 import type { LanguageSpec, RawImport } from './language';
 import { resolvedTo, unresolved } from './language';
-import { ancestors, dirOf, joinRel, packageFile, type RepoFiles } from './repo-files';
+import { goPackage } from './go-modules';
 import { startLineOf, stringValue } from './source';
 
 const receiverType = '[(type_identifier) @parent (pointer_type (type_identifier) @parent) (generic_type type: (type_identifier) @parent) (pointer_type (generic_type type: (type_identifier) @parent))]';
@@ -27,16 +27,6 @@ function declarationOf(node: Node): Node {
   return parent.namedChildren.filter((c) => c && c.type !== 'comment').length === 1 ? parent : node;
 }
 
-/** The nearest go.mod above a file: its folder and module path. */
-function moduleOf(fromPath: string, files: RepoFiles): { dir: string; path: string } | null {
-  for (const dir of ancestors(dirOf(fromPath))) {
-    const text = files.read(joinRel(dir, 'go.mod') ?? '');
-    const name = text ? /^module\s+"?([^\s"]+)"?/m.exec(text)?.[1] : undefined;
-    if (name) return { dir, path: name };
-  }
-  return null;
-}
-
 export const go: LanguageSpec = {
   grammar: 'go',
   comments: '(comment) @comment',
@@ -56,11 +46,15 @@ export const go: LanguageSpec = {
   signatureNodeOf: declarationOf,
   isExported: (def) => /^\p{Lu}/u.test(def.name),
   description: (root, source) => source.leadingDescription(root),
-  resolve(fromPath, specifier, _kind, files) {
-    const module = moduleOf(fromPath, files);
-    if (!module || (specifier !== module.path && !specifier.startsWith(`${module.path}/`))) return unresolved(specifier);
-    const dir = joinRel(module.dir, specifier.slice(module.path.length));
-    const target = dir === null ? null : packageFile(dir, '.go', files);
-    return target ? resolvedTo(target) : unresolved(null);
+  unitOf: (root) => root.namedChildren.find((c) => c?.type === 'package_clause')?.namedChildren[0]?.text ?? null,
+  /**
+   * An import names a package (a folder of a module of the repository). The edge is stored to one of its
+   * files; the import graph extends it to every file of the package (`analysis/go-packages.ts`).
+   */
+  resolve(_fromPath, specifier, _kind, files) {
+    const found = goPackage(specifier, files);
+    if ('file' in found) return resolvedTo(found.file);
+    // A path of a repository module without files yet stays unresolved without a package, to be linked later.
+    return unresolved(found.local ? null : specifier);
   },
 };

@@ -21,7 +21,12 @@ export interface RawImport {
   names: string[];
   typeOnly: boolean;
   line: number;
+  /** Python's `from X import …` (the names are X's attributes or submodules), as opposed to `import X`. */
+  from?: boolean;
 }
+
+/** Parses another file of the same language and reads something from its syntax tree (freed afterwards). */
+export type ParseText = <T>(text: string, read: (root: Node) => T) => T | null;
 
 /** What one language contributes: its grammar, its queries, and the few rules that differ between languages. */
 export interface LanguageSpec {
@@ -52,10 +57,12 @@ export interface LanguageSpec {
   /** Kinds whose member functions are methods; default: class, struct, interface, trait, enum, scope. */
   memberContainers?: ReadonlySet<string>;
   description(root: Node, source: SourceText): string | null;
+  /** The unit the file declares it belongs to: Go's package clause. */
+  unitOf?(root: Node): string | null;
   /** True for languages with one type per file by convention: the first type's doc describes the file. */
   describeByFirstType?: boolean;
   /** Splits one import into several when the file system decides it (Python `from pkg import submodule`). */
-  expand?(fromPath: string, imp: RawImport, files: RepoFiles): RawImport[];
+  expand?(fromPath: string, imp: RawImport, files: RepoFiles, parse?: ParseText): RawImport[];
   /**
    * Dependencies no import statement names, read from the code itself: a Java type of the same package or
    * of an on-demand import, a C# type of the file's namespace or of a `using`. Each is returned with a

@@ -1,8 +1,9 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
-import type { LanguageSpec, RawImport } from './language';
+import type { LanguageSpec, ParseText, RawImport } from './language';
 import { resolvedTo, unresolved } from './language';
-import { ancestors, dirOf, joinRel, type RepoFiles } from './repo-files';
-import { cleanDocstring, firstParagraph, startLineOf, type SourceText } from './source';
+import { findSpec, resolveModule, type AbsoluteName } from './python-modules';
+import type { RepoFiles } from './repo-files';
+import { cleanDocstring, firstParagraph, startLineOf, stringValue, type SourceText } from './source';
 
 const definitions = `
 (class_definition name: (identifier) @name) @def.class
@@ -18,21 +19,49 @@ const imports = `
 `;
 
 /** Names listed in a module's `__all__`, which decide what the module exports when present. */
-const dunderAll = new WeakMap<SourceText, Set<string> | null>();
+const dunderAllCache = new WeakMap<SourceText, string[] | null>();
 
 function publicNames(root: Node, source: SourceText): Set<string> | null {
-  let names = dunderAll.get(source);
-  if (names === undefined) {
-    names = null;
-    for (const statement of root.namedChildren) {
-      const assignment = statement?.type === 'expression_statement' ? statement.namedChildren[0] : null;
-      if (assignment?.type !== 'assignment' || assignment.childForFieldName('left')?.text !== '__all__') continue;
-      const list = assignment.childForFieldName('right');
-      if (list && (list.type === 'list' || list.type === 'tuple')) {
-        names = new Set(list.namedChildren.filter((c) => c?.type === 'string').map((c) => c!.text.slice(1, -1)));
-      }
+  let names = dunderAllCache.get(source);
+  if (names === undefined) dunderAllCache.set(source, (names = dunderAll(root)));
+  return names ? new Set(names) : null;
+}
+
+/** String literals of list and tuple displays in `expr` (through `+`); other operands add nothing. */
+function literalNames(expr: Node | null, out: string[]): void {
+  if (!expr) return;
+  if (expr.type === 'binary_operator' && expr.childForFieldName('operator')?.type === '+') {
+    literalNames(expr.childForFieldName('left'), out);
+    literalNames(expr.childForFieldName('right'), out);
+  } else if (expr.type === 'list' || expr.type === 'tuple' || expr.type === 'parenthesized_expression') {
+    for (const c of expr.namedChildren) {
+      if (c?.type === 'string' && !c.namedChildren.some((p) => p?.type === 'interpolation')) out.push(stringValue(c));
+      else if (c?.type === 'parenthesized_expression' || c?.type === 'tuple' || c?.type === 'list') literalNames(c, out);
     }
-    dunderAll.set(source, names);
+  }
+}
+
+/**
+ * A module's `__all__` read statically from its top-level statements: `__all__ = [...]` (or a tuple, or a
+ * sum of them), `__all__ += [...]`, `__all__.extend([...])`, `__all__.append('x')`; null when it has none.
+ */
+export function dunderAll(root: Node): string[] | null {
+  let names: string[] | null = null;
+  for (const statement of root.namedChildren) {
+    const expr = statement?.type === 'expression_statement' ? statement.namedChildren[0] : null;
+    if (!expr) continue;
+    if ((expr.type === 'assignment' || expr.type === 'augmented_assignment') && expr.childForFieldName('left')?.text === '__all__') {
+      const value = expr.childForFieldName('right');
+      if (!value) continue;
+      if (expr.type === 'assignment') names = [];
+      literalNames(value, (names ??= []));
+    } else if (expr.type === 'call') {
+      const fn = expr.childForFieldName('function');
+      const method = fn?.type === 'attribute' && fn.childForFieldName('object')?.text === '__all__' ? fn.childForFieldName('attribute')?.text : null;
+      const arg = expr.childForFieldName('arguments')?.namedChildren[0] ?? null;
+      if (method === 'extend') literalNames(arg, (names ??= []));
+      else if (method === 'append' && arg?.type === 'string') (names ??= []).push(stringValue(arg));
+    }
   }
   return names;
 }
@@ -46,24 +75,22 @@ function docstringOf(node: Node): string | null {
   return literal?.type === 'string' ? cleanDocstring(literal.text) : null;
 }
 
-/** `if TYPE_CHECKING:` imports exist only for the type checker. */
+const TYPE_CHECKING = /^(?:[A-Za-z_]\w*\.)*TYPE_CHECKING$/;
+
+/**
+ * Imports in the body of `if TYPE_CHECKING:` (or `typing.TYPE_CHECKING`, `elif TYPE_CHECKING:`) exist only for
+ * the type checker; its `else` branch runs.
+ */
 function underTypeChecking(node: Node): boolean {
-  for (let up = node.parent; up; up = up.parent) {
-    if (up.type === 'if_statement' && /\bTYPE_CHECKING\b/.test(up.childForFieldName('condition')?.text ?? '')) return true;
+  for (let child = node, up = node.parent; up; child = up, up = up.parent) {
+    if ((up.type === 'if_statement' || up.type === 'elif_clause') && TYPE_CHECKING.test(up.childForFieldName('condition')?.text.trim() ?? '')
+      && up.childForFieldName('consequence')?.id === child.id) return true;
   }
   return false;
 }
 
 function importedName(node: Node): string {
   return node.type === 'aliased_import' ? node.childForFieldName('name')?.text ?? node.text : node.text;
-}
-
-/** `a.b.c` → a/b/c.py, a/b/c.pyi or a/b/c/__init__.py under base; no parts → base/__init__.py. */
-function moduleFile(base: string, parts: string[], files: RepoFiles): string | null {
-  if (parts.length === 0) return files.firstFile([joinRel(base, '__init__.py')]);
-  const stem = joinRel(base, ...parts);
-  if (stem === null) return null;
-  return files.firstFile([`${stem}.py`, `${stem}.pyi`, joinRel(stem, '__init__.py')]);
 }
 
 export const python: LanguageSpec = {
@@ -83,20 +110,34 @@ export const python: LanguageSpec = {
     const names = node.namedChildren.some((c) => c?.type === 'wildcard_import')
       ? ['*']
       : node.childrenForFieldName('name').filter((n) => n !== null).map(importedName);
-    return [{ specifier: module, kind: 'import', names, typeOnly, line }];
+    return [{ specifier: module, kind: 'import', names, typeOnly, line, from: true }];
   },
-  expand(fromPath, imp, files): RawImport[] {
-    if (imp.names.includes('*') || imp.names.length === 0) return [imp];
-    // `from pkg import mod`: each name that is a submodule is an edge to that module's file.
+  /**
+   * One row per module the statement imports, as Python 3 runs it: `import a.b.c` imports `a`, `a.b` and
+   * `a.b.c`; `from X import n` imports X's packages, X, and `X.n` when n is a submodule; `from X import *`
+   * the submodules X's `__all__` names. A stub (`.pyi`) is never run: its imports are type-only.
+   */
+  expand(fromPath, imp, files, parse): RawImport[] {
+    const { from, ...statement } = imp;
+    const row = { ...statement, typeOnly: imp.typeOnly || fromPath.endsWith('.pyi') };
+    const resolved = resolveModule(fromPath, imp.specifier, files);
+    const rows: RawImport[] = [];
+    resolved.chain.slice(0, -1).forEach((spec, k) => {
+      if (spec.file && spec.file !== fromPath) rows.push({ ...row, specifier: parentSpecifier(imp.specifier, resolved.name!, k), names: [] });
+    });
+    const last = resolved.chain.length === resolved.name?.parts.length ? resolved.chain[resolved.chain.length - 1] : null;
+    if (!from || !last?.locations) return [...rows, row];
+    let wanted = imp.names;
+    if (wanted.includes('*')) wanted = (last.file && /__init__\.py$/.test(last.file) ? staticAll(last.file, files, parse) : null) ?? [];
     const joiner = /^\.+$/.test(imp.specifier) ? '' : '.';
     const submodules: RawImport[] = [];
-    const rest: string[] = [];
-    for (const name of imp.names) {
-      const specifier = `${imp.specifier}${joiner}${name}`;
-      if (python.resolve(fromPath, specifier, imp.kind, files).targetPath) submodules.push({ ...imp, specifier, names: [name] });
-      else rest.push(name);
+    const attributes: string[] = [];
+    for (const name of wanted) {
+      const file = findSpec(name, last.locations, files)?.file;
+      if (!file) attributes.push(name);
+      else if (file !== fromPath) submodules.push({ ...row, specifier: `${imp.specifier}${joiner}${name}`, names: [name] });
     }
-    return rest.length ? [{ ...imp, names: rest }, ...submodules] : submodules;
+    return [...rows, { ...row, names: imp.names.includes('*') ? ['*'] : attributes }, ...submodules];
   },
   refineKind: (_node, kind, name) => (kind === 'variable' && /^[A-Z][A-Z0-9_]*$/.test(name) ? 'constant' : kind),
   rangeOf: (node) => {
@@ -116,25 +157,36 @@ export const python: LanguageSpec = {
     return doc ? firstParagraph(doc) : source.leadingDescription(root);
   },
   resolve(fromPath, specifier, _kind, files) {
-    const dots = /^\.*/.exec(specifier)![0].length;
-    const parts = specifier.slice(dots).split('.').filter(Boolean);
-    if (dots > 0) {
-      let base = dirOf(fromPath);
-      for (let up = 1; up < dots; up++) {
-        if (base === '') return unresolved(null);
-        base = dirOf(base);
-      }
-      const target = moduleFile(base, parts, files);
-      return target ? resolvedTo(target) : unresolved(null);
-    }
-    // Absolute imports: the importing file's folder and each folder above it, plain or with a src/ layout.
-    for (const dir of ancestors(dirOf(fromPath))) {
-      for (const root of [dir, joinRel(dir, 'src')]) {
-        if (root === null) continue;
-        const target = moduleFile(root, parts, files);
-        if (target) return resolvedTo(target);
-      }
-    }
-    return unresolved(parts[0] ?? specifier);
+    const resolved = resolveModule(fromPath, specifier, files);
+    return resolved.file ? resolvedTo(resolved.file) : unresolved(resolved.packageName);
   },
 };
+
+/**
+ * How the statement's `k`-th enclosing module is written so that resolving it again finds the same file:
+ * `a.b` for an absolute name; for a relative one, dots alone up to the base package, then the base's dots
+ * and the parts after it (`..`, `.`, `.sub` for `.sub.mod` in package `pkg.inner`).
+ */
+function parentSpecifier(specifier: string, name: AbsoluteName, k: number): string {
+  if (!name.relative) return name.parts.slice(0, k + 1).join('.');
+  const dots = /^\.*/.exec(specifier)![0].length;
+  const rest = specifier.slice(dots).split('.').filter(Boolean);
+  const baseLength = name.parts.length - rest.length;
+  if (k + 1 <= baseLength) return '.'.repeat(dots + baseLength - (k + 1));
+  return `${'.'.repeat(dots)}${rest.slice(0, k + 1 - baseLength).join('.')}`;
+}
+
+const allCache = new WeakMap<RepoFiles, Map<string, { text: string; names: string[] | null }>>();
+
+/** The static `__all__` of a package's `__init__.py`, parsed once per content. */
+function staticAll(file: string, files: RepoFiles, parse: ParseText | undefined): string[] | null {
+  const text = files.read(file);
+  if (text === null || !parse) return null;
+  let cache = allCache.get(files);
+  if (!cache) allCache.set(files, (cache = new Map()));
+  const hit = cache.get(file);
+  if (hit?.text === text) return hit.names;
+  const names = parse(text, dunderAll);
+  cache.set(file, { text, names });
+  return names;
+}

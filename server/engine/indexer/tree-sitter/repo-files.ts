@@ -12,6 +12,7 @@ export class RepoFiles {
   private readonly stats = new Map<string, 'file' | 'dir' | null>();
   private readonly listings = new Map<string, string[]>();
   private readonly texts = new Map<string, string | null>();
+  private readonly found = new Map<string, string[]>();
 
   constructor(root: string) {
     this.root = path.resolve(root);
@@ -31,6 +32,7 @@ export class RepoFiles {
     this.stats.clear();
     this.listings.clear();
     this.texts.clear();
+    this.found.clear();
     this.realRoot = safeRealpath(this.root) ?? this.root;
   }
 
@@ -87,6 +89,35 @@ export class RepoFiles {
     };
     if (this.isDir(relDir) || relDir === '') visit(relDir);
     return out;
+  }
+
+  /**
+   * Every file or folder with one of `names` in the repository, in path order, not looking into folders `skipDir`
+   * refuses (nor into symbolic links to folders, which would visit a folder twice). Cached by `names`.
+   */
+  findAll(names: readonly string[], skipDir: (dirName: string) => boolean): string[] {
+    const key = names.join('\0');
+    let paths = this.found.get(key);
+    if (!paths) {
+      paths = [];
+      const visit = (relDir: string) => {
+        let entries: fs.Dirent[];
+        try { entries = fs.readdirSync(path.join(this.root, relDir), { withFileTypes: true }); } catch { return; }
+        entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+        for (const e of entries) {
+          const rel = joinRel(relDir, e.name);
+          if (rel === null) continue;
+          if (e.isDirectory()) {
+            if (skipDir(e.name)) continue;
+            if (names.includes(e.name)) paths!.push(rel);
+            visit(rel);
+          } else if (names.includes(e.name) && this.isFile(rel)) paths!.push(rel);
+        }
+      };
+      visit('');
+      this.found.set(key, paths);
+    }
+    return paths;
   }
 
   /** A small text file (go.mod, composer.json), or null. */

@@ -6,6 +6,7 @@ import * as a2aTasks from './005-a2a-tasks';
 import * as creditTotals from './010-credit-totals';
 import * as historyConversationIndex from './011-history-conversation-index';
 import * as skippedFiles from './012-skipped-files';
+import * as graphUnits from './013-graph-units';
 
 export interface Migration {
   version: number;
@@ -26,4 +27,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 10, name: 'credit-totals', sql: creditTotals.sql },
   { version: 11, name: 'history-conversation-index', sql: historyConversationIndex.sql },
   { version: 12, name: 'skipped-files', sql: skippedFiles.sql },
+  { version: 13, name: 'graph-units', sql: graphUnits.sql },
 ];
