@@ -1,12 +1,12 @@
 /**
- * Analysis latencies and exactness, written to their section of docs/benchmarks.md:
+ * Analysis latencies, written to their section of docs/benchmarks.md:
  *
- *   node --import tsx bench/analysis-speed.ts [corpus=phaser-x4] [--no-exactness]
+ *   node --import tsx bench/analysis-speed.ts [corpus=phaser-x4]
  *
  * Radius is timed through the HTTP app (in-process inject: validation, plan check, credits and JSON
  * included) for 200 files spread evenly over the corpus, each asked once (so call-site parsing is
  * cold for every target), then the same files again (warm). Blueprint and file docs (`basic`) the
- * same way. Exactness runs bench/radius-exactness.ts on rxjs and phaser.
+ * same way. Exactness is bench/radius-exactness.ts (its own section).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,7 +16,6 @@ import { silentLogger } from '../server/engine/log';
 import { newId } from '../server/engine/util/ids';
 import { createApp } from '../server/transport/http/app';
 import { corpus, sizeOf } from './corpora';
-import { exactness, type ExactnessResult } from './radius-exactness';
 
 const SAMPLE = 200;
 const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(s.length * p))]; };
@@ -105,17 +104,11 @@ async function speed(name: string) {
   }
 }
 
-function exactnessRows(results: ExactnessResult[]): string {
-  return results.map((r) => `| ${r.corpus} | ${r.files} | ${r.ourEdges} | ${r.theirEdges} | ${r.sharedEdges} | ${r.onlyOurs.length} / ${r.onlyTheirs.length} | ${r.typeOnlyMismatches.length} | ${r.closureFilesCompared - r.closureMismatches} / ${r.closureFilesCompared} | ${(r.ms.depcruise / 1000).toFixed(1)} s |`).join('\n');
-}
-
 async function main() {
   const args = process.argv.slice(2);
   const name = args.find((a) => !a.startsWith('--')) ?? 'phaser-x4';
   const s = await speed(name);
   process.stderr.write(`${JSON.stringify(s)}\n`);
-  const exact = args.includes('--no-exactness') ? [] : [await exactness('rxjs'), await exactness('phaser')];
-  for (const e of exact) process.stderr.write(`${JSON.stringify(e)}\n`);
   const section = `<!-- bench:analysis:start -->
 ## Analysis: blast radius, blueprint, file docs
 
@@ -137,20 +130,9 @@ The import graph is loaded once per index generation (${fmt(s.graphMs)} here) an
 | file docs \`full\` (ready) | ${fmt(s.docs.full.median)} | ${fmt(s.docs.full.p95)} | |
 
 Largest radius in the sample: ${s.maxDependents} dependents. The slowest first call was ${fmt(s.radius.cold.max)}.
-${exact.length ? `
-### Exactness against dependency-cruiser 18
 
-Command: \`node --import tsx bench/radius-exactness.ts rxjs phaser\` (also run by the command above). Loupe's file-to-file
-import edges (TypeScript compiler resolution) against dependency-cruiser's on the same folder, with type-only flags; then
-every file's dependents (reverse transitive closure) from each edge set. A fixture version runs in \`npm test\`.
-
-| corpus | files | Loupe edges | dependency-cruiser edges | shared | only Loupe / only depcruise | type-only differences | equal closures | depcruise time |
-|---|---|---|---|---|---|---|---|---|
-${exactnessRows(exact)}
-
-The one disagreement found on the way (rxjs \`/// <reference path>\` directives, which the compiler includes in the
-program) was ours: the indexer now records them as type-only edges.
-` : ''}<!-- bench:analysis:end -->`;
+Exactness (radius against each language's toolchain) has its own section, written by \`bench/radius-exactness.ts --write\`.
+<!-- bench:analysis:end -->`;
   const doc = path.join(__dirname, '..', 'docs', 'benchmarks.md');
   const current = fs.existsSync(doc) ? fs.readFileSync(doc, 'utf8') : '# Benchmarks\n\nEvery number here comes from a command in this repository; the machine is shared and noisy, so runs are medians.\n';
   const next = /<!-- bench:analysis:start -->[\s\S]*<!-- bench:analysis:end -->/.test(current)

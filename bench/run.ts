@@ -7,7 +7,7 @@
  *   npm run bench -- --runs 1 --only index rxjs phaser
  *
  * After the indexing section it runs the other benchmark scripts, each of which rewrites its own
- * section of docs/benchmarks.md (search, research, analysis with exactness, editor latency).
+ * section of docs/benchmarks.md (search, research, analysis, exactness per language, editor latency).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -80,6 +80,7 @@ Targets (issue 2): phaser ≤ 6 s; phaser ×4 ≤ 25 s and ≤ 600 MB; linear gr
     ['search-run.ts', []],
     ['research-bench.ts', ['phaser', '--write']],
     ['analysis-speed.ts', ['phaser-x4']],
+    ['radius-exactness.ts', ['--write']],
     ['editor-latency.ts', ['phaser-x4']],
   ];
   for (const [script, args] of others) {

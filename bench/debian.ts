@@ -1,0 +1,80 @@
+/**
+ * Real source code and toolchains from Debian, pinned: `apt-get download PKG=VERSION` and `dpkg-deb -x`,
+ * unpacked once under bench/.corpora/debian (gitignored) and reused. Nothing is installed on the machine.
+ * CI reaches Debian's mirrors; a fresh machine without package lists gets `apt-get update` first.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { CORPORA_DIR } from './corpora';
+
+export const DEBIAN_DIR = process.env.LOUPE_DEBIAN_CACHE ?? path.join(CORPORA_DIR, 'debian');
+
+const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+
+function download(specs: string[], into: string): void {
+  const run = () => execFileSync('apt-get', ['download', '-q', ...specs], { cwd: into, stdio: ['ignore', 'ignore', 'pipe'], env });
+  try {
+    run();
+  } catch {
+    execFileSync('apt-get', ['update', '-qq'], { stdio: 'ignore', env });
+    run();
+  }
+}
+
+/**
+ * The packages `specs` (`name=version`) unpacked together into one folder, named `name` (several packages
+ * share a folder when their files refer to each other, as golang-1.19-go's GOROOT links into golang-1.19-src).
+ */
+export function debianPackages(name: string, specs: string[]): string {
+  const dir = path.join(DEBIAN_DIR, name);
+  if (fs.existsSync(path.join(dir, '.complete'))) return dir;
+  fs.rmSync(dir, { recursive: true, force: true });
+  const debs = path.join(DEBIAN_DIR, `.${name}.debs`);
+  fs.rmSync(debs, { recursive: true, force: true });
+  fs.mkdirSync(debs, { recursive: true });
+  try {
+    process.stderr.write(`fetching ${specs.join(' ')} from Debian…\n`);
+    download(specs, debs);
+    for (const deb of fs.readdirSync(debs).filter((f) => f.endsWith('.deb'))) execFileSync('dpkg-deb', ['-x', path.join(debs, deb), dir]);
+    fs.writeFileSync(path.join(dir, '.complete'), specs.join('\n'));
+  } finally {
+    fs.rmSync(debs, { recursive: true, force: true });
+  }
+  return dir;
+}
+
+/** One package (`name=version`) unpacked; the folder holds its files as installed (`usr/…`). */
+export function debianPackage(spec: string): string {
+  return debianPackages(spec.replace(/[=:+~]/g, '_'), [spec]);
+}
+
+/** Real projects from Debian, by the language whose import graph they exercise. */
+export const DEBIAN_CORPORA = {
+  /** gin 1.8.1: go.mod at the root, build-constrained files (`!nomsgpack`, `!go1.18`), a `.pb.go` imported from testdata. */
+  gin: { language: 'go', spec: 'golang-github-gin-gonic-gin-dev=1.8.1-1', sub: 'usr/share/gocode/src/github.com/gin-gonic/gin' },
+  /** grpc-go 1.33.3 with its examples module put back where upstream keeps it (`examples/go.mod`, `replace google.golang.org/grpc => ../`). */
+  grpc: { language: 'go', spec: 'golang-google-grpc-dev=1.33.3-2', sub: 'usr/share/gocode/src/google.golang.org/grpc', nested: { examples: 'usr/share/doc/golang-google-grpc-dev/examples' } },
+  /** golang.org/x/tools 0.5.0: 1,072 Go files (the large Go corpus). */
+  'x-tools': { language: 'go', spec: 'golang-golang-x-tools-dev=1:0.5.0+ds-1', sub: 'usr/share/gocode/src/golang.org/x/tools' },
+  flask: { language: 'python', spec: 'python3-flask=2.2.2-3', sub: 'usr/lib/python3/dist-packages' },
+  requests: { language: 'python', spec: 'python3-requests=2.28.1+dfsg-1', sub: 'usr/lib/python3/dist-packages' },
+  /** sympy 1.11.1: 1,497 Python files (the large Python corpus). */
+  sympy: { language: 'python', spec: 'python3-sympy=1.11.1-1', sub: 'usr/lib/python3/dist-packages' },
+} as const satisfies Record<string, { language: string; spec: string; sub: string; nested?: Record<string, string> }>;
+
+export type DebianCorpus = keyof typeof DEBIAN_CORPORA;
+
+/** The folder to index for a Debian corpus (assembled once when it has a nested module to put back). */
+export function debianCorpus(name: DebianCorpus): string {
+  const c = DEBIAN_CORPORA[name] as { spec: string; sub: string; nested?: Record<string, string> };
+  const unpacked = debianPackage(c.spec);
+  if (!c.nested) return path.join(unpacked, c.sub);
+  const dir = path.join(DEBIAN_DIR, `${name}-assembled`);
+  if (fs.existsSync(path.join(dir, '.complete'))) return path.join(dir, 'src');
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.cpSync(path.join(unpacked, c.sub), path.join(dir, 'src'), { recursive: true });
+  for (const [at, from] of Object.entries(c.nested)) fs.cpSync(path.join(unpacked, from), path.join(dir, 'src', at), { recursive: true });
+  fs.writeFileSync(path.join(dir, '.complete'), '');
+  return path.join(dir, 'src');
+}

@@ -1,0 +1,58 @@
+/**
+ * Writes the oracles' graphs that `npm test` compares Loupe with (test/fixtures/oracle/<name>.json), so the
+ * tests need neither the Go toolchain nor a download of it. Run after changing a fixture, a pinned corpus
+ * or an oracle:
+ *
+ *   node --import tsx bench/oracles/golden.ts [go-root-module python-src-layout gin flask requests]
+ *
+ * The test checks each golden file against its oracle whenever that oracle is at hand (Python always; Go
+ * once bench/radius-exactness.ts or this script has unpacked the toolchain).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { oracleGraph, type OracleGraph, type OracleLanguage } from '../radius-exactness';
+import { debianCorpus, type DebianCorpus } from '../debian';
+
+export const GOLDEN_DIR = path.join(__dirname, '..', '..', 'test', 'fixtures', 'oracle');
+const FIXTURES = path.join(__dirname, '..', '..', 'test', 'fixtures');
+
+/** The corpora with golden graphs: fixtures (folder name) and pinned Debian corpora. */
+export const GOLDEN: Record<string, { language: OracleLanguage; dir: () => string }> = {
+  'go-root-module': { language: 'go', dir: () => path.join(FIXTURES, 'go-root-module') },
+  'python-src-layout': { language: 'python', dir: () => path.join(FIXTURES, 'python-src-layout') },
+  gin: { language: 'go', dir: () => debianCorpus('gin' satisfies DebianCorpus) },
+  flask: { language: 'python', dir: () => debianCorpus('flask') },
+  requests: { language: 'python', dir: () => debianCorpus('requests') },
+};
+
+/** Files, and edges as [from, to, type-only] indexes into them: small enough to commit. */
+interface Golden { files: string[]; edges: [number, number, 0 | 1][] }
+
+export function toGolden(g: OracleGraph): Golden {
+  const files = [...g.files].sort();
+  const at = new Map(files.map((f, i) => [f, i]));
+  const edges = [...g.edges].map(([key, typeOnly]) => {
+    const [a, b] = key.split(' -> ');
+    return [at.get(a)!, at.get(b)!, typeOnly ? 1 : 0] as [number, number, 0 | 1];
+  }).filter(([a, b]) => a !== undefined && b !== undefined).sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+  return { files, edges };
+}
+
+export function readGolden(name: string): OracleGraph {
+  const g = JSON.parse(fs.readFileSync(path.join(GOLDEN_DIR, `${name}.json`), 'utf8')) as Golden;
+  return { files: new Set(g.files), edges: new Map(g.edges.map(([a, b, t]) => [`${g.files[a]} -> ${g.files[b]}`, t === 1])) };
+}
+
+if (require.main === module) {
+  (async () => {
+    const names = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(GOLDEN);
+    fs.mkdirSync(GOLDEN_DIR, { recursive: true });
+    for (const name of names) {
+      const c = GOLDEN[name];
+      const g = toGolden(await oracleGraph(c.language, c.dir()));
+      const text = `{"files":${JSON.stringify(g.files)},\n"edges":${JSON.stringify(g.edges)}}\n`;
+      fs.writeFileSync(path.join(GOLDEN_DIR, `${name}.json`), text);
+      console.log(`${name}: ${g.files.length} files, ${g.edges.length} edges`);
+    }
+  })().catch((error) => { console.error(error); process.exit(1); });
+}
