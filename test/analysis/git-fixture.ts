@@ -15,7 +15,8 @@ export const git = (cwd: string, ...args: string[]): string => execFileSync('git
 /**
  * The radius-graph fixture as a real git repository with a known history:
  *  1. everything;  2. util.ts and a.ts change together;
- *  3. PR #7 (branch changing b.ts) merged with a merge commit "Merge pull request #7 …";
+ *  3. PR #7 (branch changing b.ts) merged with a merge commit "Merge pull request #7 …", its head kept as
+ *     refs/pull/7/head (as a clone that fetches pull refs has it: already in main's history);
  *  4. PR #9 only as refs/pull/9/head (changes unused.ts), never merged.
  * Optionally with a GitHub origin remote (for the API path).
  */
@@ -32,6 +33,7 @@ export function gitFixture(options: { githubRemote?: string } = {}): string {
   git(dir, 'commit', '-q', '-am', 'Version feature b');
   git(dir, 'checkout', '-q', 'main');
   git(dir, 'merge', '-q', '--no-ff', '-m', 'Merge pull request #7 from someone/feature-b', 'feature/b');
+  git(dir, 'update-ref', 'refs/pull/7/head', 'feature/b');
   git(dir, 'branch', '-q', '-D', 'feature/b');
   git(dir, 'checkout', '-q', '-b', 'pr9');
   fs.writeFileSync(path.join(dir, 'src/unused.ts'), 'export function lonely(): number {\n  return 43;\n}\n\nexport function alsoLonely(): number {\n  return 1;\n}\n');

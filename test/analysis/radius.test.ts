@@ -101,6 +101,45 @@ test('radius of a file is the exact reverse closure with depth, via and type-onl
   }
 });
 
+test('the summary is the union of its targets, in every mode (file, files, dependency, symbol, pull request)', async () => {
+  const t = await createTestApp();
+  try {
+    const repo = await indexed(t, gitFixture());
+    const requests = [
+      { file: 'src/core/base.ts' },
+      { files: ['src/core/util.ts', 'src/feature/b.ts', 'src/core/types.ts'] },
+      { dependency: 'lodash' },
+      { files: ['src/core/types.ts'], dependencies: ['lodash'] },
+      { file: 'src/core/base.ts#BASE_NAME' },
+      { files: ['src/core/base.ts#baseValue', 'src/core/types.ts'], dependencies: ['lodash'] },
+      { pr: 7 },
+    ];
+    for (const body of requests) {
+      const res = await t.call('POST', `/v2/repos/${repo}/radius`, { ...body, include: ['dependents'], limit: 1 });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      const { targets, summary } = res.body.data;
+      const all = await t.call('POST', `/v2/repos/${repo}/radius`, { ...body, include: ['dependents'], limit: 10000 });
+      const union = new Map<string, Dep>();
+      for (const target of all.body.data.targets as { found: boolean; dependents: Dep[] }[]) {
+        assert.ok(target.found, JSON.stringify(target));
+        for (const d of target.dependents) {
+          const seen = union.get(d.file_path);
+          union.set(d.file_path, seen ? { ...d, depth: Math.min(seen.depth, d.depth), type_only: seen.type_only && d.type_only } : d);
+        }
+      }
+      const label = JSON.stringify(body);
+      assert.ok(union.size > 0, label);
+      assert.equal(summary.total_dependents, union.size, label);
+      assert.equal(summary.direct_dependents, [...union.values()].filter((d) => d.depth === 1).length, label);
+      assert.equal(summary.type_only_dependents, [...union.values()].filter((d) => d.type_only).length, label);
+      assert.ok(summary.total_dependents >= Math.max(...targets.map((x: { dependents_total: number }) => x.dependents_total)), label);
+      assert.notEqual(summary.risk, 'none', label);
+    }
+  } finally {
+    await t.close();
+  }
+});
+
 test('radius follows index changes (the cached graph is invalidated by the generation counter)', async () => {
   const t = await createTestApp();
   try {

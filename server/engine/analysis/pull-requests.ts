@@ -103,6 +103,15 @@ async function fromLocalGit(root: string, number: number): Promise<ResolvedPullR
     let head: string;
     try { head = (await run(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).trim(); } catch { continue; }
     const base = (await run(['merge-base', 'HEAD', head])).trim();
+    if (base === head) {
+      // Merged already: the head is in HEAD's history, so against the merge-base it changes nothing. The
+      // merge commit that brought it in (the oldest merge on HEAD's first-parent line descending from it) does.
+      const merge = (await run(['rev-list', '--first-parent', '--merges', '--ancestry-path', '--reverse', `${head}..HEAD`])).split('\n')[0]?.trim();
+      if (!merge) continue;
+      const first = (await run(['rev-parse', `${merge}^1`])).trim();
+      const files = await changed(run, first, merge);
+      return { number, source: 'git-merge-commit', files, base: first, head: merge, detail: `${ref} (${head.slice(0, 12)}) is merged: merge commit ${merge.slice(0, 12)}` };
+    }
     const files = await changed(run, base, head);
     return { number, source: 'git-pull-ref', files, base, head, detail: `${ref} (${head.slice(0, 12)}) against merge-base ${base.slice(0, 12)}` };
   }

@@ -98,13 +98,30 @@ export async function radius(ctx: AnalysisContext, repo: RepoRecord, req: Radius
   } else if (req.files.length === 0) source = 'dependencies';
 
   const targets: RadiusTarget[] = [];
-  for (const t of fileTargets) targets.push(await fileTarget(ctx, repo, graph, t, include, req.limit, pr ? 'the pull request' : changed ? 'the working tree' : undefined));
-  for (const d of req.dependencies) targets.push(await dependencyTarget(ctx, repo, graph, d, include, req.limit));
+  // Each target's dependents, complete (the listed ones may be capped): the summary is their union.
+  const closures: Dependent[][] = [];
+  for (const t of fileTargets) {
+    const { target, deps } = await fileTarget(ctx, repo, graph, t, include, req.limit, pr ? 'the pull request' : changed ? 'the working tree' : undefined);
+    targets.push(target);
+    closures.push(deps);
+  }
+  for (const d of req.dependencies) {
+    const { target, deps } = await dependencyTarget(ctx, repo, graph, d, include, req.limit);
+    targets.push(target);
+    closures.push(deps);
+  }
 
+  // A file several targets reach counts once: at its smallest depth, type-only only if it is for every target.
   const union = new Map<number, Dependent>();
+  for (const deps of closures) {
+    for (const d of deps) {
+      const seen = union.get(d.file);
+      if (!seen) union.set(d.file, d);
+      else union.set(d.file, { ...(d.depth < seen.depth ? d : seen), typeOnly: seen.typeOnly && d.typeOnly });
+    }
+  }
   const found = targets.filter((t) => t.found);
-  const seeds = found.flatMap((t) => seedIndexes(ctx, repo, graph, t));
-  for (const d of graph.dependents(seeds)) union.set(d.file, d);
+  const seeds = found.flatMap((t) => seedIndexes(graph, t));
   const entries = ctx.entries(repo.id, graph);
   const reached = new Set([...union.keys(), ...seeds]);
   const entryHits = entries.filter((e) => reached.has(e.file));
@@ -140,13 +157,10 @@ function riskOf(dependents: number, files: number, entryPoints: number, found: n
   return 'low';
 }
 
-/** The graph nodes a found target stands for (the file itself; for a dependency, its importers). */
-function seedIndexes(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, t: RadiusTarget): number[] {
-  if (t.kind === 'dependency') return graph.importersOf(t.target);
-  const [file, symbol] = splitTarget(t.target);
-  const index = graph.indexOfPath.get(file)!;
-  if (t.kind === 'symbol' && symbol) return [...symbolUsers(ctx, repo.id, graph, index, symbol).keys()];
-  return [index];
+/** The files a found target stands for (a file or a symbol's file; for a dependency, none in the repository). */
+function seedIndexes(graph: ImportGraph, t: RadiusTarget): number[] {
+  if (t.kind === 'dependency') return [];
+  return [graph.indexOfPath.get(splitTarget(t.target)[0])!];
 }
 
 const splitTarget = (t: string): [string, string | null] => {
@@ -160,19 +174,19 @@ const empty = (target: string, kind: RadiusTarget['kind'], reason: string): Radi
 
 async function fileTarget(
   ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, raw: string, include: Set<RadiusPart>, limit: number, changedBy?: string,
-): Promise<RadiusTarget> {
+): Promise<{ target: RadiusTarget; deps: Dependent[] }> {
   const [rawFile, symbol] = splitTarget(raw);
   const file = rawFile.replace(/\\/g, '/').replace(/^\.\//, '');
   const index = graph.indexOfPath.get(file);
   const kind = symbol ? 'symbol' : 'file';
   if (index === undefined) {
-    return empty(raw, kind, changedBy ? `changed by ${changedBy} but not in the index (deleted, ignored or not source)` : 'no indexed file has this path');
+    return { target: empty(raw, kind, changedBy ? `changed by ${changedBy} but not in the index (deleted, ignored or not source)` : 'no indexed file has this path'), deps: [] };
   }
   let deps: Dependent[];
   if (symbol) {
     const users = symbolUsers(ctx, repo.id, graph, index, symbol);
     const known = ctx.fileSymbols(graph, index).some((s) => s.name === symbol && s.parent === null);
-    if (!known && users.size === 0) return empty(raw, 'symbol', `${file} has no top-level symbol ${symbol}`);
+    if (!known && users.size === 0) return { target: empty(raw, 'symbol', `${file} has no top-level symbol ${symbol}`), deps: [] };
     deps = [...users.entries()].map(([user, typeOnly]) => ({ file: user, depth: 1, via: [user, index], typeOnly }));
     const seen = new Set(users.keys());
     for (const d of graph.dependents([...users.keys()], 1)) {
@@ -200,14 +214,14 @@ async function fileTarget(
     if (include.has('data_flows')) out.data_flows = flows;
     out.call_graph_complete = complete;
   }
-  return out;
+  return { target: out, deps };
 }
 
 async function dependencyTarget(
   ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, name: string, include: Set<RadiusPart>, limit: number,
-): Promise<RadiusTarget> {
+): Promise<{ target: RadiusTarget; deps: Dependent[] }> {
   const importers = graph.importersOf(name);
-  if (importers.length === 0) return empty(name, 'dependency', 'no indexed file imports this package or module name');
+  if (importers.length === 0) return { target: empty(name, 'dependency', 'no indexed file imports this package or module name'), deps: [] };
   const direct: Dependent[] = importers.map((i) => ({
     file: i, depth: 1, via: [i],
     typeOnly: graph.statements[i].filter((s) => s.packageName === name || s.specifier === name).every((s) => s.typeOnly),
@@ -228,7 +242,7 @@ async function dependencyTarget(
   if (include.has('entry_points')) out.entry_points = entryPointsOf(ctx, repo, graph, deps);
   if (include.has('call_edges')) out.call_edges = [];
   if (include.has('data_flows')) out.data_flows = [];
-  return out;
+  return { target: out, deps };
 }
 
 const toOut = (graph: ImportGraph, d: Dependent): DependentOut => ({
