@@ -3,7 +3,7 @@
  * (bench/index-once.ts), beside rxjs as the baseline of the same run (the machine is shared: read the
  * ratios). Sources are Debian and npm packages, pinned, unpacked once under bench/.corpora/langs.
  *
- *   node --import tsx bench/languages.ts [name …]        names: rust java csharp cpp ruby php (default: all)
+ *   node --import tsx bench/languages.ts [name …]        names: go python rust java csharp cpp ruby php (default: all)
  *
  * Prints one JSON line per corpus and a Markdown table for docs/benchmarks.md.
  */
@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { debianPackage, npmPackage } from '../test/helpers/real-code';
 import { corpus } from './corpora';
+import { debianCorpus } from './debian';
 
 const ROOT = path.join(__dirname, '.corpora', 'langs');
 
@@ -27,6 +28,9 @@ function assemble(name: string, parts: [from: string, to: string][], extra: Reco
 }
 
 const CORPORA: Record<string, () => string> = {
+  // golang.org/x/tools 0.5.0 and sympy 1.11.1 (bench/debian.ts).
+  go: () => debianCorpus('x-tools'),
+  python: () => debianCorpus('sympy'),
   // tokio and serde crates side by side.
   rust: () => assemble('rust', [
     [path.join(debianPackage('librust-tokio-dev', '1.24.2-1'), 'usr/share/cargo/registry/tokio-1.24.2'), 'tokio'],

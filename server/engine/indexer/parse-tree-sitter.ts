@@ -81,10 +81,11 @@ export async function analyzeWithTreeSitter(language: string, relPath: string, t
     for (const imp of raws) {
       const { alsoTargets, ...resolution } = spec.resolve(relPath, imp.specifier, imp.kind, files);
       const row = { ...imp, ...resolution };
-      // A module imported only on the way to another (Python's parent packages) is stored once per file.
+      // A module imported only on the way to another (Python's parent packages, from `expand`) is stored once per file.
       const key = `${row.kind}\0${row.typeOnly}\0${row.specifier}\0${row.targetPath}`;
-      if (row.names.length === 0 && implicit.has(key)) continue;
-      if (row.names.length === 0) implicit.add(key);
+      const implied = spec.expand !== undefined && row.names.length === 0;
+      if (implied && implicit.has(key)) continue;
+      if (implied) implicit.add(key);
       imports.push(row);
       for (const targetPath of alsoTargets ?? []) imports.push({ ...imp, targetPath, packageName: null });
     }
