@@ -85,7 +85,9 @@ export class Engine {
     // Checked before anything is opened: a refused --allow stops the start with nothing to clean up.
     const realDataDir = fs.realpathSync(this.dataDir);
     const roots = allowedRoots(config.allowedRoots ?? [], realDataDir, config.log);
-    this.db = openDatabase(path.join(this.dataDir, 'loupe.db'), this.log);
+    // The index (rebuildable) and the accounts (never rebuilt), one connection so that a charge and
+    // an operation's writes commit together.
+    this.db = openDatabase(path.join(this.dataDir, 'loupe.db'), this.log, { accountsFile: path.join(this.dataDir, 'accounts.db') });
     this.reposStore = new ReposStore(this.db);
     this.filesStore = new FilesStore(this.db);
     this.a2aTasks = new A2aTasksStore(this.db);

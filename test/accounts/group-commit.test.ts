@@ -42,7 +42,7 @@ test('charges settled in one turn share a commit; a refused one loses only itsel
     const [first, , third] = results as PromiseFulfilledResult<{ balance: { used: number } }>[];
     assert.deepEqual([first.value.balance.used, third.value.balance.used], [1, 4]);
     assert.equal(t.engine.accounts.credits.balance(t.ownerId).used, 4);
-    assert.equal(commitsInWal(path.join(t.dataDir, 'loupe.db-wal')), 1, 'one commit for the three charges');
+    assert.equal(commitsInWal(path.join(t.dataDir, 'accounts.db-wal')), 1, 'one commit for the three charges');
   } finally {
     await t.close();
   }
@@ -84,7 +84,7 @@ test('a key disabled by another process stops working at the next request', asyn
     assert.equal((await u.as('GET', '/v2/repos')).status, 200);
     assert.equal((await u.as('GET', '/v2/repos')).status, 200, 'the key and user rows are now remembered');
     // Another connection to the same file, as a second Loupe process would have.
-    const other = new Database(path.join(t.dataDir, 'loupe.db'));
+    const other = new Database(path.join(t.dataDir, 'accounts.db'));
     try {
       other.prepare("UPDATE api_keys SET state = 'disabled' WHERE id = ?").run(u.keyId);
     } finally {
@@ -95,7 +95,7 @@ test('a key disabled by another process stops working at the next request', asyn
     // A plan changed by another process is seen as well.
     const owner = await t.call('GET', '/v2/repos');
     assert.equal(owner.body.meta.tier, 'ENTERPRISE');
-    const again = new Database(path.join(t.dataDir, 'loupe.db'));
+    const again = new Database(path.join(t.dataDir, 'accounts.db'));
     try {
       again.prepare("UPDATE users SET plan = 'PRO' WHERE id = ?").run(t.ownerId);
     } finally {

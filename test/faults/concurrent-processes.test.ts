@@ -32,6 +32,7 @@ test('two processes writing one database at once: no SQLITE_BUSY reaches anyone,
     assert.deepEqual(JSON.parse(r.out).failures, []);
   }
   const db = new Database(path.join(t.dataDir, 'loupe.db'), { readonly: true });
+  db.prepare('ATTACH DATABASE ? AS accounts').run(path.join(t.dataDir, 'accounts.db'));
   try {
     const sum = (db.prepare("SELECT coalesce(sum(credits), 0) AS n FROM credit_ledger WHERE operation = 'search'").get() as { n: number }).n;
     assert.equal(sum, 2 * operations, 'every charge of both processes is in the ledger');
@@ -42,6 +43,7 @@ test('two processes writing one database at once: no SQLITE_BUSY reaches anyone,
     const files = (db.prepare('SELECT count(*) AS n FROM files').get() as { n: number }).n;
     assert.equal(files, 802);
     assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
+    assert.equal(db.pragma('accounts.integrity_check', { simple: true }), 'ok');
   } finally {
     db.close();
   }

@@ -10,6 +10,7 @@ import { schemaVersion } from '../../server/engine/store/db';
 import { createApp } from '../../server/transport/http/app';
 import { copyFixture, FIXTURES, tempDir } from '../helpers/engine';
 import { V1_FIXTURE } from '../../scripts/make-schema-v1-db';
+import { V12_FIXTURE } from '../../scripts/make-schema-v12-db';
 
 /** A logger that keeps its lines, so tests can read what the user would have been told. */
 function recordingLogger(): Logger & { lines: string[] } {
@@ -122,4 +123,112 @@ test('a database from the first schema (fixture schema-v1.db) is migrated and it
   const again = openEngine(dataDir);
   assert.equal(schemaVersion(again.db), latest);
   await again.close();
+});
+
+test('a data dir from before the accounts database (fixture schema-v12.db) moves its accounts out of the index on first start', async () => {
+  const dataDir = tempDir('loupe-v12-');
+  fs.copyFileSync(path.join(FIXTURES, 'db', 'schema-v12.db'), path.join(dataDir, 'loupe.db'));
+  const f = V12_FIXTURE;
+  const log = recordingLogger();
+  const engine = openEngine(dataDir, log);
+  const app = await createApp(engine);
+  const get = async (url: string, headers: Record<string, string>) => {
+    const res = await app.inject({ method: 'GET', url, headers });
+    return { status: res.statusCode, body: JSON.parse(res.body) };
+  };
+  try {
+    assert.equal(schemaVersion(engine.db), latest);
+    assert.ok(!log.lines.some((l) => l.includes('moved it to')), 'migrated in place, not rebuilt');
+    // Every account survives: keys, the session, the password, balances, history, the thread, the A2A task.
+    assert.equal(engine.accounts.authenticate(f.ownerKey).userId, f.ownerId);
+    assert.equal(engine.accounts.authenticate(f.adaKey).userId, f.adaId);
+    assert.equal(engine.auth.callerForSession(f.adaSession).userId, f.adaId);
+    const signin = await app.inject({ method: 'POST', url: '/v2/auth/authenticate', payload: { auth_mode: 'password', email: f.adaEmail }, headers: { 'x-auth-password': f.adaPassword } });
+    assert.equal(signin.statusCode, 200, signin.body);
+    assert.deepEqual(engine.accounts.credits.balance(f.adaId), { limit: 100, used: f.adaUsed, remaining: 100 - f.adaUsed });
+    assert.equal(engine.accounts.credits.balance(f.ownerId).used, f.ownerUsed);
+    const history = await get('/v2/history?limit=10', { 'x-api-key': f.adaKey });
+    assert.equal(history.status, 200, JSON.stringify(history.body));
+    assert.deepEqual(history.body.data.map((h: { history_id?: string; id?: string }) => h.history_id ?? h.id).sort(), [f.historyIds[0], f.historyIds[1]]);
+    const thread = await get(`/v2/history/conversation/${f.conversationId}`, { 'x-api-key': f.adaKey });
+    assert.equal(thread.status, 200, JSON.stringify(thread.body));
+    assert.ok(engine.a2aTasks.load(f.a2aTaskId, f.adaId));
+    // The repository stays shared by the two users who added it.
+    for (const key of [f.ownerKey, f.adaKey]) {
+      const repos = await get('/v2/repos', { 'x-api-key': key });
+      assert.deepEqual(repos.body.data.map((r: { repo_id: string }) => r.repo_id), [f.repoId]);
+    }
+    assert.equal(engine.filesStore.getByPath(f.repoId, 'src/math.ts')?.uid, f.fileUid);
+  } finally {
+    await app.close();
+    await engine.close();
+  }
+  const tables = (file: string) => {
+    const db = new Database(file, { readonly: true });
+    try {
+      return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name);
+    } finally {
+      db.close();
+    }
+  };
+  const moved = ['users', 'api_keys', 'credit_ledger', 'credit_totals', 'otp_codes', 'sessions', 'conversations', 'history', 'a2a_tasks'];
+  assert.deepEqual(moved.filter((t) => tables(path.join(dataDir, 'loupe.db')).includes(t)), [], 'the index keeps no account table');
+  assert.deepEqual(moved.filter((t) => !tables(path.join(dataDir, 'accounts.db')).includes(t)), [], 'the accounts database has them all');
+  const again = openEngine(dataDir);
+  assert.equal(again.accounts.authenticate(f.adaKey).userId, f.adaId, 'a second start changes nothing');
+  await again.close();
+});
+
+test('a start stopped between copying the accounts and dropping them from the index copies nothing twice', async () => {
+  const dataDir = tempDir('loupe-v12-half-');
+  fs.copyFileSync(path.join(FIXTURES, 'db', 'schema-v12.db'), path.join(dataDir, 'loupe.db'));
+  // The first half of migration 14, committed, as a process killed right after it would leave it.
+  const first = openEngine(dataDir);
+  await first.close();
+  const accounts = new Database(path.join(dataDir, 'accounts.db'));
+  const counts = () => ['users', 'api_keys', 'credit_ledger', 'history', 'a2a_tasks'].map((t) => (accounts.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n);
+  const before = counts();
+  const used = (accounts.prepare('SELECT used FROM credit_totals WHERE user_id = ?').get(V12_FIXTURE.adaId) as { used: number }).used;
+  accounts.close();
+  fs.copyFileSync(path.join(FIXTURES, 'db', 'schema-v12.db'), path.join(dataDir, 'loupe.db'));
+  for (const suffix of ['-wal', '-shm']) fs.rmSync(path.join(dataDir, `loupe.db${suffix}`), { force: true });
+  const engine = openEngine(dataDir);
+  try {
+    assert.equal(engine.accounts.credits.balance(V12_FIXTURE.adaId).used, used, 'the ledger was not copied twice');
+  } finally {
+    await engine.close();
+  }
+  const again = new Database(path.join(dataDir, 'accounts.db'), { readonly: true });
+  try {
+    assert.deepEqual(['users', 'api_keys', 'credit_ledger', 'history', 'a2a_tasks'].map((t) => (again.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n), before);
+  } finally {
+    again.close();
+  }
+});
+
+test('a database from a newer Loupe is refused with a message and left as it is', async () => {
+  for (const name of ['loupe.db', 'accounts.db']) {
+    const dataDir = tempDir('loupe-newer-');
+    const engine = openEngine(dataDir);
+    await engine.close();
+    const file = path.join(dataDir, name);
+    const db = new Database(file);
+    db.pragma('user_version = 999');
+    db.close();
+    const bytes = fs.readFileSync(file);
+    assert.throws(() => openEngine(dataDir), (error: Error) => {
+      assert.match(error.message, new RegExp(`${name.replace('.', '\\.')}: this .* has schema 999, written by a newer Loupe`));
+      return true;
+    });
+    assert.deepEqual(fs.readFileSync(file), bytes, `${name} is untouched`);
+    assert.deepEqual(fs.readdirSync(dataDir).filter((f) => f.includes('broken')), [], 'nothing moved aside');
+  }
+});
+
+test('an unusable accounts database stops the start instead of being rebuilt', async () => {
+  const dataDir = tempDir('loupe-bad-accounts-');
+  const bytes = Buffer.from(Array.from({ length: 8192 }, (_, i) => (i * 7919 + 13) % 256));
+  fs.writeFileSync(path.join(dataDir, 'accounts.db'), bytes);
+  assert.throws(() => openEngine(dataDir), /accounts\.db is unusable .*never rebuilt/);
+  assert.deepEqual(fs.readFileSync(path.join(dataDir, 'accounts.db')), bytes, 'left as it is');
 });

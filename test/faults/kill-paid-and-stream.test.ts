@@ -83,7 +83,7 @@ test('kill -9 during paid calls and a research stream: every acknowledged charge
     await Promise.all(loops);
     assert.doesNotMatch(received, /"type":"done"/, 'the stream was cut before it finished');
 
-    const db = new Database(path.join(dataDir, 'loupe.db'));
+    const db = new Database(path.join(dataDir, 'accounts.db'));
     try {
       assert.equal(db.pragma('quick_check', { simple: true }), 'ok');
       const charges = (db.prepare("SELECT count(*) AS n, coalesce(sum(credits), 0) AS c FROM credit_ledger WHERE operation = 'repos.list'").get() as { n: number; c: number });
@@ -116,7 +116,7 @@ test('kill -9 during paid calls and a research stream: every acknowledged charge
     } finally {
       await killed(again.child);
     }
-    const db2 = new Database(path.join(dataDir, 'loupe.db'), { readonly: true });
+    const db2 = new Database(path.join(dataDir, 'accounts.db'), { readonly: true });
     try {
       const rows = db2.prepare("SELECT count(*) AS n FROM history WHERE category = 'research'").get() as { n: number };
       assert.equal(rows.n, 1);

@@ -138,22 +138,24 @@ test('secrets never appear in logs, errors, history, other responses or the data
       if (mentions(r.text, name, value)) leaks.push(`response ${r.label} (${r.status}) has ${name}: ${r.text.slice(0, 300)}`);
     }
   }
-  const db = new Database(path.join(t.dataDir, 'loupe.db'), { readonly: true });
-  try {
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE 'CREATE VIRTUAL%'").all() as { name: string }[];
-    for (const { name: table } of tables) {
-      for (const row of db.prepare(`SELECT * FROM "${table}"`).all() as Record<string, unknown>[]) {
-        for (const [column, cell] of Object.entries(row)) {
-          if (typeof cell !== 'string' && !Buffer.isBuffer(cell)) continue;
-          const text = Buffer.isBuffer(cell) ? cell.toString('latin1') : cell;
-          for (const [name, value] of Object.entries(secrets)) {
-            if (mentions(text, name, value)) leaks.push(`table ${table}.${column} has ${name}`);
+  for (const file of ['loupe.db', 'accounts.db']) {
+    const db = new Database(path.join(t.dataDir, file), { readonly: true });
+    try {
+      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE 'CREATE VIRTUAL%'").all() as { name: string }[];
+      for (const { name: table } of tables) {
+        for (const row of db.prepare(`SELECT * FROM "${table}"`).all() as Record<string, unknown>[]) {
+          for (const [column, cell] of Object.entries(row)) {
+            if (typeof cell !== 'string' && !Buffer.isBuffer(cell)) continue;
+            const text = Buffer.isBuffer(cell) ? cell.toString('latin1') : cell;
+            for (const [name, value] of Object.entries(secrets)) {
+              if (mentions(text, name, value)) leaks.push(`table ${file}:${table}.${column} has ${name}`);
+            }
           }
         }
       }
+    } finally {
+      db.close();
     }
-  } finally {
-    db.close();
   }
   // Raw bytes of every file in the data dir (the WAL and freed pages included), except owner-key,
   // which exists to hand the owner their key (mode 0600). The 6-digit code is too short to look for in binary pages.

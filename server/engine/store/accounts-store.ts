@@ -32,7 +32,7 @@ export interface KeyRow {
 export type NewKey = Pick<KeyRow, 'id' | 'user_id' | 'key_hash' | 'key_hint' | 'state' | 'is_primary'> & Partial<Pick<KeyRow, 'kind' | 'expires_at' | 'parent_key_id'>>;
 
 /**
- * Users, API keys and the credit ledger.
+ * Users, API keys and the credit ledger (tables of the accounts database, DATA_DIR/accounts.db).
  *
  * Every request reads its key and its user several times, and these rows rarely change, so reads
  * of single users and keys outside a transaction are remembered. Every write here forgets them,
@@ -48,7 +48,7 @@ export class AccountsStore {
 
   private remember<T extends UserRow | KeyRow>(key: string, read: () => T | undefined): T | undefined {
     if (this.db.inTransaction) return read();
-    const version = (this.db.prepare('PRAGMA data_version').get() as { data_version: number }).data_version;
+    const version = (this.db.prepare('PRAGMA accounts.data_version').get() as { data_version: number }).data_version;
     if (version !== this.dataVersion) {
       this.remembered.clear();
       this.dataVersion = version;

@@ -3,27 +3,45 @@ import * as sqliteVec from 'sqlite-vec';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../log';
-import { MIGRATIONS } from './migrations';
+import { LoupeError } from '../errors';
+import { MIGRATIONS, type Migration } from './migrations';
+import { ACCOUNTS_MIGRATIONS } from './accounts-migrations';
 import { storageError } from './storage-errors';
 
 export type Db = Database.Database;
 
-/** The application id stamped in every Loupe database header: a foreign SQLite file is detected by it. */
+/** The application id stamped in every Loupe index header: a foreign SQLite file is detected by it. */
 export const APPLICATION_ID = 0x4c4f5550; // "LOUP"
+/** The accounts database's own id, so that the two files cannot be mistaken for each other. */
+export const ACCOUNTS_APPLICATION_ID = 0x4c4f5541; // "LOUA"
+/** The schema name the accounts database is attached under; its tables are reached unqualified. */
+export const ACCOUNTS_SCHEMA = 'accounts';
 
 export class DatabaseUnusableError extends Error {}
 
+export interface OpenOptions {
+  /**
+   * The accounts database (users, keys, ledger, history, A2A tasks), attached to the index's
+   * connection so that a charge and the operation's own writes stay one transaction. Unlike the
+   * index it is never rebuilt: a file that cannot be used stops the start.
+   */
+  accountsFile?: string;
+}
+
 /**
- * Opens (or creates) the database: WAL, foreign keys, sqlite-vec, migrations. A file that is not a
- * Loupe database, or is corrupt, is moved aside with a clear message and a fresh one is created.
+ * Opens (or creates) the index: WAL, foreign keys, sqlite-vec, migrations, and the accounts database
+ * attached. An index file that is not a Loupe database, or is corrupt, is moved aside with a clear
+ * message and a fresh one is created: everything in it can be rebuilt from the folders. A file of a
+ * newer schema (a newer Loupe wrote it) is refused, never used or moved.
  */
-export function openDatabase(file: string, log: Logger): Db {
+export function openDatabase(file: string, log: Logger, options: OpenOptions = {}): Db {
   if (file !== ':memory:') {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     assertWritable(file);
   }
+  if (options.accountsFile) prepareAccounts(options.accountsFile);
   try {
-    return openAndMigrate(file);
+    return openAndMigrate(file, options.accountsFile);
   } catch (error) {
     if (file === ':memory:' || !(error instanceof DatabaseUnusableError)) throw error;
     const aside = `${file}.broken-${Date.now()}`;
@@ -31,11 +49,57 @@ export function openDatabase(file: string, log: Logger): Db {
     for (const suffix of ['', '-wal', '-shm']) {
       if (fs.existsSync(file + suffix)) fs.renameSync(file + suffix, aside + suffix);
     }
-    return openAndMigrate(file);
+    return openAndMigrate(file, options.accountsFile);
   }
 }
 
-function openAndMigrate(file: string): Db {
+const latestOf = (migrations: Migration[]) => Math.max(...migrations.map((m) => m.version));
+
+function tooNew(file: string, what: string, version: number, latest: number): LoupeError {
+  return new LoupeError('STORAGE_UNAVAILABLE',
+    `${file}: this ${what} has schema ${version}, written by a newer Loupe (this one knows up to ${latest}); ` +
+    'it was left as it is: run the newer Loupe, or start this one with another --data-dir');
+}
+
+/**
+ * Creates or migrates the accounts database on a connection of its own (its migrations then read
+ * as plain SQL), and checks it. Nothing in it can be rebuilt, so a file that is not ours, is corrupt
+ * or comes from a newer schema stops the start with a message and is left untouched.
+ */
+function prepareAccounts(file: string): void {
+  assertWritable(file);
+  const refuse = (reason: string) => new LoupeError('STORAGE_UNAVAILABLE',
+    `${file} is unusable (${reason}). It holds the users, keys, credits and history, and is never rebuilt: ` +
+    'restore it from a backup, or move it away to start with no accounts. It was left as it is');
+  let db: Db;
+  try {
+    db = new Database(file);
+  } catch (error) {
+    throw storageError(error, file) ?? refuse((error as Error).message);
+  }
+  try {
+    const appId = db.pragma('application_id', { simple: true }) as number;
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (appId !== ACCOUNTS_APPLICATION_ID && (version !== 0 || hasTables(db))) throw refuse('not a Loupe accounts database');
+    const latest = latestOf(ACCOUNTS_MIGRATIONS);
+    if (version > latest) throw tooNew(file, 'accounts database', version, latest);
+    const check = db.pragma('quick_check', { simple: true });
+    if (check !== 'ok') throw refuse(`integrity check failed: ${String(check)}`);
+    db.pragma('journal_mode = WAL');
+    db.pragma('busy_timeout = 10000');
+    immediateTransactions(db);
+    migrate(db, ACCOUNTS_MIGRATIONS, ACCOUNTS_APPLICATION_ID);
+  } catch (error) {
+    if (error instanceof LoupeError) throw error;
+    const code = (error as { code?: string }).code ?? '';
+    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') throw refuse((error as Error).message);
+    throw storageError(error, file) ?? error;
+  } finally {
+    db.close();
+  }
+}
+
+function openAndMigrate(file: string, accountsFile?: string): Db {
   let db: Db;
   try {
     db = new Database(file);
@@ -48,6 +112,8 @@ function openAndMigrate(file: string): Db {
     if (appId !== APPLICATION_ID && (version !== 0 || hasTables(db))) {
       throw new DatabaseUnusableError('not a Loupe database');
     }
+    const latest = latestOf(MIGRATIONS);
+    if (version > latest) throw tooNew(file, 'index', version, latest);
     const check = db.pragma('quick_check', { simple: true });
     if (check !== 'ok') throw new DatabaseUnusableError(`integrity check failed: ${String(check)}`);
     db.pragma('journal_mode = WAL');
@@ -55,13 +121,17 @@ function openAndMigrate(file: string): Db {
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 10000');
     sqliteVec.load(db);
+    if (accountsFile) {
+      db.prepare(`ATTACH DATABASE ? AS ${ACCOUNTS_SCHEMA}`).run(accountsFile);
+      db.pragma(`${ACCOUNTS_SCHEMA}.synchronous = NORMAL`);
+    }
     immediateTransactions(db);
-    migrate(db);
+    migrate(db, MIGRATIONS, APPLICATION_ID);
     cachePreparedStatements(db);
     return db;
   } catch (error) {
     db.close();
-    if (error instanceof DatabaseUnusableError) throw error;
+    if (error instanceof DatabaseUnusableError || error instanceof LoupeError) throw error;
     const code = (error as { code?: string }).code ?? '';
     if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') throw new DatabaseUnusableError((error as Error).message);
     throw storageError(error, file) ?? error;
@@ -87,14 +157,18 @@ function hasTables(db: Db): boolean {
   return (db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number }).n > 0;
 }
 
-export function migrate(db: Db): void {
-  for (const migration of MIGRATIONS) {
+export function migrate(db: Db, migrations: Migration[] = MIGRATIONS, applicationId = APPLICATION_ID): void {
+  const version = () => db.pragma('user_version', { simple: true }) as number;
+  for (const migration of migrations) {
+    // A step that must commit on its own first (copying rows into another file); it is idempotent,
+    // so a process stopped between it and the migration proper simply runs it again.
+    if (migration.before && version() < migration.version) db.transaction(() => migration.before!(db)).immediate();
     // The version is read inside the write transaction: two processes opening a new database at
     // once must not both apply the same migration.
     db.transaction(() => {
-      if ((db.pragma('user_version', { simple: true }) as number) >= migration.version) return;
+      if (version() >= migration.version) return;
       db.exec(migration.sql);
-      db.pragma(`application_id = ${APPLICATION_ID}`);
+      db.pragma(`application_id = ${applicationId}`);
       db.pragma(`user_version = ${migration.version}`);
     }).immediate();
   }

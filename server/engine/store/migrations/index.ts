@@ -7,11 +7,15 @@ import * as creditTotals from './010-credit-totals';
 import * as historyConversationIndex from './011-history-conversation-index';
 import * as skippedFiles from './012-skipped-files';
 import * as graphUnits from './013-graph-units';
+import * as splitAccounts from './014-split-accounts';
+import type { Db } from '../db';
 
 export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** Runs and commits in a transaction of its own before `sql` (idempotent; see 013). */
+  before?: (db: Db) => void;
 }
 
 /**
@@ -28,4 +32,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 11, name: 'history-conversation-index', sql: historyConversationIndex.sql },
   { version: 12, name: 'skipped-files', sql: skippedFiles.sql },
   { version: 13, name: 'graph-units', sql: graphUnits.sql },
+  { version: 14, name: 'split-accounts', sql: splitAccounts.sql, before: splitAccounts.copy },
 ];

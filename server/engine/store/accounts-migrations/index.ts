@@ -1,0 +1,10 @@
+import type { Migration } from '../migrations';
+import * as accounts from './001-accounts';
+
+/**
+ * Numbered migrations of the accounts database (DATA_DIR/accounts.db), a sequence of its own. Never
+ * edit a released one: add the next number.
+ */
+export const ACCOUNTS_MIGRATIONS: Migration[] = [
+  { version: 1, name: 'accounts', sql: accounts.sql },
+];
