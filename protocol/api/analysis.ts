@@ -3,7 +3,7 @@
  * dependency map, code-review signals, test-coverage gaps, and per-file documentation.
  */
 import { Type, type Static, type TSchema } from 'typebox';
-import { Meta, Nullable, Pagination, StringEnum, Uuid } from './common';
+import { Meta, Nullable, Offset, Pagination, StringEnum, Uuid } from './common';
 
 const Str = Type.String();
 const Int = Type.Integer();
@@ -104,7 +104,7 @@ export const ScopeRequest = Type.Object({
   expand: Type.Optional(StringEnum(['files', 'functions'], { description: 'Drill into `name`: the files, or the functions, that use it. Requires name.' })),
   compare_repos: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { maxItems: 25, description: 'Up to 25 repository ids: which dependencies each shares or lacks.' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  offset: Type.Optional(Offset),
   order: Type.Optional(StringEnum(['usage', 'name'], { default: 'usage' })),
 }, { additionalProperties: false });
 export type ScopeRequest = Static<typeof ScopeRequest>;
@@ -195,7 +195,7 @@ export const ReviewResult = Type.Object({
 export const CoverageGapsQuery = Type.Object({
   path_prefix: Type.Optional(Type.String({ maxLength: 1024, description: 'Only source files under this path.' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  offset: Type.Optional(Offset),
 }, { additionalProperties: false });
 
 export const CoverageGapsResult = Type.Object({

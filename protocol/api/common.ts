@@ -75,5 +75,10 @@ export const PagedEnvelope = <T extends TSchema>(data: T, description?: string) 
 
 export const Limit = (max: number, dflt: number) =>
   Type.Integer({ minimum: 1, maximum: max, default: dflt, description: `Page size, 1-${max} (default ${dflt}).` });
-export const Offset = Type.Integer({ minimum: 0, default: 0, description: 'Zero-based index of the first item.' });
+/**
+ * The deepest page any route serves. Query strings are coerced, and `Infinity` or `1e308` are
+ * "integers" to a JSON-schema validator: without a bound they reached SQL and the page arithmetic.
+ */
+export const MAX_OFFSET = 10_000_000;
+export const Offset = Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: `Zero-based index of the first item (at most ${MAX_OFFSET}).` });
 export const Order = StringEnum(['asc', 'desc'], { default: 'desc' });

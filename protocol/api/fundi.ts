@@ -1,6 +1,6 @@
 /** Legacy V1 (`/v1/fundi…`): thin, deprecated adapters over V2. New code should use /v2. */
 import { Type } from 'typebox';
-import { Nullable, StringEnum, Uuid } from './common';
+import { MAX_OFFSET, Nullable, StringEnum, Uuid } from './common';
 
 export const FundiStatus = Type.Object({
   service: Type.Literal('fundi'),
@@ -68,7 +68,7 @@ export const CodeOpResult = Type.Object({
 
 export const FundiHistoryRequest = Type.Union([Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Page size, 1-100 (default 20).' })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Zero-based (default 0).' })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET, description: `Zero-based (default 0, at most ${MAX_OFFSET}).` })),
   from: Type.Optional(Type.String({ maxLength: 40 })),
   to: Type.Optional(Type.String({ maxLength: 40 })),
 }, { additionalProperties: false }), Type.Null()]);

@@ -5,6 +5,7 @@ import { copyFixture, createTestApp } from '../helpers/engine';
 import type { OpenApiDocument, Operation } from '../../server/transport/a2a/operations';
 import { resolve } from '../../server/transport/a2a/operations';
 import { loadContract, validSample } from './contract-helpers';
+import { rowCounts } from '../helpers/db-snapshot';
 
 /**
  * Property: whatever invalid input an operation is sent — a wrong type, a number out of range, a
@@ -105,9 +106,7 @@ test('invalid inputs to every operation: a 4xx in the error shape, never a 500, 
     const indexed = await t.call('POST', '/v2/repos/index/new', { url: copyFixture('ts-paths') });
     await t.engine.queue.idle();
     const repoId = indexed.body.data.repo.repo_id as string;
-    const tables = (t.engine.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[])
-      .map((r) => r.name).filter((name) => { try { t.engine.db.prepare(`SELECT count(*) FROM "${name}"`).get(); return true; } catch { return false; } });
-    const counts = () => Object.fromEntries(tables.map((name) => [name, (t.engine.db.prepare(`SELECT count(*) AS n FROM "${name}"`).get() as { n: number }).n]));
+    const counts = () => rowCounts(t.engine.db);
     let covered = 0;
     for (const op of operations) {
       const cases = casesFor(op, doc);

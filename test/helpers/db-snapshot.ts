@@ -33,3 +33,21 @@ export function indexSnapshot(dbFile: string): Record<string, unknown> {
     db.close();
   }
 }
+
+/**
+ * Row counts of every table of an engine's connection, the index and the attached accounts database
+ * alike (`accounts.history`, …): what "nothing was written" compares before and after a call.
+ */
+export function rowCounts(db: Database.Database): Record<string, number> {
+  const tables: string[] = [];
+  for (const schema of ['main', 'accounts']) {
+    const names = db.prepare(`SELECT name FROM ${schema}.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).all() as { name: string }[];
+    for (const { name } of names) {
+      try {
+        db.prepare(`SELECT count(*) FROM ${schema}."${name}"`).get();
+        tables.push(`${schema}."${name}"`);
+      } catch { /* a virtual table that cannot be counted */ }
+    }
+  }
+  return Object.fromEntries(tables.map((t) => [t, (db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n]));
+}
