@@ -167,7 +167,7 @@ export const MapResult = Type.Object({
 export const ReviewRequest = Type.Object({
   files: Type.Optional(Type.Array(PathString, { maxItems: 200, description: 'Changed files to review.' })),
   pr: Type.Optional(Type.Integer({ minimum: 1, description: 'Pull request number, when no files are given.' })),
-  base: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9._/^~-]+$', description: 'Revision to compare public APIs against (default HEAD).' })),
+  base: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9._/^~][A-Za-z0-9._/^~-]*$', description: 'Revision to compare public APIs against (default HEAD); not starting with -.' })),
 }, { additionalProperties: false });
 export type ReviewRequest = Static<typeof ReviewRequest>;
 

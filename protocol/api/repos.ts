@@ -51,7 +51,7 @@ export const PublicRepo = Type.Object({
 
 export const IndexRequest = Type.Object({
   url: Type.String({ minLength: 1, maxLength: 2048, description: 'https://github.com/OWNER/REPO, a file:// URL, or an absolute local path.' }),
-  branch: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  branch: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9._/][A-Za-z0-9._/-]*$', description: 'A branch name: letters, digits, . _ / - (not starting with -).' })),
   update: Type.Optional(Type.Boolean({ default: false, description: 'Refresh an existing index.' })),
 }, { additionalProperties: false });
 export type IndexRequest = Static<typeof IndexRequest>;

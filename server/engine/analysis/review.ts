@@ -42,6 +42,10 @@ const scaled = (value: number, full: number, cap: number) => Math.min(cap, Math.
  */
 export async function review(ctx: AnalysisContext, repo: RepoRecord, o: ReviewOptions): Promise<ReviewResult> {
   let pr: ResolvedPullRequest | undefined;
+  // A revision starting with '-' would reach git as an option.
+  if (o.base !== undefined && !/^[A-Za-z0-9._/^~][A-Za-z0-9._/^~-]*$/.test(o.base)) {
+    throw new LoupeError('VALIDATION_FAILED', 'base: must be a revision (letters, digits, . _ / ^ ~ -, not starting with -)', { field: 'base' });
+  }
   let files = o.files;
   if (files.length === 0) {
     if (o.pr === undefined) throw new LoupeError('VALIDATION_FAILED', 'files: give files or pr', { field: 'files' });
@@ -113,7 +117,7 @@ export async function review(ctx: AnalysisContext, repo: RepoRecord, o: ReviewOp
 async function publicApiChange(root: string, file: string, current: string, base: string | undefined, head: string | undefined) {
   if (!base || !/\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/.test(file) || headKey(root) === null) return null;
   const show = async (rev: string) => {
-    try { return (await git(['show', `${rev}:./${file}`], { cwd: root, timeoutMs: 10_000 })).stdout; } catch { return null; }
+    try { return (await git(['show', '--end-of-options', `${rev}:./${file}`], { cwd: root, timeoutMs: 10_000 })).stdout; } catch { return null; }
   };
   const before = await show(base);
   const after = head ? await show(head) : current;

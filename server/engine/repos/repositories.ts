@@ -57,8 +57,9 @@ export class Repositories {
   /** Queues indexing of a GitHub repository or a local folder (`POST /v2/repos/index/new`). */
   async index(caller: Caller, request: IndexRequest): Promise<IndexOutcome> {
     const location = parseRepoLocation(request.url);
-    if (request.branch !== undefined && !/^[A-Za-z0-9._/-]{1,200}$/.test(request.branch)) {
-      throw new LoupeError('VALIDATION_FAILED', 'branch: must be a branch name (letters, digits, . _ / -)', { field: 'branch' });
+    // A leading '-' would reach git as an option (git parses options after positionals too).
+    if (request.branch !== undefined && !/^[A-Za-z0-9._/][A-Za-z0-9._/-]{0,199}$/.test(request.branch)) {
+      throw new LoupeError('VALIDATION_FAILED', 'branch: must be a branch name (letters, digits, . _ / -, not starting with -)', { field: 'branch' });
     }
     // Whether the caller may read a local path is settled before anything about the path is told
     // (its existence included), and before the repository count, which would tell that it is registered.
@@ -245,8 +246,8 @@ export class Repositories {
     fs.rmSync(partial, { recursive: true, force: true });
     fs.mkdirSync(path.dirname(target), { recursive: true });
     const args = ['clone', '--quiet', '--depth', '500', '--no-tags'];
-    if (repo.branch) args.push('--branch', repo.branch, '--single-branch');
-    args.push(location.cloneUrl, partial);
+    if (repo.branch) args.push(`--branch=${repo.branch}`, '--single-branch');
+    args.push('--end-of-options', location.cloneUrl, partial);
     this.log.info(`cloning ${location.url}`);
     await git(args, { token: repo.visibility === 'private' ? this.config.githubToken : undefined, timeoutMs: 30 * 60_000 });
     fs.rmSync(target, { recursive: true, force: true });
@@ -262,7 +263,7 @@ export class Repositories {
     }
     const token = repo.visibility === 'private' ? this.config.githubToken : undefined;
     const ref = repo.branch ?? 'HEAD';
-    await git(['fetch', '--quiet', '--depth', '500', 'origin', ref], { cwd: repo.rootPath, token, timeoutMs: 30 * 60_000 });
+    await git(['fetch', '--quiet', '--depth', '500', '--end-of-options', 'origin', ref], { cwd: repo.rootPath, token, timeoutMs: 30 * 60_000 });
     await git(['reset', '--quiet', '--hard', 'FETCH_HEAD'], { cwd: repo.rootPath });
     const head = await headOf(repo.rootPath);
     this.repos.setState(repo.id, 'indexing', { headCommit: head.commit });
