@@ -8,7 +8,7 @@ import type { Engine } from '../../engine/engine';
 import { LoupeError } from '../../engine/errors';
 import { ErrorBody } from '../../../protocol/api/common';
 import { validatorCompiler } from './validation';
-import { errorBody, makeErrorHandler } from './errors';
+import { errorBody, frameworkErrors, makeErrorHandler } from './errors';
 import { authenticateRequest, installCreditHooks } from './context';
 import { reposRoutes } from './routes/v2/repos';
 import { filesRoutes } from './routes/v2/files';
@@ -49,6 +49,7 @@ export async function createApp(engine: Engine, options: AppOptions = {}): Promi
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     ajv: undefined,
+    frameworkErrors,
     ...serverLimits(options.guard),
   });
   app.setValidatorCompiler(validatorCompiler);

@@ -52,11 +52,31 @@ export function errorBody(error: LoupeError) {
   };
 }
 
+/**
+ * The challenge of every 401 (RFC 9110 §11.6.1): a key in X-API-Key, or a session token as a bearer.
+ * Keys never go in URLs (they end up in logs and browser histories).
+ */
+export const WWW_AUTHENTICATE = 'ApiKey realm="Loupe", header="X-API-Key", Bearer realm="Loupe"';
+
 export function makeErrorHandler(log: Logger) {
   return (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const loupe = toLoupeError(error);
     if (loupe.code === 'INTERNAL') log.error(`${request.method} ${request.routeOptions.url ?? request.url} failed:`, error as Error);
     if (loupe.headers) reply.headers(loupe.headers);
+    if (loupe.code === 'UNAUTHORIZED') reply.header('WWW-Authenticate', WWW_AUTHENTICATE);
     return reply.code(loupe.status).type('application/json').send(errorBody(loupe));
   };
+}
+
+/**
+ * Errors the router raises before any hook or handler (Fastify's `frameworkErrors` option): without
+ * it Fastify answers them in its own shape (`FST_ERR_BAD_URL`, a 414 `FST_ERR_MAX_PARAM_LENGTH`).
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  const loupe = error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+    ? new LoupeError('URI_TOO_LONG', 'a path segment of the URL is longer than the server accepts; send long inputs in a POST body')
+    : error.code === 'FST_ERR_BAD_URL'
+      ? new LoupeError('BAD_REQUEST', 'the URL is not valid: a percent-escape in its path is malformed')
+      : toLoupeError(error.statusCode && error.statusCode < 500 ? error : new LoupeError('BAD_REQUEST', 'the request cannot be routed'));
+  return reply.code(loupe.status).type('application/json').send(errorBody(loupe));
 }

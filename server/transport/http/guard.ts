@@ -108,6 +108,7 @@ export function installGuard(app: FastifyInstance, options: GuardOptions = {}): 
     }
     checkHost(request, hosts);
     checkOrigin(request, origins);
+    refuseKeyInUrl(request);
   });
 
   // After the body is parsed (a search becomes a stream only when its body says chat: true) and
@@ -155,6 +156,23 @@ export class StreamSlots {
   /** Open streams of one key, or of all keys. */
   count(owner?: string): number {
     return owner !== undefined ? this.open.get(owner) ?? 0 : this.total;
+  }
+}
+
+const KEY_PARAMETERS = new Set(['apikey', 'api_key', 'api-key', 'x-api-key', 'access_token']);
+
+/**
+ * A key in a URL ends up in logs, proxies and browser histories. The HTTP API never read one
+ * there; a URL that carries one is refused, so the client learns to send the header instead of
+ * being treated as anonymous. (The A2A routes answer for themselves.)
+ */
+function refuseKeyInUrl(request: FastifyRequest): void {
+  const q = request.url.indexOf('?');
+  if (q < 0 || request.url.startsWith('/a2a/')) return;
+  for (const name of new URLSearchParams(request.url.slice(q + 1)).keys()) {
+    if (KEY_PARAMETERS.has(name.toLowerCase())) {
+      throw new LoupeError('VALIDATION_FAILED', `${name}: keys do not belong in URLs (they end up in logs); send the X-API-Key header`, { field: name });
+    }
   }
 }
 
