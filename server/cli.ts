@@ -12,6 +12,7 @@ import { LoupeError } from './engine/errors';
 import { watchFolder } from './engine/indexer/watcher';
 import { startSidecar } from './sidecar';
 import { ownerKey } from './owner-key';
+import { writeOwnerKeyFile } from './engine/accounts/owner-key-file';
 import { newId } from './engine/util/ids';
 import { openAIConfigFromEnv } from './engine/research/providers/openai-compatible';
 import { smtpConfigFromEnv, type SmtpConfig } from './engine/accounts/mailer';
@@ -125,7 +126,7 @@ async function main(): Promise<void> {
     // The key file was removed: mint a fresh owner key rather than leave the owner locked out.
     key = newId();
     engine.accounts.addKey(engine.accounts.store.owner()!.id, key, 'active');
-    fs.writeFileSync(path.join(engine.dataDir, 'owner-key'), `${key}\n`, { mode: 0o600 });
+    writeOwnerKeyFile(engine.dataDir, key);
   }
 
   const ownerId = engine.accounts.store.owner()!.id;

@@ -26,6 +26,7 @@ import { VectorIndex, type VectorIndexOptions } from './embed/vector-index';
 import type { EmbedderConfig } from './embed/embedder';
 import { SearchService, type SearchOptions } from './search/search-service';
 import { refuseDataDir, relationToDataDir } from './repos/data-dir-guard';
+import { ownerKeyFile, writeOwnerKeyFile } from './accounts/owner-key-file';
 
 export interface EngineConfig {
   dataDir: string;
@@ -93,6 +94,11 @@ export class Engine {
     this.a2aTasks = new A2aTasksStore(this.db);
     this.accounts = new Accounts(this.db, config.accounts);
     this.history = this.accounts.history;
+    // The owner's plaintext key file (the CLI's; a seeded key, LOUPE_API_KEY or the editor's, has
+    // none) follows a regenerated key, so no start prints a dead one.
+    this.accounts.onRegenerated((_userId, key, isOwner) => {
+      if (isOwner && fs.existsSync(ownerKeyFile(this.dataDir))) writeOwnerKeyFile(this.dataDir, key);
+    });
     this.auth = new Auth(this.db, this.accounts, this.log, this.dataDir, config.accounts?.auth);
     const indexerOptions: IndexerOptions = {
       ...DEFAULT_INDEXER_OPTIONS,

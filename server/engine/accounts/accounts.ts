@@ -71,6 +71,7 @@ export class Accounts {
   readonly credits: Credits;
   readonly plans: Record<PlanName, Plan>;
   private readonly lastTouched = new Map<string, number>();
+  private readonly regenerated = new Set<(userId: string, key: string, isOwner: boolean) => void>();
 
   constructor(private readonly db: Db, readonly config: AccountsConfig = {}) {
     this.store = new AccountsStore(db);
@@ -241,15 +242,24 @@ export class Accounts {
     }));
   }
 
+  /** Called after a primary key is regenerated (the engine rewrites DATA_DIR/owner-key for the owner). */
+  onRegenerated(listener: (userId: string, key: string, isOwner: boolean) => void): () => void {
+    this.regenerated.add(listener);
+    return () => this.regenerated.delete(listener);
+  }
+
   /** A new primary key; the previous primary key (and its agent credentials) stop working. */
   regenerate(userId: string): { key: string; key_id: string; key_state: 'active'; replaced_key_ids: string[] } {
-    return this.db.transaction(() => {
+    const result = this.db.transaction(() => {
       const old = this.store.primaryKeys(userId).map((k) => k.id);
       for (const id of old) this.store.disableKey(id);
       const key = newId();
       const keyId = this.addKey(userId, key, 'active');
       return { key, key_id: keyId, key_state: 'active' as const, replaced_key_ids: old };
     })();
+    const isOwner = this.store.user(userId)?.is_owner === 1;
+    for (const listener of this.regenerated) listener(userId, result.key, isOwner);
+    return result;
   }
 
   /** Disables one of the caller's keys; another user's key id is a 404 (it does not exist for them). */
