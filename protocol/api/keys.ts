@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Nullable, StringEnum, Uuid } from './common';
+import { Limit, Nullable, Offset, StringEnum, Uuid } from './common';
 
 export const KeyItem = Type.Object({
   key_id: Uuid,
@@ -29,3 +29,8 @@ export const RegeneratedKey = Type.Object({
 });
 
 export const KeyIdParams = Type.Object({ key_id: Type.String({ minLength: 1, maxLength: 100, description: 'A key_id from GET /v2/keys.' }) });
+
+export const KeysQuery = Type.Object({
+  limit: Limit(100, 50),
+  offset: Offset,
+}, { additionalProperties: false });

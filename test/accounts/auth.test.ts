@@ -237,7 +237,7 @@ test('mail transport down: 503, nothing lost, the sign-up completes once mail is
     const verified = await post('/v2/auth/verify', { email: 'dee@example.test', token: await inbox.code('dee@example.test') });
     assert.equal(verified.status, 200);
     assert.equal((await t.call('GET', '/v2/repos', undefined, { 'x-api-key': retry.body.data.api_key.key })).status, 200);
-    const states = t.engine.accounts.listKeys(user.id).map((k) => k.state).sort();
+    const states = t.engine.accounts.listKeys(user.id).items.map((k) => k.state).sort();
     assert.deepEqual(states, ['active', 'disabled'], 'the pending key whose plaintext never reached anyone is retired');
   } finally {
     await t.close();

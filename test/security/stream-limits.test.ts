@@ -9,14 +9,19 @@ import { newId } from '../../server/engine/util/ids';
 
 /**
  * Stream slots over a real socket: a route marked `config.stream` holds a slot per open response;
- * a key over its limit, or the server over its total, gets 429 with Retry-After before any work;
+ * a user over their limit (with any of their keys), or the server over its total, gets 429 with Retry-After before any work;
  * a client that hangs up frees its slot and aborts the work behind it at once.
  */
-test('concurrent streams per key and in total are bounded (429 + Retry-After); a disconnect frees the slot and stops the work', async () => {
+test('concurrent streams per user (whatever key) and in total are bounded (429 + Retry-After); a disconnect frees the slot and stops the work', async () => {
   const t = createTestEngine();
+  // Another key of the same user (an agent credential, a sign-in key) shares the user's slots.
+  const sameUser = newId();
+  t.engine.accounts.addKey(t.ownerId, sameUser, 'active');
+  const otherUser = newId();
+  t.engine.accounts.store.insertUser({ id: otherUser, email: 'other@example.test', display_name: null, plan: 'PRO', is_owner: 0 });
   const other = newId();
-  t.engine.accounts.addKey(t.ownerId, other, 'active');
-  const app = await createApp(t.engine, { guard: { maxStreamsPerKey: 2, maxStreamsTotal: 3 } });
+  t.engine.accounts.addKey(otherUser, other, 'active');
+  const app = await createApp(t.engine, { guard: { maxStreamsPerUser: 2, maxStreamsTotal: 3 } });
   let started = 0;
   const aborted: number[] = [];
   app.post('/test/stream', { config: { stream: (r) => (r.body as { chat?: boolean })?.chat === true } }, async (request, reply) => {
@@ -59,9 +64,11 @@ test('concurrent streams per key and in total are bounded (429 + Retry-After); a
     assert.equal(refused.code, 'RATE_LIMITED');
     assert.equal(refused.retry_after, 1);
     assert.equal(started, 2, 'a refused stream starts no work');
+    const viaOtherKey = await open(sameUser);
+    assert.equal(viaOtherKey.status, 429, 'a second key of the same user does not get more slots');
 
     const b1 = await open(other);
-    assert.equal(b1.status, 200, 'another key has its own slots');
+    assert.equal(b1.status, 200, 'another user has their own slots');
     const b2 = await open(other);
     assert.equal(b2.status, 429, 'the server-wide cap holds');
     assert.equal(JSON.parse(await b2.body).code, 'RATE_LIMITED');
@@ -93,7 +100,7 @@ test('concurrent streams per key and in total are bounded (429 + Retry-After); a
 test('POST /v2/search with chat: true takes a stream slot; plain search does not', async () => {
   const t = createTestEngine();
   // No slots at all: every research stream is refused before any work or charge, searches still run.
-  const app = await createApp(t.engine, { guard: { maxStreamsPerKey: 0 } });
+  const app = await createApp(t.engine, { guard: { maxStreamsPerUser: 0 } });
   try {
     const headers = { 'x-api-key': t.key, accept: 'application/x-ndjson' };
     const before = t.engine.accounts.meta(t.ownerId).credits_used;

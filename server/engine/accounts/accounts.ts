@@ -34,6 +34,8 @@ export interface AccountsConfig {
   signupPlan?: PlanName;
   /** Lifetime of an agent credential (default 15 minutes). */
   agentCredentialTtlMs?: number;
+  /** Agent credentials one user may have live at once (default 10). */
+  maxLiveAgentCredentials?: number;
   /** Sign-up and sign-in: SMTP, code and session lifetimes, rate limits. */
   auth?: AuthConfig;
 }
@@ -231,15 +233,23 @@ export class Accounts {
 
   // ---- keys ----
 
-  /** The user's keys, newest first. Agent credentials that expired over a day ago are left out: an agent refreshing every few minutes would otherwise bury the rest. */
-  listKeys(userId: string): KeyListItem[] {
+  /**
+   * A page of the user's keys, newest first. Agent credentials that expired over a day ago are left
+   * out (an agent refreshing every few minutes would otherwise bury the rest) and purged.
+   */
+  listKeys(userId: string, limit = 100, offset = 0): { items: KeyListItem[]; total: number } {
     const now = nowIso();
     const dayAgo = new Date(Date.now() - 86_400_000).toISOString();
-    return this.store.keysOf(userId).filter((k) => !(k.kind === 'agent' && k.expires_at && k.expires_at < dayAgo)).map((k) => ({
+    const page = this.store.keysPage(userId, dayAgo, limit, offset);
+    return { total: page.total, items: page.items.map((k) => this.listItem(k, now)) };
+  }
+
+  private listItem(k: KeyRow, now: string): KeyListItem {
+    return {
       key_id: k.id, key: k.key_hint, kind: k.kind,
       state: k.state === 'active' && k.expires_at && k.expires_at <= now ? 'disabled' : k.state,
       primary: k.is_primary === 1, created_at: k.created_at, last_used_at: k.last_used_at, expires_at: k.expires_at, disabled_at: k.disabled_at,
-    }));
+    };
   }
 
   /** Called after a primary key is regenerated (the engine rewrites DATA_DIR/owner-key for the owner). */
@@ -267,7 +277,7 @@ export class Accounts {
     const row = isUuid(keyId) ? this.store.key(keyId.toLowerCase()) : undefined;
     if (!row || row.user_id !== userId) throw notFound('key');
     this.store.disableKey(row.id);
-    return this.listKeys(userId).find((k) => k.key_id === row.id)!;
+    return this.listItem(this.store.key(row.id)!, nowIso());
   }
 
   /**
@@ -278,12 +288,25 @@ export class Accounts {
    */
   agentCredential(caller: Caller, rotate: boolean): AgentCredential {
     const ttl = this.config.agentCredentialTtlMs ?? 15 * 60_000;
+    const cap = this.config.maxLiveAgentCredentials ?? 10;
     return this.db.transaction(() => {
+      const now = nowIso();
+      // Expired credentials (and sign-in keys) can never work again: a day after expiry they go.
+      this.store.purgeExpiredKeys(new Date(Date.now() - 86_400_000).toISOString());
       const callerKey = this.store.key(caller.keyId)!;
       // An agent credential refreshes from its own parent, so chains never grow.
       const parentId = callerKey.kind === 'agent' && callerKey.parent_key_id ? callerKey.parent_key_id : callerKey.id;
-      const live = this.store.liveAgentKeys(parentId, nowIso());
+      const live = this.store.liveAgentKeys(parentId, now);
       if (rotate) for (const k of live) this.store.disableKey(k.id);
+      // A bound on live credentials per user: each is a key (with its own last-used writes and,
+      // before streams were counted per user, its own stream slots).
+      const userLive = this.store.liveAgentKeysOf(caller.userId, now);
+      if (userLive.length >= cap) {
+        const seconds = Math.max(1, Math.ceil((Date.parse(userLive[0].expires_at!) - Date.now()) / 1000));
+        throw new LoupeError('RATE_LIMITED',
+          `${userLive.length} agent credentials of yours are live (at most ${cap}); reuse one, pass rotate: true to replace those of this key, or wait ${seconds} s for the oldest to expire`,
+          { retry_after: seconds }, { 'Retry-After': String(seconds) });
+      }
       const key = newId();
       const expires = new Date(Date.now() + ttl).toISOString();
       const keyId = this.addKey(caller.userId, key, 'active', { kind: 'agent', expires_at: expires, parent_key_id: parentId, is_primary: 0 });

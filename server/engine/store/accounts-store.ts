@@ -1,4 +1,4 @@
-import type { Db } from './db';
+import { type Db, pageClause } from './db';
 import { nowIso } from '../util/ids';
 
 export interface UserRow {
@@ -146,6 +146,33 @@ export class AccountsStore {
 
   keysOf(userId: string): KeyRow[] {
     return this.db.prepare('SELECT * FROM api_keys WHERE user_id = ? ORDER BY created_at DESC, id').all(userId) as KeyRow[];
+  }
+
+  /**
+   * A page of the user's keys, newest first, leaving out agent credentials that expired before
+   * `hideExpiredBefore` (an agent refreshing every few minutes would otherwise bury the rest).
+   */
+  keysPage(userId: string, hideExpiredBefore: string, limit: number, offset: number): { items: KeyRow[]; total: number } {
+    const where = "user_id = ? AND NOT (kind = 'agent' AND expires_at IS NOT NULL AND expires_at < ?)";
+    const total = (this.db.prepare(`SELECT count(*) AS n FROM api_keys WHERE ${where}`).get(userId, hideExpiredBefore) as { n: number }).n;
+    const items = this.db.prepare(`SELECT * FROM api_keys WHERE ${where} ORDER BY created_at DESC, id ${pageClause(limit, offset)}`)
+      .all(userId, hideExpiredBefore) as KeyRow[];
+    return { items, total };
+  }
+
+  /** The user's agent credentials still usable by date and state, oldest expiry first. */
+  liveAgentKeysOf(userId: string, now: string): KeyRow[] {
+    return this.db.prepare(`SELECT * FROM api_keys WHERE user_id = ? AND kind = 'agent' AND state = 'active' AND expires_at > ?
+      ORDER BY expires_at`).all(userId, now) as KeyRow[];
+  }
+
+  /**
+   * Deletes agent credentials and sign-in keys that expired before `before`: they can never work
+   * again, and without this every refresh or sign-in left a row for ever. Returns how many went.
+   */
+  purgeExpiredKeys(before: string): number {
+    this.changed();
+    return this.db.prepare("DELETE FROM api_keys WHERE kind IN ('agent', 'session') AND expires_at IS NOT NULL AND expires_at < ?").run(before).changes;
   }
 
   touchKey(id: string): void {

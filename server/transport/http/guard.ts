@@ -25,8 +25,11 @@ export interface GuardOptions {
   /** Time a client has to send its headers, and its whole request. */
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
-  /** Open streams (research) one key may have at once. */
-  maxStreamsPerKey?: number;
+  /**
+   * Open streams (research) one user may have at once, whatever keys they use: agent credentials
+   * and sign-in keys are keys of the same user, and per key they multiplied the limit.
+   */
+  maxStreamsPerUser?: number;
   /** Open streams of all keys together: each holds a model run, so the machine bounds them. */
   maxStreamsTotal?: number;
 }
@@ -36,7 +39,7 @@ export const GUARD_DEFAULTS = {
   maxHeaderBytes: 16 * 1024,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
-  maxStreamsPerKey: 4,
+  maxStreamsPerUser: 4,
   maxStreamsTotal: 64,
 } as const;
 
@@ -44,7 +47,7 @@ const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '::1'];
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Open streams per key (see StreamSlots). */
+    /** Open streams per user (see StreamSlots). */
     streams: StreamSlots;
   }
   interface FastifyContextConfig {
@@ -100,7 +103,7 @@ export function installGuard(app: FastifyInstance, options: GuardOptions = {}): 
   const hosts = allowedHostNames(options);
   const origins = new Set((options.allowedOrigins ?? []).map(normaliseOrigin).filter((o): o is string => o !== null));
   const maxUrl = options.maxUrlLength ?? GUARD_DEFAULTS.maxUrlLength;
-  const slots = new StreamSlots(options.maxStreamsPerKey ?? GUARD_DEFAULTS.maxStreamsPerKey, options.maxStreamsTotal ?? GUARD_DEFAULTS.maxStreamsTotal);
+  const slots = new StreamSlots(options.maxStreamsPerUser ?? GUARD_DEFAULTS.maxStreamsPerUser, options.maxStreamsTotal ?? GUARD_DEFAULTS.maxStreamsTotal);
 
   app.addHook('onRequest', async (request) => {
     if (Buffer.byteLength(request.url) > maxUrl) {
@@ -112,12 +115,12 @@ export function installGuard(app: FastifyInstance, options: GuardOptions = {}): 
   });
 
   // After the body is parsed (a search becomes a stream only when its body says chat: true) and
-  // after authentication, so the slot belongs to a key.
+  // after authentication, so the slot belongs to a user.
   app.addHook('preHandler', async (request, reply) => {
     const marker = request.routeOptions.config?.stream;
     const isStream = typeof marker === 'function' ? marker(request) : marker === true;
     if (!isStream) return;
-    const owner = request.caller?.keyId ?? `ip:${request.ip}`;
+    const owner = request.caller?.userId ?? `ip:${request.ip}`;
     const release = slots.acquire(owner);
     // 'close' fires when the response ends and when the client goes away mid-stream.
     reply.raw.once('close', release);
@@ -125,18 +128,18 @@ export function installGuard(app: FastifyInstance, options: GuardOptions = {}): 
   return slots;
 }
 
-/** Counts the open streams of each key; a key over its limit is refused with 429. */
+/** Counts the open streams of each user; a user over the limit is refused with 429. */
 export class StreamSlots {
   private readonly open = new Map<string, number>();
 
   private total = 0;
 
-  constructor(readonly perKey: number, readonly overall = Number.POSITIVE_INFINITY) {}
+  constructor(readonly perUser: number, readonly overall = Number.POSITIVE_INFINITY) {}
 
   acquire(owner: string): () => void {
     const count = this.open.get(owner) ?? 0;
-    if (count >= this.perKey) {
-      throw new LoupeError('RATE_LIMITED', `this key already has ${count} open streams; wait for one to finish`, { retry_after: 1 }, { 'Retry-After': '1' });
+    if (count >= this.perUser) {
+      throw new LoupeError('RATE_LIMITED', `your account already has ${count} open streams (with any of its keys); wait for one to finish`, { retry_after: 1 }, { 'Retry-After': '1' });
     }
     if (this.total >= this.overall) {
       throw new LoupeError('RATE_LIMITED', `the server is answering ${this.total} streams already; retry shortly`, { retry_after: 2 }, { 'Retry-After': '2' });
@@ -153,7 +156,7 @@ export class StreamSlots {
     };
   }
 
-  /** Open streams of one key, or of all keys. */
+  /** Open streams of one user, or of all users. */
   count(owner?: string): number {
     return owner !== undefined ? this.open.get(owner) ?? 0 : this.total;
   }

@@ -15,9 +15,11 @@ export async function agentRoutes(fastify: FastifyInstance, engine: Engine): Pro
       operationId: 'agentCredentials', tags: ['keys'],
       summary: 'Mint or refresh a short-lived agent credential (free)',
       description: 'Each call returns a new credential usable as X-API-Key until it expires (15 minutes by default) or its parent key is disabled. ' +
-        'Calling it with an agent credential refreshes from the same parent. rotate: true disables the live ones first.',
+        'Calling it with an agent credential refreshes from the same parent. rotate: true disables the live ones first. ' +
+        'A user may have 10 live credentials (configurable); past that the answer is 429 with Retry-After (when the oldest expires). ' +
+        'Expired credentials are purged a day after they expire.',
       body: AgentCredentialsRequest,
-      response: { 200: Envelope(AgentCredential), ...errors(400, 401) },
+      response: { 200: Envelope(AgentCredential), ...errors(400, 401, 429) },
     },
     config: { cost: 0, operation: 'agent.credentials' },
   }, async (request, reply) => {

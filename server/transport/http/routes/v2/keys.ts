@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Engine } from '../../../../engine/engine';
-import { Envelope } from '../../../../../protocol/api/common';
-import { KeyIdParams, KeyItem, RegeneratedKey, RegenerateRequest } from '../../../../../protocol/api/keys';
-import { callerOf, ok } from '../../context';
+import { Envelope, PagedEnvelope } from '../../../../../protocol/api/common';
+import { KeyIdParams, KeyItem, KeysQuery, RegeneratedKey, RegenerateRequest } from '../../../../../protocol/api/keys';
+import { callerOf, ok, page } from '../../context';
 import { errors } from '../../responses';
 
 /** /v2/keys…: list (masked), rotate and disable the caller's keys (free). */
@@ -13,11 +13,16 @@ export async function keysRoutes(fastify: FastifyInstance, engine: Engine): Prom
 
   app.get('/v2/keys', {
     schema: {
-      operationId: 'listKeys', tags: ['keys'], summary: 'Your keys, masked (free)',
-      response: { 200: Envelope(Type.Array(KeyItem)), ...errors(401) },
+      operationId: 'listKeys', tags: ['keys'], summary: 'Your keys, masked, newest first, a page at a time (free)',
+      querystring: KeysQuery,
+      response: { 200: PagedEnvelope(Type.Array(KeyItem)), ...errors(400, 401) },
     },
     config: { cost: 0, operation: 'keys.list' },
-  }, async (request, reply) => ok(engine, request, reply, engine.accounts.listKeys(callerOf(request).userId)));
+  }, async (request, reply) => {
+    const { limit, offset } = request.query;
+    const { items, total } = engine.accounts.listKeys(callerOf(request).userId, limit, offset);
+    return ok(engine, request, reply, items, { pagination: page(total, limit, offset) });
+  });
 
   app.post('/v2/keys/regenerate', {
     schema: {
