@@ -19,7 +19,7 @@ export default tseslint.config(
   },
   {
     // The language server's stdout may carry LSP; log through the injected logger instead.
-    files: ['server/engine/**/*.ts', 'server/transport/**/*.ts', 'server/main.ts'],
+    files: ['server/engine/**/*.ts', 'server/transport/**/*.ts', 'server/main.ts', 'server/host.ts', 'server/settings.ts'],
     rules: {
       'no-console': 'error',
       'no-restricted-properties': ['error', { object: 'process', property: 'stdout', message: 'Use the injected logger.' }],

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { Engine } from '../server/engine/engine';
 import { silentLogger } from '../server/engine/log';
 import { newId } from '../server/engine/util/ids';
-import { createApp } from '../server/transport/http/app';
+import { createHttpApp } from '../server/host';
 import { corpus, sizeOf } from './corpora';
 
 const SAMPLE = 200;
@@ -28,7 +28,7 @@ async function speed(name: string) {
   const engine = new Engine({ dataDir, log: silentLogger, allowedRoots: [dir] });
   const key = newId();
   const { userId } = engine.accounts.ensureOwner(key);
-  const app = await createApp(engine);
+  const app = await createHttpApp(engine);
   await app.ready();
   try {
     const t0 = performance.now();

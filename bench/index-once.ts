@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Engine } from '../server/engine/engine';
 import { silentLogger } from '../server/engine/log';
-import { startSidecar } from '../server/sidecar';
+import { startSidecar } from '../server/host';
 import { newId } from '../server/engine/util/ids';
 
 async function main() {

@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import { Engine } from '../server/engine/engine';
 import { silentLogger } from '../server/engine/log';
-import { startSidecar } from '../server/sidecar';
+import { startSidecar } from '../server/host';
 import { newId } from '../server/engine/util/ids';
 import { corpus } from './corpora';
 

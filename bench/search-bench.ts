@@ -16,7 +16,7 @@ import { request } from 'undici';
 import { Engine } from '../server/engine/engine';
 import { silentLogger } from '../server/engine/log';
 import { newId } from '../server/engine/util/ids';
-import { createApp } from '../server/transport/http/app';
+import { createHttpApp } from '../server/host';
 import { parseGrepQuery } from '../server/engine/search/query';
 import { corpus } from './corpora';
 import { EVAL_QUERIES } from './search-queries';
@@ -83,7 +83,7 @@ async function main() {
       }
     }
     // The same over HTTP (real socket on 127.0.0.1).
-    const app = await createApp(engine);
+    const app = await createHttpApp(engine);
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address() as { port: number };
     const url = `http://127.0.0.1:${address.port}/v2/search`;

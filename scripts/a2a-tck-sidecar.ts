@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Engine } from '../server/engine/engine';
 import { stderrLogger } from '../server/engine/log';
-import { startSidecar } from '../server/sidecar';
+import { startSidecar } from '../server/host';
 
 async function main(): Promise<void> {
   const port = Number(process.argv[2] ?? 7399);

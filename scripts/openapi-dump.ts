@@ -7,14 +7,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { Engine } from '../server/engine/engine';
 import { silentLogger } from '../server/engine/log';
-import { createApp } from '../server/transport/http/app';
+import { createHttpApp } from '../server/host';
 
 async function main(): Promise<void> {
   const out = path.resolve(process.argv[2] ?? '.tmp/openapi.json');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-openapi-'));
   const engine = new Engine({ dataDir, log: silentLogger });
   try {
-    const app = await createApp(engine, { publicUrl: 'http://127.0.0.1:7341' });
+    const app = await createHttpApp(engine, { publicUrl: 'http://127.0.0.1:7341' });
     const res = await app.inject({ method: 'GET', url: '/openapi.json' });
     if (res.statusCode !== 200) throw new Error(`GET /openapi.json answered ${res.statusCode}: ${res.body}`);
     fs.mkdirSync(path.dirname(out), { recursive: true });

@@ -2,23 +2,15 @@
  * Headless Loupe: `npm start -- <folder>` indexes the folder and serves the V2 API (and A2A) on
  * 127.0.0.1. Addresses and the key go to stdout; progress and logs to stderr.
  */
-import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { Engine } from './engine/engine';
+import type { Engine } from './engine/engine';
 import { stderrLogger } from './engine/log';
 import { LoupeError } from './engine/errors';
 import { watchFolder } from './engine/indexer/watcher';
-import { startSidecar } from './sidecar';
-import { ownerKey } from './owner-key';
-import { writeOwnerKeyFile } from './engine/accounts/owner-key-file';
-import { newId } from './engine/util/ids';
-import { openAIConfigFromEnv } from './engine/research/providers/openai-compatible';
-import { smtpConfigFromEnv, type SmtpConfig } from './engine/accounts/mailer';
-import { loadAccountsConfig } from './engine/accounts/config-file';
-import type { AccountsConfig } from './engine/accounts/accounts';
-import { embedderConfigFromEnv } from './engine/embed/embedder';
+import { Host, type Sidecar } from './host';
+import { settingsFromCli, SettingsError, type HostSettings } from './settings';
 
 const USAGE = `Usage: npm start -- <folder> [options]
 
@@ -36,7 +28,8 @@ Options:
   --no-watch          do not watch the folder for changes
   -h, --help          show this help
 
-Environment: LOUPE_HOME, LOUPE_API_KEY (the owner's key, a UUID), GITHUB_TOKEN.
+Environment: LOUPE_HOME, LOUPE_API_KEY (the owner's key, a UUID), GITHUB_TOKEN, LOUPE_LOG=debug.
+File docs written by a research model: LOUPE_DOCS_MODEL (a model id of GET /v2/models).
 Research models: LOUPE_CHAT_BASE_URL (an OpenAI-compatible /v1), LOUPE_CHAT_MODELS (comma-separated),
   LOUPE_CHAT_API_KEY, LOUPE_CHAT_CONTEXT_WINDOW, LOUPE_CHAT_MAX_OUTPUT, LOUPE_CHAT_DEFAULT_MODEL.
 Sign-up mail: LOUPE_SMTP_HOST, LOUPE_SMTP_PORT, LOUPE_SMTP_USER, LOUPE_SMTP_PASSWORD, LOUPE_SMTP_FROM,
@@ -86,86 +79,64 @@ async function main(): Promise<void> {
   if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') {
     process.stderr.write(`loupe: warning: binding to ${host} makes the API reachable from other machines; every route still needs a key.\n`);
   }
-  const allowed = [folder, ...values.allow!.map((d) => path.resolve(d))];
-  for (const dir of allowed) if (!fs.existsSync(dir)) fail(`--allow ${dir}: no such folder`);
+  const allow = values.allow!.map((d) => path.resolve(d));
+  for (const dir of allow) if (!fs.existsSync(dir)) fail(`--allow ${dir}: no such folder`);
 
-  const dataDir = path.resolve(values['data-dir'] ?? process.env.LOUPE_HOME ?? path.join(os.homedir(), '.loupe'));
-  const log = stderrLogger(process.env.LOUPE_LOG === 'debug' ? 'debug' : 'info');
-  let smtp: SmtpConfig | undefined;
-  let accounts: AccountsConfig = {};
+  let settings: HostSettings;
   try {
-    smtp = smtpConfigFromEnv(process.env);
-    accounts = loadAccountsConfig(path.join(dataDir, 'accounts.json'));
+    settings = settingsFromCli({
+      folder, port, host, dataDir: values['data-dir'], allow, allowOrigin: values['allow-origin']!, allowHost: values['allow-host']!,
+      ignore: values.ignore!, maxFileBytes,
+    }, process.env);
   } catch (error) {
-    fail((error as Error).message);
+    if (error instanceof SettingsError) fail(error.message);
+    throw error;
   }
-  let engine: Engine;
+  const log = stderrLogger(settings.logLevel);
+  let loupe: Host;
   try {
-    engine = new Engine({
-      dataDir, log, allowedRoots: allowed, githubToken: process.env.GITHUB_TOKEN,
-      indexer: { maxFileBytes, ignoreGlobs: values.ignore },
-      research: { openai: openAIConfigFromEnv(), defaultModel: process.env.LOUPE_CHAT_DEFAULT_MODEL },
-      search: { embedder: embedderConfigFromEnv(process.env) },
-      githubApiUrl: process.env.GITHUB_API_URL || undefined,
-      docs: { model: process.env.LOUPE_DOCS_MODEL || null },
-      accounts: { ...accounts, auth: { smtp } },
-    });
+    loupe = Host.open(settings, log);
   } catch (error) {
     if (error instanceof LoupeError) fail(error.message);
     throw error;
   }
+  const { engine, owner } = loupe;
 
-  let key: string | null;
+  // The port first: when it is taken, that is the one thing to say, before any indexing starts.
+  let sidecar: Sidecar;
   try {
-    key = ownerKey(engine, process.env.LOUPE_API_KEY || undefined);
+    sidecar = (await loupe.listen())!;
   } catch (error) {
-    if (error instanceof LoupeError) fail(error.message);
-    throw error;
-  }
-  if (!key) {
-    // The key file was removed: mint a fresh owner key rather than leave the owner locked out.
-    key = newId();
-    engine.accounts.addKey(engine.accounts.store.owner()!.id, key, 'active');
-    writeOwnerKeyFile(engine.dataDir, key);
+    const code = (error as NodeJS.ErrnoException).code;
+    await loupe.close();
+    fail(code === 'EADDRINUSE' ? `port ${port} is in use; pass --port N or --port 0` : (error as Error).message);
   }
 
-  const ownerId = engine.accounts.store.owner()!.id;
   reportProgress(engine);
   const resumed = engine.repos.resumeInterrupted();
   if (resumed.length) log.info(`resuming interrupted indexing of ${resumed.map((r) => r.name).join(', ')}`);
   let repo;
   try {
-    repo = engine.repos.registerLocalFolder(ownerId, folder);
+    repo = engine.repos.registerLocalFolder(owner.userId, folder);
   } catch (error) {
     if (!(error instanceof LoupeError)) throw error;
-    await engine.close();
+    await loupe.close();
     fail(error.message);
   }
-
-  let sidecar;
-  try {
-    sidecar = await startSidecar(engine, { host, port, guard: { allowedOrigins: values['allow-origin'], allowedHosts: values['allow-host'] } });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    await engine.close();
-    fail(code === 'EADDRINUSE' ? `port ${port} is in use; pass --port N or --port 0` : (error as Error).message);
-  }
-  process.stdout.write(`Loupe API: ${sidecar.url}\nAPI key: ${key}\nAPI docs: ${sidecar.url}/docs\n`);
+  process.stdout.write(`Loupe API: ${sidecar.url}\nAPI key: ${owner.key}\nAPI docs: ${sidecar.url}/docs\n`);
 
   let stopWatching = () => {};
   if (!values['no-watch']) {
     stopWatching = watchFolder(folder, (paths) => {
-      const current = engine.reposStore.get(repo.id);
-      if (!current) return;
-      if (engine.queue.current === repo.id || current.updating) {
-        engine.queue.enqueue(repo.id);
-        return;
-      }
-      engine.indexer.updatePaths(current, paths).then(
-        (r) => (r.added || r.changed || r.removed) && log.info(`updated ${r.added + r.changed + r.removed} file(s) in ${r.durationMs} ms`),
+      engine.applyChanges(repo.id, paths).then(
+        (outcome) => {
+          if (outcome.kind !== 'updated') return;
+          const { added, changed, removed, durationMs } = outcome.result;
+          if (added || changed || removed) log.info(`updated ${added + changed + removed} file(s) in ${durationMs} ms`);
+        },
         (error) => log.warn('update failed:', error),
       );
-    }, { excludeDirs: [dataDir] });
+    }, { excludeDirs: [engine.dataDir] });
   }
 
   let stopping = false;
@@ -174,8 +145,7 @@ async function main(): Promise<void> {
     stopping = true;
     log.info(`${signal}: stopping`);
     stopWatching();
-    await sidecar.close();
-    await engine.close();
+    await loupe.close();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));

@@ -7,7 +7,7 @@
  */
 import { Engine } from '../../server/engine/engine';
 import { stderrLogger } from '../../server/engine/log';
-import { startSidecar } from '../../server/sidecar';
+import { startSidecar } from '../../server/host';
 import { newId } from '../../server/engine/util/ids';
 
 async function main(): Promise<void> {

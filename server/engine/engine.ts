@@ -10,6 +10,7 @@ import type { History } from './accounts/history';
 import { Auth } from './accounts/auth';
 import { Indexer, DEFAULT_INDEXER_OPTIONS, type IndexerOptions } from './indexer/indexer';
 import { IndexQueue } from './repos/index-queue';
+import { FileChanges, type ChangeOutcome } from './repos/file-changes';
 import { Repositories } from './repos/repositories';
 import { Files } from './files/files';
 import { Research, researchAccounts } from './research/research';
@@ -78,6 +79,7 @@ export class Engine {
   /** POST /v2/search without chat: hybrid semantic search, grep over code and over docs. */
   readonly search: SearchService;
   readonly startedAt = new Date();
+  private readonly fileChanges: FileChanges;
 
   constructor(config: EngineConfig) {
     this.log = config.log;
@@ -107,6 +109,7 @@ export class Engine {
     };
     this.indexer = new Indexer(this.reposStore, this.filesStore, this.log, indexerOptions);
     this.queue = new IndexQueue(this.indexer, this.reposStore, this.log);
+    this.fileChanges = new FileChanges(this.reposStore, this.filesStore, this.queue, this.indexer, this.log);
     this.files = new Files(this.filesStore);
     this.repos = new Repositories(this.reposStore, this.filesStore, this.queue, {
       dataDir: realDataDir,
@@ -140,6 +143,15 @@ export class Engine {
     }
     // A configured provider other than the default loads (and fills anything missing) in the background.
     if (config.search?.embedder && config.search.embedder.kind !== 'corpus') void this.vectors.refreshAll();
+  }
+
+  /**
+   * Files of a repository changed (the CLI's watcher, the editor's saves, edits and file events):
+   * re-index them now, or queue the repository while a full run is going or a folder came or went.
+   * `contents` carries unsaved editor text by repository-relative path.
+   */
+  applyChanges(repoId: string, paths: string[], contents?: Map<string, string>): Promise<ChangeOutcome> {
+    return this.fileChanges.apply(repoId, paths, contents);
   }
 
   async close(): Promise<void> {

@@ -7,7 +7,7 @@ import addFormats from 'ajv-formats';
 import { ClientFactory, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
 import type { Task } from '@a2a-js/sdk';
 import { copyFixture, createTestEngine, indexFolder } from '../helpers/engine';
-import { createApp } from '../../server/transport/http/app';
+import { createHttpApp } from '../../server/host';
 import { answerResearch } from '../../server/transport/http/research-stream';
 import { researchStreamContent } from '../../protocol/api/research';
 import { OpenAICompatibleProvider } from '../../server/engine/research/providers/openai-compatible';
@@ -25,7 +25,7 @@ async function researchApp(delayMs: number) {
   const repo = await indexFolder(t, copyFixture('ts-paths'));
   const llm = await startLocalLlm({ delayMs });
   t.engine.research.models.register(new OpenAICompatibleProvider({ baseUrl: llm.baseUrl, models: ['echo-1'] }));
-  const app = await createApp(t.engine);
+  const app = await createHttpApp(t.engine);
   app.post('/v2/test/research', {
     schema: {
       operationId: 'testResearch', tags: ['test'], summary: 'Research over fixed hits (test route)',

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createTestApp } from '../helpers/engine';
 import { createLogger } from '../../server/engine/log';
-import { startSidecar } from '../../server/sidecar';
+import { startSidecar } from '../../server/host';
 import { startInbox } from './smtp';
 
 const smtp = (port: number) => ({ auth: { smtp: { host: '127.0.0.1', port, from: 'Loupe <loupe@test.local>', timeoutMs: 3000 } } });

@@ -2,8 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { accountsConfigOrDefaults, loadAccountsConfig, parseAccountsConfig } from '../../server/engine/accounts/config-file';
-import { createLogger } from '../../server/engine/log';
+import { loadAccountsConfig, parseAccountsConfig } from '../../server/engine/accounts/config-file';
 import { createTestApp, tempDir } from '../helpers/engine';
 
 test('DATA_DIR/accounts.json configures plans, costs and the owner; mistakes name the field', async () => {
@@ -37,19 +36,4 @@ test('DATA_DIR/accounts.json configures plans, costs and the owner; mistakes nam
   }
   fs.writeFileSync(path.join(dir, 'accounts.json'), '{ nope');
   assert.throws(() => loadAccountsConfig(path.join(dir, 'accounts.json')), /is not valid JSON/);
-});
-
-test('the language server keeps starting with a broken accounts.json or SMTP port, and says why', () => {
-  const dir = tempDir();
-  fs.writeFileSync(path.join(dir, 'accounts.json'), JSON.stringify({ owner: { credits: -5 } }));
-  const warnings: string[] = [];
-  const log = createLogger((level, line) => level === 'warn' && warnings.push(line), 'info');
-  const config = accountsConfigOrDefaults(dir, { LOUPE_SMTP_HOST: 'mail.local', LOUPE_SMTP_PORT: 'x' }, log);
-  assert.deepEqual(config, {});
-  assert.equal(warnings.length, 2);
-  assert.match(warnings[0], /owner.credits: must be a whole number/);
-  assert.match(warnings[1], /LOUPE_SMTP_PORT/);
-  fs.writeFileSync(path.join(dir, 'accounts.json'), JSON.stringify({ signupPlan: 'PRO' }));
-  const ok = accountsConfigOrDefaults(dir, { LOUPE_SMTP_HOST: 'mail.local', LOUPE_SMTP_PORT: '2525', LOUPE_SMTP_SECURE: 'true' }, log);
-  assert.deepEqual(ok, { signupPlan: 'PRO', auth: { smtp: { host: 'mail.local', port: 2525, user: undefined, password: undefined, from: undefined, secure: true, requireTls: undefined, allowSelfSigned: undefined } } });
 });

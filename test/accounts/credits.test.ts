@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createTestApp, createTestEngine } from '../helpers/engine';
-import { createApp } from '../../server/transport/http/app';
+import { createHttpApp } from '../../server/host';
 import { ok } from '../../server/transport/http/context';
 import { newId } from '../../server/engine/util/ids';
 import { addUser } from './helpers';
@@ -38,7 +38,7 @@ test('the pre-check holds under interleaving: paid operations that await before 
   const t = createTestEngine();
   // A paid route whose work awaits (as search and research do): without reservations every call
   // would pass the balance check before the first one charges.
-  const app = await createApp(t.engine);
+  const app = await createHttpApp(t.engine);
   let ran = 0;
   app.get('/test/slow', { config: { cost: 2, operation: 'test.slow', history: 'search' } }, async (request, reply) => {
     await delay(5 + Math.random() * 10);

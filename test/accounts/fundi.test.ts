@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { copyFixture, createTestApp } from '../helpers/engine';
 import { startLocalLlm } from '../research/local-llm-server';
 import { addUser } from './helpers';
-import { startSidecar } from '../../server/sidecar';
+import { startSidecar } from '../../server/host';
 
 test('V1 code operations run on a generative model, charge 2 + usage, write history; deprecated in OpenAPI', async () => {
   const llm = await startLocalLlm();

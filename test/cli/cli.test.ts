@@ -57,3 +57,22 @@ test('the CLI refuses bad arguments with a clear message', async () => {
   assert.equal(badKey.status, 2);
   assert.match(badKey.stderr, /LOUPE_API_KEY: must be a UUID/);
 });
+
+test('a taken port is the first and only thing the CLI reports: nothing is indexed before it listens', async () => {
+  const net = await import('node:net');
+  const { spawnSync } = await import('node:child_process');
+  const { CLI } = await import('../helpers/cli');
+  const blocker = net.createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  try {
+    const port = (blocker.address() as { port: number }).port;
+    const dataDir = tempDir('loupe-cli-port-');
+    const run = spawnSync(process.execPath, [CLI, copyFixture('ts-paths'), '--port', String(port), '--data-dir', dataDir], { encoding: 'utf8', timeout: 30_000 });
+    assert.equal(run.status, 2, run.stderr);
+    assert.equal(run.stderr.trim(), `loupe: port ${port} is in use; pass --port N or --port 0`);
+    assert.equal(run.stdout, '');
+  } finally {
+    await new Promise((resolve) => blocker.close(resolve));
+  }
+});
+

@@ -7,7 +7,7 @@ import { Engine } from '../../server/engine/engine';
 import { createLogger, type Logger } from '../../server/engine/log';
 import { MIGRATIONS } from '../../server/engine/store/migrations';
 import { schemaVersion } from '../../server/engine/store/db';
-import { createApp } from '../../server/transport/http/app';
+import { createHttpApp } from '../../server/host';
 import { copyFixture, FIXTURES, tempDir } from '../helpers/engine';
 import { V1_FIXTURE } from '../../scripts/make-schema-v1-db';
 import { V12_FIXTURE } from '../../scripts/make-schema-v12-db';
@@ -99,7 +99,7 @@ test('a database from the first schema (fixture schema-v1.db) is migrated and it
 
   const log = recordingLogger();
   const engine = openEngine(dataDir, log);
-  const app = await createApp(engine);
+  const app = await createHttpApp(engine);
   try {
     assert.equal(schemaVersion(engine.db), latest);
     assert.ok(!log.lines.some((l) => l.includes('moved it to')), 'migrated in place, not rebuilt');

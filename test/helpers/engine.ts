@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Engine, type EngineConfig } from '../../server/engine/engine';
 import { silentLogger } from '../../server/engine/log';
-import { createApp } from '../../server/transport/http/app';
+import { createHttpApp } from '../../server/host';
 import { newId } from '../../server/engine/util/ids';
 
 export const FIXTURES = path.join(__dirname, '..', 'fixtures');
@@ -55,7 +55,7 @@ export interface TestApp extends TestEngine {
 
 export async function createTestApp(config: Partial<EngineConfig> = {}): Promise<TestApp> {
   const t = createTestEngine(config);
-  const app = await createApp(t.engine);
+  const app = await createHttpApp(t.engine);
   await app.ready();
   const call: TestApp['call'] = async (method, url, body, headers = {}) => {
     const res = await app.inject({

@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { copyFixture, createTestEngine, indexFolder, type TestEngine } from '../helpers/engine';
-import { createApp } from '../../server/transport/http/app';
+import { createHttpApp } from '../../server/host';
 import { answerResearch } from '../../server/transport/http/research-stream';
 import type { EngineConfig } from '../../server/engine/engine';
 
@@ -23,7 +23,7 @@ export const RESEARCH_PATH = '/test/research';
 export async function startHarness(config: Partial<EngineConfig> = {}): Promise<Harness> {
   const t = createTestEngine(config);
   const repo = await indexFolder(t, copyFixture('ts-paths'));
-  const app = await createApp(t.engine);
+  const app = await createHttpApp(t.engine);
   app.post(RESEARCH_PATH, { config: { cost: 5, operation: 'search.research', stream: true } }, async (request, reply) => {
     const body = request.body as { query: string; model?: string; conversation_id?: string };
     return answerResearch(t.engine, request, reply, {

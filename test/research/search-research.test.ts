@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { copyFixture, createTestEngine, indexFolder, type TestEngine } from '../helpers/engine';
-import { createApp } from '../../server/transport/http/app';
+import { createHttpApp } from '../../server/host';
 import { readAll } from './stream-client';
 
 let t: TestEngine;
@@ -14,7 +14,7 @@ before(async () => {
   t = createTestEngine();
   await indexFolder(t, copyFixture('ts-paths'));
   await t.engine.queue.idle();
-  app = await createApp(t.engine);
+  app = await createHttpApp(t.engine);
   await app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 });

@@ -2,7 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { createTestEngine, type TestEngine } from '../helpers/engine';
-import { startSidecar, type Sidecar } from '../../server/sidecar';
+import { startSidecar, type Sidecar } from '../../server/host';
 
 /**
  * The guard over real HTTP on 127.0.0.1: Host and Origin checks, and every request limit answered

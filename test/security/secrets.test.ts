@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { createTestApp } from '../helpers/engine';
 import { createLogger } from '../../server/engine/log';
-import { startSidecar } from '../../server/sidecar';
+import { startSidecar } from '../../server/host';
 import { startInbox } from '../accounts/smtp';
 
 /**

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createTestEngine } from '../helpers/engine';
-import { createApp } from '../../server/transport/http/app';
+import { createHttpApp } from '../../server/host';
 import { streamNdjson } from '../../server/transport/http/ndjson';
 import { newId } from '../../server/engine/util/ids';
 
@@ -21,7 +21,7 @@ test('concurrent streams per user (whatever key) and in total are bounded (429 +
   t.engine.accounts.store.insertUser({ id: otherUser, email: 'other@example.test', display_name: null, plan: 'PRO', is_owner: 0 });
   const other = newId();
   t.engine.accounts.addKey(otherUser, other, 'active');
-  const app = await createApp(t.engine, { guard: { maxStreamsPerUser: 2, maxStreamsTotal: 3 } });
+  const app = await createHttpApp(t.engine, { guard: { maxStreamsPerUser: 2, maxStreamsTotal: 3 } });
   let started = 0;
   const aborted: number[] = [];
   app.post('/test/stream', { config: { stream: (r) => (r.body as { chat?: boolean })?.chat === true } }, async (request, reply) => {
@@ -100,7 +100,7 @@ test('concurrent streams per user (whatever key) and in total are bounded (429 +
 test('POST /v2/search with chat: true takes a stream slot; plain search does not', async () => {
   const t = createTestEngine();
   // No slots at all: every research stream is refused before any work or charge, searches still run.
-  const app = await createApp(t.engine, { guard: { maxStreamsPerUser: 0 } });
+  const app = await createHttpApp(t.engine, { guard: { maxStreamsPerUser: 0 } });
   try {
     const headers = { 'x-api-key': t.key, accept: 'application/x-ndjson' };
     const before = t.engine.accounts.meta(t.ownerId).credits_used;

@@ -1,7 +1,4 @@
 import fs from 'node:fs';
-import path from 'node:path';
-import type { Logger } from '../log';
-import { smtpConfigFromEnv } from './mailer';
 import { LoupeError } from '../errors';
 import { PLAN_NAMES, type PlanName } from './plans';
 import type { AccountsConfig } from './accounts';
@@ -84,23 +81,4 @@ function count(v: unknown, source: string, at: string): number {
 function planName(v: unknown, source: string, at: string): PlanName {
   if (typeof v !== 'string' || !PLAN_NAMES.includes(v as PlanName)) throw bad(source, at, `must be one of ${PLAN_NAMES.join(', ')}`);
   return v as PlanName;
-}
-
-/**
- * For the language server: DATA_DIR/accounts.json plus LOUPE_SMTP_* from the environment. A broken
- * setting is logged and left at its default, so the editor still starts.
- */
-export function accountsConfigOrDefaults(dataDir: string, env: Record<string, string | undefined>, log: Logger): AccountsConfig {
-  let config: AccountsConfig = {};
-  try {
-    config = loadAccountsConfig(path.join(dataDir, 'accounts.json'));
-  } catch (error) {
-    log.warn(`${(error as Error).message}; using the default plans and costs`);
-  }
-  try {
-    return { ...config, auth: { smtp: smtpConfigFromEnv(env) } };
-  } catch (error) {
-    log.warn(`${(error as Error).message}; sign-up mail goes to the outbox`);
-    return config;
-  }
 }

@@ -4,7 +4,7 @@ import type { Message, Part, TaskState } from '@a2a-js/sdk';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
 import type { Logger } from '../../engine/log';
 import { LoupeError } from '../../engine/errors';
-import { errorBody } from '../http/errors';
+import { errorBody } from '../common/error-body';
 import { findOperation, type Operation } from './operations';
 import { invokeOperation, type OperationOutput } from './invoke';
 import { A2aUser } from './task-store';

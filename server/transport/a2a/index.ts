@@ -3,7 +3,7 @@ import type { Engine } from '../../engine/engine';
 import { A2aBinding } from './binding';
 import { jsonRpcRoutes } from './jsonrpc';
 import { restRoutes } from './rest';
-import { errors } from '../http/responses';
+import { errors } from '../common/error-responses';
 import type { TaskRetention } from './task-store';
 import type { A2aLimits } from './limits';
 

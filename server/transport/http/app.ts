@@ -8,7 +8,8 @@ import type { Engine } from '../../engine/engine';
 import { LoupeError } from '../../engine/errors';
 import { ErrorBody } from '../../../protocol/api/common';
 import { validatorCompiler } from './validation';
-import { errorBody, frameworkErrors, makeErrorHandler } from './errors';
+import { frameworkErrors, makeErrorHandler } from './errors';
+import { errorBody } from '../common/error-body';
 import { authenticateRequest, installCreditHooks } from './context';
 import { reposRoutes } from './routes/v2/repos';
 import { filesRoutes } from './routes/v2/files';
@@ -23,8 +24,6 @@ import { analysisRoutes } from './routes/v2/analysis';
 import { fileDocsRoutes } from './routes/v2/file-docs';
 import { searchRoutes } from './routes/v2/search';
 import { installGuard, serverLimits, type GuardOptions } from './guard';
-import { a2aRoutes, type A2aOptions } from '../a2a';
-import { mcpRoutes } from '../mcp';
 import { servedDocument } from './openapi-doc';
 
 export interface AppOptions {
@@ -33,15 +32,13 @@ export interface AppOptions {
   bodyLimit?: number;
   /** Host/Origin allow-lists and request limits (see guard.ts). */
   guard?: GuardOptions;
-  /** A2A task retention and message limits (tests shorten them). */
-  a2a?: Omit<A2aOptions, 'publicUrl'>;
 }
 
 export const API_VERSION = '2.0.0';
 
 /**
- * Builds the HTTP application without listening: tests call it in-process with inject(), the CLI
- * and the language server listen on 127.0.0.1.
+ * Builds the HTTP application without listening: tests call it in-process with inject(), the host
+ * (server/host.ts) mounts A2A beside it and listens on 127.0.0.1.
  */
 export async function createApp(engine: Engine, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -135,10 +132,6 @@ export async function createApp(engine: Engine, options: AppOptions = {}): Promi
     await fileDocsRoutes(v2, engine);
     await searchRoutes(v2, engine);
   });
-  // After the API routes: the A2A binding reads them (from the OpenAPI document) as its operations.
-  await a2aRoutes(app, engine, { ...options.a2a, publicUrl: options.publicUrl });
-  // MCP at /mcp beside A2A: its tools run the same operations through inject.
-  await app.register(async (scope) => mcpRoutes(scope, engine));
   return app;
 }
 

@@ -3,6 +3,7 @@ import { ERROR_CODES, LoupeError, type ErrorCode } from '../../engine/errors';
 import type { Logger } from '../../engine/log';
 import { validationError } from './validation';
 import { storageError } from '../../engine/store/storage-errors';
+import { errorBody } from '../common/error-body';
 
 /** Fastify's own error codes mapped to ours, so that every failure has the documented shape. */
 const FASTIFY_CODES: Record<string, ErrorCode> = {
@@ -35,21 +36,6 @@ export function toLoupeError(error: unknown): LoupeError {
   const storage = storageError(error);
   if (storage) return storage;
   return new LoupeError('INTERNAL', 'An unexpected error occurred; it was logged. Retry with backoff.');
-}
-
-export function errorBody(error: LoupeError) {
-  const details = error.details ?? {};
-  const { field, required, available, retry_after, ...rest } = details as Record<string, unknown>;
-  return {
-    status: 'error' as const,
-    message: error.message,
-    code: error.code,
-    ...(typeof field === 'string' ? { field } : {}),
-    ...(typeof required === 'number' ? { required } : {}),
-    ...(typeof available === 'number' ? { available } : {}),
-    ...(typeof retry_after === 'number' ? { retry_after } : {}),
-    ...(Object.keys(rest).length ? { details: rest } : {}),
-  };
 }
 
 /**

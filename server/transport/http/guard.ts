@@ -3,7 +3,7 @@ import os from 'node:os';
 import type { Socket } from 'node:net';
 import type { FastifyHttpOptions, FastifyInstance, FastifyRequest } from 'fastify';
 import { LoupeError } from '../../engine/errors';
-import { errorBody } from './errors';
+import { errorBody } from '../common/error-body';
 
 /**
  * The sidecar listens on the developer's machine, where every web page they open and every process

@@ -8,7 +8,7 @@ import { createLogger, type Logger, type LogLevel } from '../../engine/log';
 import { Method, type LoupeInitOptions } from '../../../protocol/lsp';
 import { onLoupeRequest, sendLoupeNotification } from './typed';
 import { DEFAULT_SETTINGS, type LoupeSettings } from '../../../protocol/settings';
-import { Session } from './session';
+import { Session, type OpenHost } from './session';
 import { guarded } from './guarded';
 import { bindDocumentSync, FILE_OPERATION_FILTERS } from './features/document-sync';
 import { bindCodeLens } from './features/code-lens';
@@ -28,7 +28,7 @@ function connectionLogger(connection: Connection, minimum: LogLevel): Logger {
 }
 
 /** Binds the language server connection to the engine's services. Only bindings here; features live in features/. */
-export function startLanguageServer(): void {
+export function startLanguageServer(openHost: OpenHost): void {
   const connection = createConnection(ProposedFeatures.all);
   const log = connectionLogger(connection, process.env.LOUPE_LOG === 'debug' ? 'debug' : 'info');
   const documents = new TextDocuments(TextDocument);
@@ -41,7 +41,8 @@ export function startLanguageServer(): void {
     if (!options?.dataDir || !options.ownerKey) throw new ResponseError(ErrorCodes.InvalidParams, 'initializationOptions need dataDir and ownerKey');
     const settings: LoupeSettings = { ...DEFAULT_SETTINGS, ...options.settings };
     const started = Date.now();
-    session = new Session({ dataDir: options.dataDir, ownerKey: options.ownerKey, settings }, log);
+    const init: LoupeInitOptions = { dataDir: options.dataDir, ownerKey: options.ownerKey, settings };
+    session = new Session(openHost(init, log), init, log);
     log.info(`index opened in ${Date.now() - started} ms at ${session.engine.dataDir}`);
     folders = (params.workspaceFolders ?? []).map((f) => f.uri);
     // Editors without folder-change events (and plain LSP clients) still get their folders indexed.

@@ -1,18 +1,31 @@
 import { EventEmitter } from 'node:events';
-import { Engine } from '../../engine/engine';
+import type { Engine } from '../../engine/engine';
 import type { Logger } from '../../engine/log';
-import { accountsConfigOrDefaults } from '../../engine/accounts/config-file';
 import type { IndexRunProgress } from '../../engine/indexer/indexer';
-import { startSidecar, type Sidecar } from '../../sidecar';
 import type { IndexPhase, LoupeInitOptions, LoupeStatus, RepoStatus } from '../../../protocol/lsp';
 import type { LoupeSettings } from '../../../protocol/settings';
 import type { RepoRecord } from '../../engine/types';
 import { EditorFacts } from '../../engine/editor/editor-facts';
 import { WorkspaceRepos, uriToPath } from './workspace-repos';
-import { engineConfigFromSettings } from './engine-config';
 
 /** How long a hover waits for a file's docs before it says they are processing. */
 const DOC_WAIT_MS = 150;
+
+/**
+ * What the language server needs from the process hosting it: the engine, the owner, and the HTTP
+ * sidecar. `server/host.ts` implements it and `server/main.ts` hands it in, so no arrow runs from
+ * this transport up to the composition root.
+ */
+export interface LspHost {
+  readonly engine: Engine;
+  readonly owner: { userId: string; key: string };
+  /** Serves HTTP and A2A; null when the sidecar is turned off; rejects with EADDRINUSE on a taken port. */
+  listen(): Promise<{ url: string } | null>;
+  close(): Promise<void>;
+}
+
+/** Builds the host from the client's initialization options (main.ts maps them to host settings). */
+export type OpenHost = (options: LoupeInitOptions, log: Logger) => LspHost;
 
 export interface SessionEvents {
   /** The import graph or symbols of a repository changed (an index run or an edit landed). */
@@ -31,22 +44,18 @@ export class Session extends EventEmitter<SessionEvents> {
   readonly ownerKey: string;
   readonly editorFacts: EditorFacts;
   settings: LoupeSettings;
-  sidecar: Sidecar | null = null;
+  sidecar: { url: string } | null = null;
   sidecarError: string | null = null;
   private readonly live = new Map<string, { phase: IndexPhase; done: number; total: number }>();
   private firstIndex = false;
   private statusTimer: NodeJS.Timeout | null = null;
 
-  constructor(options: LoupeInitOptions, readonly log: Logger) {
+  constructor(private readonly host: LspHost, options: LoupeInitOptions, readonly log: Logger) {
     super();
     this.settings = options.settings;
-    this.engine = new Engine({
-      dataDir: options.dataDir,
-      log,
-      ...engineConfigFromSettings(options.settings, accountsConfigOrDefaults(options.dataDir, process.env, log)),
-    });
-    this.ownerId = this.engine.accounts.ensureOwner(options.ownerKey).userId;
-    this.ownerKey = options.ownerKey.toLowerCase();
+    this.engine = host.engine;
+    this.ownerId = host.owner.userId;
+    this.ownerKey = host.owner.key;
     this.workspace = new WorkspaceRepos(this.engine);
     this.editorFacts = new EditorFacts(this.engine.analysis);
     this.engine.queue.on('progress', (p) => this.onProgress(p));
@@ -89,11 +98,10 @@ export class Session extends EventEmitter<SessionEvents> {
   }
 
   async startSidecar(): Promise<void> {
-    if (!this.settings.sidecar.enabled) return;
     try {
-      this.sidecar = await startSidecar(this.engine, { host: '127.0.0.1', port: this.settings.sidecar.port });
+      this.sidecar = await this.host.listen();
       this.sidecarError = null;
-      this.log.info(`Loupe API: ${this.sidecar.url} (docs at ${this.sidecar.url}/docs)`);
+      if (this.sidecar) this.log.info(`Loupe API: ${this.sidecar.url} (docs at ${this.sidecar.url}/docs)`);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       // Another window (or the CLI) may already serve this port from the same index: say so and go on.
@@ -180,7 +188,6 @@ export class Session extends EventEmitter<SessionEvents> {
 
   async close(): Promise<void> {
     if (this.statusTimer) clearTimeout(this.statusTimer);
-    await this.sidecar?.close().catch(() => {});
-    await this.engine.close();
+    await this.host.close();
   }
 }

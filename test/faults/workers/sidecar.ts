@@ -5,7 +5,7 @@
  */
 import { Engine } from '../../../server/engine/engine';
 import { stderrLogger } from '../../../server/engine/log';
-import { startSidecar } from '../../../server/sidecar';
+import { startSidecar } from '../../../server/host';
 
 async function main(): Promise<void> {
   const [dataDir, folder, key, configJson] = process.argv.slice(2);

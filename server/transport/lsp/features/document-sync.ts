@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Connection, TextDocuments } from 'vscode-languageserver/node';
 import { FileChangeType } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
@@ -18,7 +16,6 @@ const DISK_DEBOUNCE_MS = 50;
 export function bindDocumentSync(connection: Connection, documents: TextDocuments<TextDocument>, session: Session): void {
   const pending = new Map<string, { repoId: string; paths: Map<string, string | undefined> }>();
   let timer: NodeJS.Timeout | null = null;
-  let running = Promise.resolve();
 
   const schedule = (uri: string, text: string | undefined, delay: number) => {
     const located = session.workspace.locate(uri);
@@ -34,29 +31,16 @@ export function bindDocumentSync(connection: Connection, documents: TextDocument
     timer = null;
     const batches = [...pending.values()];
     pending.clear();
-    // One update at a time: the indexer's in-thread parser is not re-entrant.
-    running = running.then(async () => {
-      for (const batch of batches) await apply(batch.repoId, batch.paths);
-    });
+    for (const batch of batches) void apply(batch.repoId, batch.paths);
   };
 
+  // The engine's one file-change policy (the CLI's watcher uses it too): re-index now, or queue the
+  // repository while a full run is going or a folder came or went. Updates run one at a time there.
   const apply = async (repoId: string, paths: Map<string, string | undefined>) => {
-    const repo = session.engine.reposStore.get(repoId);
-    if (!repo) return;
-    const { queue, indexer } = session.engine;
-    if (queue.current === repoId || (repo.updating && repo.state !== 'ready')) {
-      queue.enqueue(repoId); // a full run is under way; it will see these files on its next pass
-      return;
-    }
-    if ([...paths.keys()].some((rel) => isFolderEvent(repo.rootPath, rel, session, repoId))) {
-      queue.enqueue(repoId); // a folder came or went: the incremental walk finds exactly what changed
-      return;
-    }
     const contents = new Map([...paths].filter((e): e is [string, string] => e[1] !== undefined));
     try {
-      const result = await indexer.updatePaths(repo, [...paths.keys()], contents);
-      if (result.added || result.changed || result.removed) {
-        session.log.debug(`re-indexed ${result.added + result.changed + result.removed} file(s) in ${result.durationMs} ms`);
+      const outcome = await session.engine.applyChanges(repoId, [...paths.keys()], contents);
+      if (outcome.kind === 'updated' && (outcome.result.added || outcome.result.changed || outcome.result.removed)) {
         session.emit('graphChanged', repoId);
       }
     } catch (error) {
@@ -86,15 +70,6 @@ export function bindDocumentSync(connection: Connection, documents: TextDocument
       schedule(change.uri, undefined, DISK_DEBOUNCE_MS);
     }
   });
-}
-
-/** A path that is a folder now, or was one (gone and never indexed as a file). */
-function isFolderEvent(root: string, relPath: string, session: Session, repoId: string): boolean {
-  try {
-    return fs.statSync(path.join(root, relPath)).isDirectory();
-  } catch {
-    return !session.engine.filesStore.getByPath(repoId, relPath) && session.engine.filesStore.paths(repoId).some((p) => p.startsWith(`${relPath}/`));
-  }
 }
 
 /** The file operations the server wants to hear about (server capability `workspace.fileOperations`). */

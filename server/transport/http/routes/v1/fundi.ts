@@ -11,7 +11,7 @@ import {
   CodeOpRequest, CodeOpResult, ExplainRequest, ExplainResult, FundiChatRequest, FundiChatResult, FundiHistoryRequest, FundiStatus,
 } from '../../../../../protocol/api/fundi';
 import { callerOf, ok, page } from '../../context';
-import { errors } from '../../responses';
+import { errors } from '../../../common/error-responses';
 
 const SUCCESSOR = '/v2 (see /openapi.json)';
 

@@ -4,7 +4,7 @@ import type { Engine } from '../../../../engine/engine';
 import { Envelope } from '../../../../../protocol/api/common';
 import { AgentCredential, AgentCredentialsRequest } from '../../../../../protocol/api/agent';
 import { callerOf, ok } from '../../context';
-import { errors } from '../../responses';
+import { errors } from '../../../common/error-responses';
 
 /** POST /v2/agent/credentials: short-lived keys for agents, derived from the caller's key (free). */
 export async function agentRoutes(fastify: FastifyInstance, engine: Engine): Promise<void> {

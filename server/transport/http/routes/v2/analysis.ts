@@ -12,7 +12,7 @@ import {
   ReviewRequest, ReviewResult, ScopeRequest, ScopeResult,
 } from '../../../../../protocol/api/analysis';
 import { callerOf, ok } from '../../context';
-import { errors } from '../../responses';
+import { errors } from '../../../common/error-responses';
 
 /** Each id of a compare list resolved for the caller, or the reason it cannot be used (reported per item). */
 function resolveEach(engine: Engine, caller: Caller, ids: string[]): CompareRepo[] {

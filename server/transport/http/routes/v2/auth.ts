@@ -5,7 +5,7 @@ import { LoupeError } from '../../../../engine/errors';
 import { Envelope } from '../../../../../protocol/api/common';
 import { AuthenticateRequest, AuthHeaders, AuthResult, ResendRequest, ResendResult, VerifyRequest } from '../../../../../protocol/api/auth';
 import { ok } from '../../context';
-import { errors } from '../../responses';
+import { errors } from '../../../common/error-responses';
 
 /** /v2/auth/*: sign-up and sign-in without a key. Passwords come only from headers and are never echoed. */
 export async function authRoutes(fastify: FastifyInstance, engine: Engine): Promise<void> {

@@ -4,7 +4,7 @@ import type { Engine } from '../../../../engine/engine';
 import type { DocDepth } from '../../../../engine/accounts/plans';
 import { FileDocEnvelope, FileDocParams, FileDocQuery } from '../../../../../protocol/api/analysis';
 import { callerOf, ok } from '../../context';
-import { errors } from '../../responses';
+import { errors } from '../../../common/error-responses';
 
 const ORDER: DocDepth[] = ['basic', 'summary', 'full'];
 

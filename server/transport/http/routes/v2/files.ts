@@ -7,7 +7,7 @@ import { PagedEnvelope } from '../../../../../protocol/api/common';
 import { FileItem, ListFilesQuery } from '../../../../../protocol/api/files';
 import { RepoIdParams } from '../../../../../protocol/api/repos';
 import { callerOf, ok, page } from '../../context';
-import { errors } from '../../responses';
+import { errors } from '../../../common/error-responses';
 
 export const toFileItem = (f: FileListItem) => ({
   id: f.uid, file_name: f.name, file_path: f.path, description: f.description, dependencies: f.dependencies,

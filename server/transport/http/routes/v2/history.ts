@@ -7,7 +7,7 @@ import { parseTimeBound } from '../../../../engine/accounts/history';
 import { Envelope, PagedEnvelope } from '../../../../../protocol/api/common';
 import { Conversation, ConversationIdParams, HistoryIdParams, HistoryItem, ListHistoryQuery } from '../../../../../protocol/api/history';
 import { callerOf, ok, page } from '../../context';
-import { errors } from '../../responses';
+import { errors } from '../../../common/error-responses';
 
 /** /v2/history…: the caller's own operations and conversation threads (free). */
 export async function historyRoutes(fastify: FastifyInstance, engine: Engine): Promise<void> {

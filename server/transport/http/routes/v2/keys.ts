@@ -5,7 +5,7 @@ import type { Engine } from '../../../../engine/engine';
 import { Envelope, PagedEnvelope } from '../../../../../protocol/api/common';
 import { KeyIdParams, KeyItem, KeysQuery, RegeneratedKey, RegenerateRequest } from '../../../../../protocol/api/keys';
 import { callerOf, ok, page } from '../../context';
-import { errors } from '../../responses';
+import { errors } from '../../../common/error-responses';
 
 /** /v2/keys…: list (masked), rotate and disable the caller's keys (free). */
 export async function keysRoutes(fastify: FastifyInstance, engine: Engine): Promise<void> {

@@ -6,7 +6,7 @@ import type { ChatModelInfo } from '../../../../engine/research/model-provider';
 import { Envelope } from '../../../../../protocol/api/common';
 import { ChatModel, ModelLimits, ModelLimitsQuery } from '../../../../../protocol/api/models';
 import { ok } from '../../context';
-import { errors } from '../../responses';
+import { errors } from '../../../common/error-responses';
 
 const toChatModel = (m: ChatModelInfo & { isDefault: boolean }) => ({
   id: m.id, provider: m.provider, description: m.description, kind: m.kind, context_window: m.contextWindow,

@@ -9,7 +9,7 @@ import {
 } from '../../../../../protocol/api/repos';
 import { authenticateRequest, callerOf, ok, page } from '../../context';
 import { RateLimiter, type RateRule } from '../../../../engine/accounts/rate-limit';
-import { errors } from '../../responses';
+import { errors } from '../../../common/error-responses';
 
 export const toRepo = (r: RepoRecord) => ({
   repo_id: r.id, name: r.name, url: r.url, source: r.source, branch: r.branch, visibility: r.visibility, state: r.state,

@@ -6,7 +6,7 @@ import { Envelope } from '../../../../../protocol/api/common';
 import { SearchData, SearchRequest } from '../../../../../protocol/api/search';
 import { researchStreamContent } from '../../../../../protocol/api/research';
 import { callerOf, ok } from '../../context';
-import { errors } from '../../responses';
+import { errors } from '../../../common/error-responses';
 import { answerResearch } from '../../research-stream';
 
 /** Wire form of a hit: snake_case, optional fields only when they apply. */

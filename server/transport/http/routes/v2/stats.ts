@@ -5,7 +5,7 @@ import { Stats } from '../../../../engine/accounts/stats';
 import { Envelope } from '../../../../../protocol/api/common';
 import { ActivityStats, LanguageStats, LanguagesQuery, RangeQuery, UsageStats } from '../../../../../protocol/api/stats';
 import { callerOf, ok } from '../../context';
-import { errors } from '../../responses';
+import { errors } from '../../../common/error-responses';
 
 /** /v2/stats/…: usage, daily activity and languages of the caller (free). */
 export async function statsRoutes(fastify: FastifyInstance, engine: Engine): Promise<void> {

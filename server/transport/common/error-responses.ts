@@ -1,5 +1,4 @@
 import { Type } from 'typebox';
-import { ErrorBody } from '../../../protocol/api/common';
 
 const DESCRIPTIONS: Record<number, string> = {
   400: 'Validation or business-rule failure; the message names the field and the rule.',
@@ -20,5 +19,3 @@ export function errors(...statuses: number[]) {
   for (const s of [...statuses, 500]) out[s] = Type.Ref('ErrorBody', { description: DESCRIPTIONS[s] ?? 'Error.' });
   return out;
 }
-
-export { ErrorBody };

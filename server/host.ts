@@ -1,0 +1,125 @@
+/**
+ * The one composition root. It builds the engine from one `HostSettings` object, makes sure the
+ * machine's owner has a key, and mounts the transports: the HTTP API with A2A beside it, on a local
+ * port. `cli.ts` (headless) and `main.ts` (the language server) both start here; the LSP binding
+ * receives the host through an interface it declares itself, so no arrow runs from a transport
+ * back up to this file.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { Engine } from './engine/engine';
+import type { Logger } from './engine/log';
+import { newId } from './engine/util/ids';
+import { createApp, type AppOptions } from './transport/http/app';
+import { a2aRoutes, type A2aOptions } from './transport/a2a';
+import { mcpRoutes } from './transport/mcp';
+import type { HostSettings, HttpSettings } from './settings';
+
+export interface Sidecar {
+  app: FastifyInstance;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** The owner of this machine's index: their user id and the plaintext key scripts use. */
+export interface Owner {
+  userId: string;
+  key: string;
+}
+
+export class Host {
+  http: Sidecar | null = null;
+
+  private constructor(
+    readonly engine: Engine,
+    readonly owner: Owner,
+    private readonly settings: HostSettings,
+  ) {}
+
+  /** Opens the index (migrating or rebuilding it as needed) and the owner's account. */
+  static open(settings: HostSettings, log: Logger): Host {
+    const engine = new Engine({ ...settings.engine, log });
+    try {
+      return new Host(engine, ensureOwnerKey(engine, settings.ownerKey), settings);
+    } catch (error) {
+      void engine.close();
+      throw error;
+    }
+  }
+
+  /**
+   * Serves HTTP and A2A on the configured address; null when HTTP is turned off. A taken port
+   * rejects with EADDRINUSE before anything else has started.
+   */
+  async listen(): Promise<Sidecar | null> {
+    if (!this.settings.http) return null;
+    this.http ??= await startSidecar(this.engine, this.settings.http);
+    return this.http;
+  }
+
+  async close(): Promise<void> {
+    await this.http?.close().catch(() => {});
+    this.http = null;
+    await this.engine.close();
+  }
+}
+
+export interface HttpAppOptions extends AppOptions {
+  /** A2A task retention and message limits (tests shorten them). */
+  a2a?: Omit<A2aOptions, 'publicUrl'>;
+}
+
+/** The HTTP application with A2A and MCP mounted beside the API (no listen): tests inject() into it. */
+export async function createHttpApp(engine: Engine, options: HttpAppOptions = {}): Promise<FastifyInstance> {
+  const app = await createApp(engine, options);
+  // After the API routes: the A2A binding reads them (from the OpenAPI document) as its operations.
+  await a2aRoutes(app, engine, { ...options.a2a, publicUrl: options.publicUrl });
+  // MCP at /mcp beside A2A: its tools run the same operations through inject.
+  await app.register(async (scope) => mcpRoutes(scope, engine));
+  return app;
+}
+
+/** Listens with the HTTP application on the given address (127.0.0.1 unless told otherwise). */
+export async function startSidecar(engine: Engine, options: HttpSettings): Promise<Sidecar> {
+  const app = await createHttpApp(engine, { publicUrl: options.publicUrl, guard: { ...options.guard, boundHost: options.host } });
+  try {
+    await app.listen({ host: options.host, port: options.port });
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return { app, url: `http://${host}:${port}`, close: () => app.close() };
+}
+
+/**
+ * The owner's key: the one given (LOUPE_API_KEY, or the editor's stored key) when set, otherwise
+ * the one created on first start. The database keeps only its hash; the plaintext is kept for the
+ * owner in DATA_DIR/owner-key (mode 0600) so that each start can show it again, as local servers
+ * such as Jupyter do with their tokens. If that file was removed, a fresh key is minted rather than
+ * leave the owner locked out.
+ */
+function ensureOwnerKey(engine: Engine, seed: string | undefined): Owner {
+  const file = path.join(engine.dataDir, 'owner-key');
+  const { userId, createdKey } = engine.accounts.ensureOwner(seed);
+  if (seed) return { userId, key: seed.toLowerCase() };
+  if (createdKey) {
+    fs.writeFileSync(file, `${createdKey}\n`, { mode: 0o600 });
+    return { userId, key: createdKey };
+  }
+  let key = '';
+  try {
+    key = fs.readFileSync(file, 'utf8').trim();
+  } catch {
+    // missing: minted below
+  }
+  if (!key) {
+    key = newId();
+    engine.accounts.addKey(userId, key, 'active');
+    fs.writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  }
+  return { userId, key };
+}
