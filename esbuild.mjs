@@ -1,10 +1,15 @@
-// Builds every entry point into dist/. `node esbuild.mjs --watch` rebuilds on change.
+// Builds every entry point into dist/. `node esbuild.mjs --watch` rebuilds on change;
+// `--if-changed` (npm start) builds only when a file that went into the last build has changed.
 import * as esbuild from 'esbuild';
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
+const ifChanged = process.argv.includes('--if-changed');
+/** What the last build read (every bundled file, with its size and mtime), to tell whether dist/ is current. */
+const INPUTS = path.join('dist', '.build-inputs.json');
 
 // Packages that carry native binaries, WASM or static assets stay in node_modules and load at run time.
 const nodeExternals = [
@@ -84,8 +89,43 @@ const builds = [
   },
 ];
 
+/** Size and mtime of each file (namespaced inputs such as `lazy-typescript:typescript` are not files). */
+function stamps(files) {
+  const out = {};
+  for (const file of files) {
+    if (/^[a-z-]+:/.test(file)) continue;
+    try {
+      const st = fs.statSync(file);
+      out[file] = `${st.size}:${st.mtimeMs}`;
+    } catch {
+      out[file] = 'missing';
+    }
+  }
+  return out;
+}
+
+/** True when the last build's inputs, this script and the options are all as they were. */
+function upToDate() {
+  let last;
+  try {
+    last = JSON.parse(fs.readFileSync(INPUTS, 'utf8'));
+  } catch {
+    return false;
+  }
+  if (last.production !== production) return false;
+  const now = stamps(Object.keys(last.files));
+  return Object.entries(last.files).every(([file, stamp]) => now[file] === stamp)
+    && last.outputs.every((file) => fs.existsSync(file));
+}
+
 if (watch) {
   for (const options of builds) await (await esbuild.context(options)).watch();
+} else if (ifChanged && upToDate()) {
+  // dist/ was built from exactly these files: nothing to do.
 } else {
-  await Promise.all(builds.map((options) => esbuild.build(options)));
+  const results = await Promise.all(builds.map((options) => esbuild.build({ ...options, metafile: true })));
+  const inputs = results.flatMap((r) => Object.keys(r.metafile.inputs));
+  const outputs = results.flatMap((r) => Object.keys(r.metafile.outputs));
+  const files = stamps([...new Set([...inputs, 'esbuild.mjs', 'package-lock.json'])]);
+  fs.writeFileSync(INPUTS, JSON.stringify({ production, files, outputs }));
 }

@@ -57,14 +57,18 @@ test('re-indexing touches only what changed, and links imports to files added la
   const t = createTestEngine();
   try {
     const repo = await indexFolder(t, folder);
+    const indexed = t.engine.filesStore.paths(repo.id).length;
     const again = await t.engine.indexer.indexRepository(repo);
     assert.deepEqual([again.added, again.changed, again.removed], [0, 0, 0]);
+    // A restart's summary: every indexed file is unchanged (found by size and mtime, never read).
+    assert.equal(again.unchanged, indexed);
 
     fs.writeFileSync(path.join(folder, 'src/app/extra.ts'), "import { helper } from './helper.js';\nexport const x = helper();\n");
     fs.rmSync(path.join(folder, 'src/app/legacy.cjs'));
     fs.appendFileSync(path.join(folder, 'src/lib/math.ts'), '\nexport const E_ROUGH = 2.72;\n');
     const changed = await t.engine.indexer.indexRepository(repo);
     assert.deepEqual([changed.added, changed.changed, changed.removed], [1, 1, 1]);
+    assert.equal(changed.unchanged, indexed - 2);
     const extra = t.engine.filesStore.getByPath(repo.id, 'src/app/extra.ts')!;
     assert.equal(t.engine.filesStore.imports(extra.id)[0].targetPath, null, 'helper.ts does not exist yet');
 

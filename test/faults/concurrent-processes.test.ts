@@ -1,17 +1,18 @@
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { createTestEngine, tempDir } from '../helpers/engine';
-import { ROOT } from '../helpers/cli';
+import { killAtEnd, ROOT } from '../helpers/cli';
 import { writeTsCorpus } from '../helpers/corpus';
 
 const WORKER = path.join(__dirname, 'workers', 'concurrent-writer.ts');
 
-function runWorker(dataDir: string, folder: string, operations: number, userId: string) {
+function runWorker(t: TestContext, dataDir: string, folder: string, operations: number, userId: string) {
   return new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', WORKER, dataDir, folder, String(operations), userId], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    killAtEnd(t, child);
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => { out += d; });
@@ -20,13 +21,13 @@ function runWorker(dataDir: string, folder: string, operations: number, userId: 
   });
 }
 
-test('two processes writing one database at once: no SQLITE_BUSY reaches anyone, no write is lost', { timeout: 180_000 }, async () => {
+test('two processes writing one database at once: no SQLITE_BUSY reaches anyone, no write is lost', { timeout: 180_000 }, async (ctx) => {
   const t = createTestEngine();
   const userId = t.ownerId;
   await t.close();
   const folders = [1, 2].map((n) => writeTsCorpus(path.join(tempDir(`loupe-busy-${n}-`), `corpus${n}`), 400));
   const operations = 150;
-  const results = await Promise.all(folders.map((folder) => runWorker(t.dataDir, folder, operations, userId)));
+  const results = await Promise.all(folders.map((folder) => runWorker(ctx, t.dataDir, folder, operations, userId)));
   for (const r of results) {
     assert.equal(r.code, 0, `worker failed: ${r.out}\n${r.err}`);
     assert.deepEqual(JSON.parse(r.out).failures, []);

@@ -4,15 +4,16 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { copyFixture, tempDir } from '../helpers/engine';
-import { ROOT, waitFor } from '../helpers/cli';
+import { killAtEnd, ROOT, waitFor } from '../helpers/cli';
 
 const KEY = '9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b';
 
-test('the real CLI keeps serving when the folder it watches is deleted, and reports it missing', { timeout: 240_000 }, async () => {
+test('the real CLI keeps serving when the folder it watches is deleted, and reports it missing', { timeout: 240_000 }, async (t) => {
   const folder = copyFixture('ts-paths');
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'server', 'cli.ts'), folder, '--port', '0', '--data-dir', tempDir('loupe-gone-')], {
     cwd: ROOT, env: { ...process.env, LOUPE_API_KEY: KEY }, stdio: ['ignore', 'pipe', 'pipe'],
   });
+  killAtEnd(t, child);
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => { out += d; });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Engine } from '../../server/engine/engine';
 import { LoupeError } from '../../server/engine/errors';
 import { createLogger } from '../../server/engine/log';
-import { createApp } from '../../server/transport/http/app';
+import { createHttpApp } from '../../server/host';
 import { spawnSync } from 'node:child_process';
 import { copyFixture, createTestApp, createTestEngine, FIXTURES, tempDir } from '../helpers/engine';
 import { writeTsCorpus } from '../helpers/corpus';
@@ -40,7 +40,7 @@ test('disk full while indexing: a clear error in the repository status, no half-
     assert.equal(partial.orphanChunks, 0);
 
     // A charged call while the disk is full is refused in the error shape, and charges nothing.
-    const app = await createApp(t.engine);
+    const app = await createHttpApp(t.engine);
     if (!disk) t.engine.db.pragma(`max_page_count = ${pageCount(t.engine)}`);
     const used = t.engine.accounts.meta(t.ownerId).credits_used;
     let full = await app.inject({ method: 'GET', url: '/v2/repos', headers: { 'x-api-key': t.key } });
@@ -140,19 +140,18 @@ test('a repository folder that disappears or stops being a folder is reported in
 });
 
 test('a folder that becomes unreadable is reported, not a crash', { timeout: 120_000 }, async () => {
-  // Root reads every folder, so as root the scenario runs in a child process as the user nobody.
+  // Root reads every folder, so as root the scenario runs in a child process without the capabilities
+  // that let root ignore permissions (it stays root, so it still reads the checkout wherever that lies,
+  // even under a private 0700 folder another user could not enter).
   const work = tempDir('loupe-unreadable-');
-  fs.chmodSync(work, 0o777);
   const asRoot = process.getuid?.() === 0;
-  const child = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'workers', 'unreadable-folder.ts'), work, path.join(FIXTURES, 'ts-paths')], {
-    cwd: path.join(__dirname, '..', '..'),
-    encoding: 'utf8',
-    timeout: 100_000,
-    ...(asRoot ? { uid: 65534, gid: 65534, env: { ...process.env, HOME: work } } : {}),
-  });
+  const dropped = '-dac_override,-dac_read_search';
+  const node = [process.execPath, '--import', 'tsx', path.join(__dirname, 'workers', 'unreadable-folder.ts'), work, path.join(FIXTURES, 'ts-paths')];
+  const [command, ...args] = asRoot ? ['setpriv', `--bounding-set=${dropped}`, `--inh-caps=${dropped}`, '--', ...node] : node;
+  const child = spawnSync(command, args, { cwd: path.join(__dirname, '..', '..'), encoding: 'utf8', timeout: 100_000 });
   assert.equal(child.status, 0, child.stderr);
   const result = JSON.parse(child.stdout.trim().split('\n').pop()!);
-  if (asRoot) assert.equal(result.uid, 65534);
+  assert.equal(result.bypassed, false, 'the worker could still read the unreadable folder');
   assert.equal(result.before, 'ready');
   assert.ok(result.after === 'failed' || result.after === 'missing', result.after);
   assert.match(result.error ?? '', /permission|EACCES|cannot be read|does not exist/i);

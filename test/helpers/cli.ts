@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { TestContext } from 'node:test';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -22,7 +23,10 @@ export async function startCli(args: string[], env: Record<string, string> = {})
   child.stderr!.on('data', (d) => { err += d; });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const ready = await new Promise<{ url: string; key: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`CLI did not start in time:\n${out}\n${err}`)), 30_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`CLI did not start in time:\n${out}\n${err}`));
+    }, 30_000);
     child.stdout!.on('data', (d) => {
       out += d;
       const url = /^Loupe API: (\S+)$/m.exec(out)?.[1];
@@ -43,4 +47,14 @@ export async function waitFor<T>(check: () => Promise<T | undefined | null | fal
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/**
+ * Kills a child process when the test ends, however it ends: passed, failed, or timed out (a timed-out
+ * test's own `finally` may never run, and a live child keeps the test file from exiting).
+ */
+export function killAtEnd(t: TestContext, child: ChildProcess): void {
+  t.after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
 }

@@ -42,11 +42,20 @@ export async function startLspClient(
   connection.listen();
   const uri = (rel: string) => pathToFileURL(path.join(folder, rel)).toString();
   const init: LoupeInitOptions = { dataDir, ownerKey, settings: { ...DEFAULT_SETTINGS, sidecar: { enabled: false, port: 0 }, ...settings } };
-  await connection.sendRequest('initialize', {
-    processId: process.pid, rootUri: pathToFileURL(folder).toString(), capabilities: { workspace: { codeLens: { refreshSupport: true } } },
-    workspaceFolders: [{ uri: pathToFileURL(folder).toString(), name: path.basename(folder) }],
-    initializationOptions: init,
-  });
+  // A server that never answers initialize must not outlive the test.
+  const initTimer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  try {
+    await connection.sendRequest('initialize', {
+      processId: process.pid, rootUri: pathToFileURL(folder).toString(), capabilities: { workspace: { codeLens: { refreshSupport: true } } },
+      workspaceFolders: [{ uri: pathToFileURL(folder).toString(), name: path.basename(folder) }],
+      initializationOptions: init,
+    });
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  } finally {
+    clearTimeout(initTimer);
+  }
   await connection.sendNotification('initialized', {});
   const isReady = (s: LoupeStatus | undefined) => !!s && s.repos.length > 0 && s.repos.every((r) => r.phase === 'ready');
   return {

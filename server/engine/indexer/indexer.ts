@@ -86,7 +86,11 @@ export class Indexer {
     }
     const total = entries.length;
     let done = total - jobs.length;
-    const result: IndexRunResult = { added: 0, changed: 0, removed: removed.length, unchanged: 0, skipped: stillSkipped, durationMs: 0 };
+    // Files whose size and mtime match the index are unchanged without being read; the hash check
+    // adds the ones that were touched but not edited.
+    const result: IndexRunResult = {
+      added: 0, changed: 0, removed: removed.length, unchanged: total - jobs.length - stillSkipped, skipped: stillSkipped, durationMs: 0,
+    };
     this.repos.setProgress(repo.id, done, total);
     const rate = () => (done - (total - jobs.length)) / Math.max(0.001, (Date.now() - started) / 1000);
     onProgress({ repoId: repo.id, phase: 'parsing', done, total, rate: 0 });
