@@ -5,6 +5,7 @@
  * the server libraries each bundle their own vscode-jsonrpc, whose classes do not mix.
  */
 import type { LoupeSettings } from './settings';
+import type { SearchHit as ApiSearchHit, SearchRequest } from './api/search';
 
 /** What the client hands the server at start (LSP `initializationOptions`). */
 export interface LoupeInitOptions {
@@ -64,39 +65,30 @@ export interface RadiusResult {
 export interface SymbolUsersParams { uri: string; symbol: string }
 export interface SymbolUsersResult { symbol: string; files: { path: string; uri: string; line: number }[] }
 
-// ---- panel: search (the same SearchService as POST /v2/search) ----
+// ---- panel: search (the same operation as POST /v2/search) ----
 
-export type SearchScope = 'all' | 'files' | 'code' | 'functions';
-export type ScanMode = 'semantic' | 'grep_code' | 'grep_docs';
+export type SearchScope = NonNullable<SearchRequest['scope']>;
+export type ScanMode = NonNullable<SearchRequest['scan_mode']>;
 
-export interface SearchParams {
-  query: string;
-  scope: SearchScope;
-  mode: ScanMode;
-  /** File extensions without the dot (`ts`) or language names. */
-  fileTypes: string[];
-  /** Path globs (`src/**`). */
-  paths: string[];
-  limit?: number;
-  /** Set by the host: the active editor's file (unused by the search itself, kept for history). */
+/**
+ * The panel's search is the HTTP API's search request (`POST /v2/search` without `chat`), checked
+ * against the same schema. Without `repo_ids` the server searches the workspace folders; without
+ * `limit`, 50 hits per kind.
+ */
+export type SearchParams = Omit<SearchRequest, 'chat' | 'model' | 'conversation_id'> & {
+  /** Set by the host: the active editor's file (unused by the search itself). */
   activeUri?: string;
-}
+};
 
 export interface SearchHighlight { line: number; start: number; end: number }
 
-export interface SearchHit {
-  kind: 'repo' | 'file' | 'code' | 'function';
-  repoName: string;
-  path: string | null;
+/** A hit exactly as the API returns it, plus where the editor opens it. */
+export type SearchHit = ApiSearchHit & {
+  /** file:// URI of the hit's file, null for a repository hit or a file outside the workspace folders. */
   uri: string | null;
+  /** The line a click lands on: the first highlighted match, else where the hit starts. */
   line: number;
-  endLine: number;
-  /** Function hits: name and signature. */
-  name?: string;
-  signature?: string | null;
-  snippet: { startLine: number; text: string; highlights: SearchHighlight[] } | null;
-  score: number;
-}
+};
 
 export interface SearchResult { hits: SearchHit[]; total: number; tookMs: number; warnings: string[] }
 
@@ -114,7 +106,7 @@ export interface ResearchParams {
   question: string;
   modelId?: string;
   /** Continue this conversation (a follow-up). */
-  threadId?: string;
+  conversationId?: string;
   scope: SearchScope;
   activeUri?: string;
 }
@@ -125,13 +117,13 @@ export type ResearchChunk =
   | { streamId: string; type: 'text'; text: string }
   | { streamId: string; type: 'citation'; citation: Citation }
   | { streamId: string; type: 'status'; message: string }
-  | { streamId: string; type: 'done'; threadId: string | null }
+  | { streamId: string; type: 'done'; conversationId: string | null }
   | { streamId: string; type: 'error'; message: string };
 
 
 // ---- panel: history ----
 
-export interface HistoryEntry { id: string; query: string; kind: 'search' | 'research'; at: string; threadId: string | null }
+export interface HistoryEntry { id: string; query: string; kind: 'search' | 'research'; at: string; conversationId: string | null }
 
 // ---- the owner key and sidecar ----
 
@@ -151,7 +143,7 @@ export interface LoupeRequests {
   'loupe/radius': [RadiusParams, RadiusResult];
   'loupe/symbolUsers': [SymbolUsersParams, SymbolUsersResult];
   'loupe/search': [SearchParams, SearchResult];
-  'loupe/research': [ResearchParams, { threadId: string | null }];
+  'loupe/research': [ResearchParams, { conversationId: string | null }];
   'loupe/cancelResearch': [{ streamId: string }, void];
   'loupe/history': [{ limit?: number }, HistoryEntry[]];
 }

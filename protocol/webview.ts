@@ -12,7 +12,7 @@ export type PanelTab = 'search' | 'research' | 'history' | 'radius';
 export type WebviewMessage =
   | { type: 'ready' }
   | { type: 'search'; requestId: number; params: SearchParams }
-  | { type: 'research'; params: { streamId: string; question: string; modelId?: string; threadId?: string; scope: SearchScope } }
+  | { type: 'research'; params: { streamId: string; question: string; modelId?: string; conversationId?: string; scope: SearchScope } }
   | { type: 'cancelResearch'; streamId: string }
   | { type: 'open'; uri: string; line: number }
   | { type: 'loadHistory' }

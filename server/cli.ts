@@ -5,7 +5,7 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { Engine } from './engine/engine';
+import type { Operations } from './engine/operations';
 import { stderrLogger } from './engine/log';
 import { LoupeError } from './engine/errors';
 import { watchFolder } from './engine/indexer/watcher';
@@ -100,7 +100,7 @@ async function main(): Promise<void> {
     if (error instanceof LoupeError) fail(error.message);
     throw error;
   }
-  const { engine, owner } = loupe;
+  const { ops, owner } = loupe;
 
   // The port first: when it is taken, that is the one thing to say, before any indexing starts.
   let sidecar: Sidecar;
@@ -112,12 +112,12 @@ async function main(): Promise<void> {
     fail(code === 'EADDRINUSE' ? `port ${port} is in use; pass --port N or --port 0` : (error as Error).message);
   }
 
-  reportProgress(engine);
-  const resumed = engine.repos.resumeInterrupted();
+  reportProgress(ops);
+  const resumed = ops.indexing.resumeInterrupted();
   if (resumed.length) log.info(`resuming interrupted indexing of ${resumed.map((r) => r.name).join(', ')}`);
   let repo;
   try {
-    repo = engine.repos.registerLocalFolder(owner.userId, folder);
+    repo = ops.indexing.registerFolder(owner.userId, folder);
   } catch (error) {
     if (!(error instanceof LoupeError)) throw error;
     await loupe.close();
@@ -128,7 +128,7 @@ async function main(): Promise<void> {
   let stopWatching = () => {};
   if (!values['no-watch']) {
     stopWatching = watchFolder(folder, (paths) => {
-      engine.applyChanges(repo.id, paths).then(
+      ops.indexing.applyChanges(repo.id, paths).then(
         (outcome) => {
           if (outcome.kind !== 'updated') return;
           const { added, changed, removed, durationMs } = outcome.result;
@@ -136,7 +136,7 @@ async function main(): Promise<void> {
         },
         (error) => log.warn('update failed:', error),
       );
-    }, { excludeDirs: [engine.dataDir] });
+    }, { excludeDirs: [settings.engine.dataDir] });
   }
 
   let stopping = false;
@@ -152,23 +152,24 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
-function reportProgress(engine: Engine): void {
+function reportProgress(ops: Operations): void {
   let last = 0;
-  engine.queue.on('progress', (p) => {
+  const nameOf = (repoId: string) => ops.indexing.repo(repoId)?.name ?? repoId;
+  ops.indexing.on('progress', (p) => {
     const now = Date.now();
     if (p.phase !== 'done' && now - last < 500) return;
     last = now;
-    const name = engine.reposStore.get(p.repoId)?.name ?? p.repoId;
+    const name = nameOf(p.repoId);
     if (p.phase === 'parsing') process.stderr.write(`indexing ${name}: ${p.done}/${p.total} files (${Math.round(p.rate)} files/s)\n`);
     else if (p.phase === 'derived') process.stderr.write(`indexing ${name}: building search index${p.total ? ` ${p.done}/${p.total}` : ''}\n`);
   });
-  engine.queue.on('finished', ({ repoId, result }) => {
-    const name = engine.reposStore.get(repoId)?.name ?? repoId;
+  ops.indexing.on('finished', ({ repoId, result }) => {
+    const name = nameOf(repoId);
     process.stderr.write(`indexed ${name}: ${result.added} added, ${result.changed} changed, ${result.removed} removed, ` +
       `${result.unchanged} unchanged, ${result.skipped} skipped in ${(result.durationMs / 1000).toFixed(1)} s\n`);
   });
-  engine.queue.on('failed', ({ repoId, error }) => {
-    process.stderr.write(`indexing ${engine.reposStore.get(repoId)?.name ?? repoId} failed: ${error.message}\n`);
+  ops.indexing.on('failed', ({ repoId, error }) => {
+    process.stderr.write(`indexing ${nameOf(repoId)} failed: ${error.message}\n`);
   });
 }
 

@@ -37,6 +37,11 @@ export class Host {
     private readonly settings: HostSettings,
   ) {}
 
+  /** The engine's operations, what every transport calls. */
+  get ops() {
+    return this.engine.ops;
+  }
+
   /** Opens the index (migrating or rebuilding it as needed) and the owner's account. */
   static open(settings: HostSettings, log: Logger): Host {
     const engine = new Engine({ ...settings.engine, log });
@@ -72,11 +77,11 @@ export interface HttpAppOptions extends AppOptions {
 
 /** The HTTP application with A2A and MCP mounted beside the API (no listen): tests inject() into it. */
 export async function createHttpApp(engine: Engine, options: HttpAppOptions = {}): Promise<FastifyInstance> {
-  const app = await createApp(engine, options);
+  const app = await createApp(engine.ops, engine.log, options);
   // After the API routes: the A2A binding reads them (from the OpenAPI document) as its operations.
-  await a2aRoutes(app, engine, { ...options.a2a, publicUrl: options.publicUrl });
+  await a2aRoutes(app, engine.ops, engine.log, { ...options.a2a, publicUrl: options.publicUrl });
   // MCP at /mcp beside A2A: its tools run the same operations through inject.
-  await app.register(async (scope) => mcpRoutes(scope, engine));
+  await app.register(async (scope) => mcpRoutes(scope, engine.ops));
   return app;
 }
 

@@ -28,12 +28,12 @@ export function snippetLines(startLine: number, text: string, highlights: Search
  * Hits grouped by repository, then file, keeping the order of the first hit of each. Rows are drawn
  * in this order, so selecting and opening must index `displayOrder()`, not the list as it came.
  */
-export function groupHits<T extends { repoName: string; path: string | null }>(hits: T[]): { repo: string; files: { path: string | null; hits: T[] }[] }[] {
+export function groupHits<T extends { repo_name: string; file_path: string | null }>(hits: T[]): { repo: string; files: { path: string | null; hits: T[] }[] }[] {
   const repos = new Map<string, Map<string, T[]>>();
   for (const hit of hits) {
-    let files = repos.get(hit.repoName);
-    if (!files) repos.set(hit.repoName, (files = new Map()));
-    const key = hit.path ?? '';
+    let files = repos.get(hit.repo_name);
+    if (!files) repos.set(hit.repo_name, (files = new Map()));
+    const key = hit.file_path ?? '';
     if (!files.has(key)) files.set(key, []);
     files.get(key)!.push(hit);
   }
@@ -41,6 +41,6 @@ export function groupHits<T extends { repoName: string; path: string | null }>(h
 }
 
 /** The hits in the order the grouped list draws them: row i of the panel is element i. */
-export function displayOrder<T extends { repoName: string; path: string | null }>(hits: T[]): T[] {
+export function displayOrder<T extends { repo_name: string; file_path: string | null }>(hits: T[]): T[] {
   return groupHits(hits).flatMap((repo) => repo.files.flatMap((file) => file.hits));
 }

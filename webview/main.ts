@@ -103,7 +103,10 @@ function runSearch(): void {
   $('search-status').innerHTML = '<vscode-progress-ring></vscode-progress-ring> Searching…';
   post({
     type: 'search', requestId,
-    params: { query, scope: value('scope') as never, mode: value('mode') as never, fileTypes: [...activeTypes], paths: [...paths] },
+    params: {
+      query, scope: value('scope') as never, scan_mode: value('mode') as never,
+      filters: { ...(activeTypes.size ? { file_types: [...activeTypes] } : {}), ...(paths.length ? { file_paths: [...paths] } : {}) },
+    },
   });
 }
 
@@ -128,9 +131,9 @@ function renderResults(result: SearchResult): void {
 /** `data-index`: the row's place as drawn (what keys and clicks use); `data-rank`: its place in the API's answer. */
 function renderHit(hit: SearchHit, index: number, rank: number): string {
   const title = hit.name ? `<div class="hit-title">${escapeHtml(hit.name)}${hit.signature ? ` <span class="sig">${escapeHtml(hit.signature)}</span>` : ''}</div>` : '';
-  const lines = hit.snippet ? snippetLines(hit.snippet.startLine, hit.snippet.text, hit.snippet.highlights)
+  const lines = hit.snippet ? snippetLines(hit.snippet.start_line, hit.snippet.text, hit.snippet.highlights)
     .map((l) => `<div class="line${l.hasMatch ? ' match' : ''}"><span class="ln">${l.number}</span><code>${l.html || ' '}</code></div>`).join('') : '';
-  return `<div class="hit" role="option" data-index="${index}" data-rank="${rank}" title="${escapeHtml(hit.path ?? '')}:${hit.line}">${title}<div class="snippet">${lines}</div></div>`;
+  return `<div class="hit" role="option" data-index="${index}" data-rank="${rank}" title="${escapeHtml(hit.file_path ?? '')}:${hit.line}">${title}<div class="snippet">${lines}</div></div>`;
 }
 
 function highlightSelected(): void {
@@ -197,7 +200,7 @@ $('path-filter').addEventListener('keydown', (e) => {
 // ---- research ----
 interface Turn { question: string; answer: string; citations: Citation[]; status: string; error: string | null; done: boolean; streamId: string }
 const turns: Turn[] = [];
-let threadId: string | null = null;
+let conversationId: string | null = null;
 let streaming: Turn | null = null;
 
 function ask(): void {
@@ -211,7 +214,7 @@ function ask(): void {
   setStreaming(true);
   renderThread();
   const model = value('model');
-  post({ type: 'research', params: { streamId, question, modelId: model || undefined, threadId: threadId ?? undefined, scope: 'code' } });
+  post({ type: 'research', params: { streamId, question, modelId: model || undefined, conversationId: conversationId ?? undefined, scope: 'code' } });
 }
 
 function setStreaming(on: boolean): void {
@@ -226,7 +229,7 @@ function onChunk(chunk: ResearchChunk): void {
     case 'text': turn.answer += chunk.text; turn.status = ''; break;
     case 'status': turn.status = chunk.message; break;
     case 'citation': turn.citations.push(chunk.citation); break;
-    case 'done': turn.done = true; turn.status = ''; threadId = chunk.threadId ?? threadId; break;
+    case 'done': turn.done = true; turn.status = ''; conversationId = chunk.conversationId ?? conversationId; break;
     case 'error': turn.error = chunk.message; turn.done = true; break;
   }
   if (turn.done && streaming === turn) { streaming = null; setStreaming(false); }
@@ -251,7 +254,7 @@ function renderThread(): void {
 
 $('ask').addEventListener('click', ask);
 $('stop').addEventListener('click', () => { if (streaming) post({ type: 'cancelResearch', streamId: streaming.streamId }); });
-$('new-thread').addEventListener('click', () => { threadId = null; turns.length = 0; renderThread(); focusInput('question'); });
+$('new-thread').addEventListener('click', () => { conversationId = null; turns.length = 0; renderThread(); focusInput('question'); });
 $('question').addEventListener('keydown', (e) => {
   const k = e as KeyboardEvent;
   if (k.key === 'Enter' && (k.ctrlKey || k.metaKey)) { e.preventDefault(); ask(); }
@@ -266,7 +269,7 @@ function renderModels(models: ModelInfo[]): void {
 // ---- history ----
 function renderHistory(entries: HistoryEntry[]): void {
   $('history').innerHTML = entries.map((e, i) => `<div class="history-entry" data-index="${i}" tabindex="0">
-      <span class="kind">${e.kind}</span> <span class="q">${escapeHtml(e.query)}</span>${e.threadId ? ` <span class="thread-id" title="conversation">#${escapeHtml(e.threadId.slice(0, 8))}</span>` : ''} <span class="at">${escapeHtml(new Date(e.at).toLocaleString())}</span>
+      <span class="kind">${e.kind}</span> <span class="q">${escapeHtml(e.query)}</span>${e.conversationId ? ` <span class="thread-id" title="conversation">#${escapeHtml(e.conversationId.slice(0, 8))}</span>` : ''} <span class="at">${escapeHtml(new Date(e.at).toLocaleString())}</span>
     </div>`).join('') || '<div class="empty">No searches yet.</div>';
   historyEntries = entries;
 }
@@ -281,7 +284,7 @@ $('history').addEventListener('click', (e) => {
     runSearch();
   } else {
     ($('question') as HTMLElement & { value: string }).value = entry.query;
-    if (entry.threadId) threadId = entry.threadId;
+    if (entry.conversationId) conversationId = entry.conversationId;
     selectTab('research');
   }
 });

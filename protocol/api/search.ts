@@ -76,6 +76,7 @@ export const SearchHit = Type.Object({
     processing: Type.Boolean({ description: 'True while the documentation is still being generated.' }),
   })),
 }, { $id: 'SearchHit' });
+export type SearchHit = Static<typeof SearchHit>;
 
 export const SearchData = Type.Object({
   results: Type.Array(SearchHit),

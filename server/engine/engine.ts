@@ -10,7 +10,7 @@ import type { History } from './accounts/history';
 import { Auth } from './accounts/auth';
 import { Indexer, DEFAULT_INDEXER_OPTIONS, type IndexerOptions } from './indexer/indexer';
 import { IndexQueue } from './repos/index-queue';
-import { FileChanges, type ChangeOutcome } from './repos/file-changes';
+import { FileChanges } from './repos/file-changes';
 import { Repositories } from './repos/repositories';
 import { Files } from './files/files';
 import { Research, researchAccounts } from './research/research';
@@ -28,6 +28,10 @@ import type { EmbedderConfig } from './embed/embedder';
 import { SearchService, type SearchOptions } from './search/search-service';
 import { refuseDataDir, relationToDataDir } from './repos/data-dir-guard';
 import { ownerKeyFile, writeOwnerKeyFile } from './accounts/owner-key-file';
+import { Stats } from './accounts/stats';
+import { CodeOps } from './research/code-ops';
+import { EditorFacts } from './editor/editor-facts';
+import { Operations } from './operations';
 
 export interface EngineConfig {
   dataDir: string;
@@ -79,6 +83,8 @@ export class Engine {
   /** POST /v2/search without chat: hybrid semantic search, grep over code and over docs. */
   readonly search: SearchService;
   readonly startedAt = new Date();
+  /** What transports call: every operation, by resource (see operations/index.ts). */
+  readonly ops: Operations;
   private readonly fileChanges: FileChanges;
 
   constructor(config: EngineConfig) {
@@ -141,17 +147,15 @@ export class Engine {
     for (const repo of this.repos.dropDataDirRepositories()) {
       this.log.warn(`forgot the repository ${repo.rootPath}: it is, lies inside or contains the data directory ${realDataDir}, which is never indexed`);
     }
+    this.ops = new Operations({
+      log: this.log, startedAt: this.startedAt, accounts: this.accounts, history: this.history, auth: this.auth,
+      stats: new Stats(this.history.store, this.accounts), repos: this.repos, queue: this.queue, fileChanges: this.fileChanges,
+      files: this.files, research: this.research, codeOps: new CodeOps(this.research.models, this.accounts), analysis: this.analysis,
+      docs: this.docs, search: this.search, editorFacts: new EditorFacts(this.analysis), reposStore: this.reposStore,
+      filesStore: this.filesStore, a2aTasks: this.a2aTasks,
+    });
     // A configured provider other than the default loads (and fills anything missing) in the background.
     if (config.search?.embedder && config.search.embedder.kind !== 'corpus') void this.vectors.refreshAll();
-  }
-
-  /**
-   * Files of a repository changed (the CLI's watcher, the editor's saves, edits and file events):
-   * re-index them now, or queue the repository while a full run is going or a folder came or went.
-   * `contents` carries unsaved editor text by repository-relative path.
-   */
-  applyChanges(repoId: string, paths: string[], contents?: Map<string, string>): Promise<ChangeOutcome> {
-    return this.fileChanges.apply(repoId, paths, contents);
   }
 
   async close(): Promise<void> {

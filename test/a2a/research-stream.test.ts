@@ -8,7 +8,7 @@ import { ClientFactory, JsonRpcTransportFactory, RestTransportFactory } from '@a
 import type { Task } from '@a2a-js/sdk';
 import { copyFixture, createTestEngine, indexFolder } from '../helpers/engine';
 import { createHttpApp } from '../../server/host';
-import { answerResearch } from '../../server/transport/http/research-stream';
+import { researchOverFixedHits } from '../helpers/fixed-research';
 import { researchStreamContent } from '../../protocol/api/research';
 import { OpenAICompatibleProvider } from '../../server/engine/research/providers/openai-compatible';
 import { startLocalLlm } from '../research/local-llm-server';
@@ -17,7 +17,7 @@ import { checkResearchLines } from '../contract/contract-helpers';
 /**
  * Research output through A2A arrives as it is produced: each NDJSON line of the route is an
  * artifact chunk on the same task, sent while the model is still writing. The operation here is
- * a documented /v2 route that runs the research branch (answerResearch) over fixed hits, so the
+ * a documented /v2 route that runs the research branch over fixed hits, so the
  * test does not depend on search ranking; a model server on 127.0.0.1 writes a word every 60 ms.
  */
 async function researchApp(delayMs: number) {
@@ -32,15 +32,15 @@ async function researchApp(delayMs: number) {
       body: { type: 'object', required: ['query'], properties: { query: { type: 'string' }, model: { type: 'string' } }, additionalProperties: false },
       response: { 200: { description: 'The research stream', content: researchStreamContent } },
     },
-    config: { cost: 5, operation: 'search.research', stream: true },
+    config: { stream: true },
   }, async (request, reply) => {
     const body = request.body as { query: string; model?: string };
-    return answerResearch(t.engine, request, reply, {
+    return researchOverFixedHits(t.engine, request, reply, {
       question: body.query, model: body.model, repoIds: [repo.id],
-      search: async () => ({
+      found: {
         results: [{ type: 'code', repo_id: repo.id, file_path: 'src/app/area.ts', start_line: 4, end_line: 7, score: 1 }], total: 1, meta: { mode: 'fixed hits' },
         hits: [{ repoId: repo.id, repoName: repo.name, filePath: 'src/app/area.ts', startLine: 4, endLine: 7, score: 1 }],
-      }),
+      },
     });
   });
   await app.listen({ host: '127.0.0.1', port: 0 });

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createTestApp, createTestEngine } from '../helpers/engine';
 import { createHttpApp } from '../../server/host';
-import { ok } from '../../server/transport/http/context';
+import { callerOf, send } from '../../server/transport/http/context';
+import { metered } from '../../server/engine/operations/metering';
 import { newId } from '../../server/engine/util/ids';
 import { addUser } from './helpers';
 
@@ -36,16 +37,16 @@ test('50 parallel paid calls on a balance of exactly 10 charge exactly 10 and re
 
 test('the pre-check holds under interleaving: paid operations that await before charging', async () => {
   const t = createTestEngine();
-  // A paid route whose work awaits (as search and research do): without reservations every call
+  // A paid operation whose work awaits (as search and research do): without reservations every call
   // would pass the balance check before the first one charges.
   const app = await createHttpApp(t.engine);
   let ran = 0;
-  app.get('/test/slow', { config: { cost: 2, operation: 'test.slow', history: 'search' } }, async (request, reply) => {
+  app.get('/test/slow', async (request, reply) => send(reply, await metered(t.engine.accounts, callerOf(request), { operation: 'test.slow', cost: 2, history: 'search' }, async (meter) => {
     await delay(5 + Math.random() * 10);
     ran += 1;
     if ((request.query as { fail?: string }).fail) throw new Error('the operation failed');
-    return ok(t.engine, request, reply, { done: true }, { history: { query: 'slow' } });
-  });
+    return meter.answer({ done: true }, { history: { query: 'slow' } });
+  })));
   await app.ready();
   try {
     const userId = newId();

@@ -15,8 +15,8 @@ test('applyChanges: files are re-indexed at once; a folder event or a pending ru
     const edited = 'export const E_ROUGH = 2.72;\n';
     // Two batches at once (an edit with unsaved text and a new file on disk) run one after the other.
     const [a, b] = await Promise.all([
-      engine.applyChanges(repo.id, ['src/lib/fresh.ts']),
-      engine.applyChanges(repo.id, ['src/lib/math.ts'], new Map([['src/lib/math.ts', edited]])),
+      engine.ops.indexing.applyChanges(repo.id, ['src/lib/fresh.ts']),
+      engine.ops.indexing.applyChanges(repo.id, ['src/lib/math.ts'], new Map([['src/lib/math.ts', edited]])),
     ]);
     assert.equal(a.kind === 'updated' && a.result.added, 1);
     assert.equal(b.kind === 'updated' && b.result.changed, 1);
@@ -25,19 +25,19 @@ test('applyChanges: files are re-indexed at once; a folder event or a pending ru
     // A new folder: the incremental walk finds what is inside it.
     fs.mkdirSync(path.join(folder, 'src/extra'));
     fs.writeFileSync(path.join(folder, 'src/extra/inner.ts'), 'export const inner = 2;\n');
-    assert.deepEqual(await engine.applyChanges(repo.id, ['src/extra']), { kind: 'queued' });
+    assert.deepEqual(await engine.ops.indexing.applyChanges(repo.id, ['src/extra']), { kind: 'queued' });
     await engine.queue.idle();
     assert.ok(engine.filesStore.getByPath(repo.id, 'src/extra/inner.ts'));
 
     // A repository whose run has not happened yet is queued, not updated file by file.
     engine.queue.pause();
     const other = engine.repos.registerLocalFolder(t.ownerId, copyFixture('radius-graph'));
-    assert.deepEqual(await engine.applyChanges(other.id, ['anything.ts']), { kind: 'queued' });
+    assert.deepEqual(await engine.ops.indexing.applyChanges(other.id, ['anything.ts']), { kind: 'queued' });
     engine.queue.resume();
     await engine.queue.idle();
     assert.equal(engine.reposStore.get(other.id)!.state, 'ready');
 
-    assert.deepEqual(await engine.applyChanges('00000000-0000-4000-8000-000000000000', ['x.ts']), { kind: 'unknown' });
+    assert.deepEqual(await engine.ops.indexing.applyChanges('00000000-0000-4000-8000-000000000000', ['x.ts']), { kind: 'unknown' });
   } finally {
     await t.close();
   }

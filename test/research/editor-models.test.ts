@@ -15,6 +15,7 @@ import { ModelRegistry } from '../../server/engine/research/model-registry';
 import { silentLogger } from '../../server/engine/log';
 import { bindEditorModels } from '../../server/transport/lsp/features/editor-models';
 import type { Session } from '../../server/transport/lsp/session';
+import type { EditorModelBridge } from '../../server/engine/operations';
 import type { ModelProvider } from '../../server/engine/research/model-provider';
 
 async function editorPair(options: { fail?: boolean } = {}) {
@@ -39,8 +40,9 @@ async function editorPair(options: { fail?: boolean } = {}) {
   client.listen();
   server.listen();
   const models = new ModelRegistry(silentLogger);
-  // The binding only reaches engine.research.models; the registry is the real one.
-  bindEditorModels(server, { engine: { research: { models } } } as unknown as Session);
+  // The binding only hands its bridge to ops.editor.useEditorModels; the registry behind it is the real one.
+  const session = { ops: { editor: { useEditorModels: (bridge: EditorModelBridge | null) => models.setEditorBridge(bridge) } } };
+  bindEditorModels(server, session as unknown as Session);
   const provider = (await models.resolve('vscode:echo')).provider as ModelProvider;
   return { provider, cancelled, close: () => { client.dispose(); server.dispose(); } };
 }

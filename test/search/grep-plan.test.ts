@@ -1,107 +1,92 @@
-import { test } from 'node:test';
+import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fc from 'fast-check';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createTestEngine, indexFolder, tempDir, type TestEngine } from '../helpers/engine';
 import { parseGrepQuery } from '../../server/engine/search/query';
-import { compileMatcher } from '../../server/engine/search/grep-scan';
+import type { GrepIndexUse } from '../../server/engine/search/grep-plan';
+import { ripgrepLines } from './ripgrep';
 
 /**
- * The literal planner (regex-plan.ts) decides which files are never read: a literal it requires that a
- * match does not contain would silently drop that match. So besides a few exact plans, a property
- * test builds random patterns and texts from one small alphabet and checks, for every text the regex
- * matches, that the text holds every literal of some list, and one of the scanner's needles.
+ * grep_code on a repository large enough (2,400 files) for the planner to sample it: a query whose
+ * literals are in most files scans every file from the top and stops at the line cap, a rare one uses
+ * the trigram index. Either way, and with the index forced on or off, the lines are rg's, and a capped
+ * answer is rg's first lines in path order.
  */
 
-const literals = (q: string) => parseGrepQuery(q).literals;
-const needles = (q: string) => { const m = parseGrepQuery(q).matcher; return m.kind === 'regex' ? m.needles : undefined; };
+let folder: string;
+const engines = new Map<GrepIndexUse, TestEngine>();
 
-test('plans: alternations become OR, small classes expand, repetitions keep their ends', () => {
-  assert.deepEqual(literals('/Math\\.(sin|cos)\\(/'), [['Math.sin('], ['Math.cos(']]);
-  assert.deepEqual(literals('/this\\.\\w+ = null;$/'), [[' = null;', 'this.']]);
-  assert.deepEqual(literals('/function\\s+\\w+Matrix/'), [['function', 'Matrix']]);
-  assert.deepEqual(literals('/colou?r/'), [['colour'], ['color']]);
-  assert.deepEqual(literals('/[Tt]exture/')?.sort(), [['Texture'], ['texture']]);
-  assert.deepEqual(literals('/@since 3\\.[0-9]+\\.0/'), Array.from({ length: 10 }, (_, d) => [`@since 3.${d}`]));
-  assert.deepEqual(literals('/(foo|bar)\\w*baz/'), [['baz', 'foo'], ['baz', 'bar']]);
-  assert.deepEqual(literals('/get(Width|Height)\\(\\)/'), [['getWidth()'], ['getHeight()']]);
-  // Too many alternatives: cut to what they share.
-  assert.deepEqual(literals('/(a|b|c|d|e|f|g|h|i|j|k|l|m|n|o|p|q|r)_suffix/'), [['suffix']]);
-  // Nothing to require.
-  for (const q of ['/ab|cd/', '/x*/', '/[A-Z_]{3,}/', '/\\w+/', '/a.b.c/', '/(abc)?/']) assert.equal(literals(q), null, q);
+before(async () => {
+  folder = path.join(tempDir('loupe-grep-plans-'), 'repo');
+  for (let d = 0; d < 40; d++) {
+    const dir = path.join(folder, `pkg${String(d).padStart(2, '0')}`, d % 3 ? 'src' : 'lib');
+    fs.mkdirSync(dir, { recursive: true });
+    for (let f = 0; f < 60; f++) {
+      const n = d * 60 + f;
+      const lines = [
+        `/** Part ${n}. @since 3.${n % 7}.0 */`,
+        ...Array.from({ length: 1 + (n % 5) }, (_, i) => `  value${i} = compute(${n}, ${i}); // @since 3.${(n + i) % 9}.${i % 2}`),
+        n % 97 === 0 ? '  rareNeedleCall(this.widget);' : '  this.widget = null;',
+        n % 2 ? 'export function makeMatrix() { return Math.sin(1); }\r' : 'export const angle = Math.cos(0);',
+      ];
+      fs.writeFileSync(path.join(dir, `f${String(f).padStart(2, '0')}.txt`), `${n % 11 === 0 ? '\ufeff' : ''}${lines.join('\n')}\n`);
+    }
+  }
+  // Anchors next to surrogate pairs, CR LF, U+2028: where JavaScript and ripgrep disagree unless translated with care.
+  const unicode = ['party 🎉', '', '🎉', '  ', 'export 🎉 x', 'sep\u2028arated x', '🎉🎉 export'];
+  fs.mkdirSync(path.join(folder, 'unicode'));
+  fs.writeFileSync(path.join(folder, 'unicode', 'crlf.txt'), `${unicode.join('\r\n')}\r\n`);
+  fs.writeFileSync(path.join(folder, 'unicode', 'lf.txt'), `${unicode.join('\n')}\n`);
+  for (const index of ['auto', 'never', 'always'] as const) {
+    const t = createTestEngine({ search: { grepIndex: index, grepBudgetMs: 20000 } });
+    await indexFolder(t, folder);
+    engines.set(index, t);
+  }
+});
+after(async () => { for (const t of engines.values()) await t.close(); });
+
+/** rg's matching lines in path order, then line order. */
+async function loupe(index: GrepIndexUse, query: string, maxMatches?: number) {
+  const t = engines.get(index)!;
+  const r = await t.engine.search.search(t.ownerId, { query, scanMode: 'grep_code', scope: 'code', limit: 100000, maxMatches });
+  return { lines: r.results.map((h) => `${h.filePath}:${h.startLine}:${h.snippet!.text}`), candidates: r.candidates!.files };
+}
+
+const QUERIES = [
+  '/@since 3\\.[0-9]+\\.0/', '/Math\\.(sin|cos)\\(/', '/this\\.\\w+ = null;$/', '/function\\s+\\w+Matrix/', 'rareNeedleCall',
+  '/rare(Needle|Thing)Call\\(/', '/(?i)RARENEEDLE/', '/value[0-3] = compute/', '/Part \\d+\\./', '@since 3.1', '/[Mm]ath\\.sin/',
+  '/^\\s*$/', '/\\A\\s*\\z/', '/\\Aexport/', '/🎉$/', '/x\\z/', '/^🎉/', '/\\b🎉/', '/(🎉|d).\\z/', '/^.$/', '/export\\s*$/m', '/\\A🎉/m',
+];
+
+test('every plan returns rg\'s lines', async () => {
+  for (const q of QUERIES) {
+    const expected = ripgrepLines(folder, parseGrepQuery(q).rgArgs);
+    for (const index of engines.keys()) {
+      assert.deepEqual((await loupe(index, q)).lines.sort(), [...expected].sort(), `${q} with the index ${index}`);
+    }
+  }
 });
 
-test('plans: case, Unicode and the index wildcards', () => {
-  // Ignoring case, literals are lower-cased and k/s (which also match K and ſ) are no literal characters.
-  assert.deepEqual(literals('/(?i)Kelvin/'), [['elvin']]);
-  assert.deepEqual(literals('/deprecated/i'), [['deprecated']]);
-  assert.deepEqual(literals('/(?i)straße/'), [['tra']]);
-  // Non-ASCII characters end a literal (the index folds case for ASCII only).
-  assert.deepEqual(literals('café au lait'), [[' au lait', 'caf']]);
-  assert.deepEqual(literals('/λόγος_value/'), [['value']]);
-  // LIKE's wildcards split a literal.
-  assert.deepEqual(literals('/a%b_cde/'), [['cde']]);
-  // Multi-line matches may hold \n: literals stop there.
-  assert.deepEqual(literals('/return\\s+\\w+;\\s*\\}/m'), [['return']]);
-});
-
-test('needles: merged into few, cut to the part indexOf finds fastest', () => {
-  assert.deepEqual(needles('/@since 3\\.[0-9]+\\.0/'), ['@since']);
-  assert.deepEqual(needles('/Math\\.(sin|cos)\\(/'), ['Math.']);
-  assert.deepEqual(needles('/this\\.\\w+ = null;$/'), ['= null']);
-  assert.deepEqual(needles('/abc|xyz/'), ['abc', 'xyz']);
-  // Case-insensitive and multi-line regexes scan without needles.
-  assert.equal(needles('/deprecated/i'), undefined);
-  assert.equal(needles('/return\\s+\\w+;/m'), undefined);
-});
-
-// Random patterns in Rust syntax over a small alphabet, and texts over the same alphabet.
-const ALPHABET = ['a', 'b', 'c', 'k', 'K', 'S', 's', 'x', '.', ' ', '%', '_', 'é', '\n'];
-const atom: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('a', 'b', 'c', 'k', 'K', 's', 'x', ' ', '%', '_', 'é', '\\.', '.', '\\w', '\\s', '\\d', '[abc]', '[a-c]', '[^a]', '[ks]', '^', '$', '\\b'),
-);
-const pattern: fc.Arbitrary<string> = fc.letrec<{ seq: string; alt: string; piece: string }>((tie) => ({
-  piece: fc.oneof(
-    { weight: 4, arbitrary: atom },
-    { weight: 1, arbitrary: fc.tuple(tie('alt'), fc.constantFrom('', '?', '*', '+', '{2}', '{1,3}', '{0,2}')).map(([a, q]) => `(${a})${q}`) },
-    { weight: 1, arbitrary: fc.tuple(atom.filter((a) => !['^', '$', '\\b'].includes(a)), fc.constantFrom('?', '*', '+', '{2}')).map(([a, q]) => `${a}${q}`) },
-  ),
-  seq: fc.array(tie('piece'), { minLength: 1, maxLength: 6 }).map((p) => p.join('')),
-  alt: fc.array(tie('seq'), { minLength: 1, maxLength: 3 }).map((s) => s.join('|')),
-})).alt;
-// Short texts: random patterns can nest quantifiers, and a backtracking engine is exponential in the run they fail on.
-const text = fc.array(fc.constantFrom(...ALPHABET, 'abc', 'a.b', 'xx', 'ks'), { maxLength: 10 }).map((p) => p.join(''));
-
-test('property: every text a regex matches holds the literals of some list, and a needle', () => {
-  fc.assert(fc.property(pattern, fc.constantFrom('', 'i', 'm', 's'), fc.array(text, { minLength: 1, maxLength: 12 }), (p, flags, texts) => {
-    let q;
-    try { q = parseGrepQuery(`/${p}/${flags}`); } catch { return; } // a pattern Rust would refuse
-    if (q.matcher.kind !== 'regex') return;
-    const re = new RegExp(q.matcher.exact, q.matcher.flags.replace('g', ''));
-    const lines = flags === 'm' ? texts : texts.flatMap((t) => t.split('\n'));
-    for (const line of lines) {
-      if (!re.test(line)) continue;
-      if (q.literals) {
-        const haystack = flags === 'i' ? line.toLowerCase() : line;
-        assert.ok(q.literals.some((term) => term.every((l) => haystack.includes(l))), `/${p}/${flags} matches ${JSON.stringify(line)} but ${JSON.stringify(q.literals)}`);
-      }
-      if (q.matcher.needles?.length) {
-        assert.ok(q.matcher.needles.some((n) => line.includes(n)), `/${p}/${flags} matches ${JSON.stringify(line)} without a needle of ${JSON.stringify(q.matcher.needles)}`);
+test('a capped answer is rg\'s first lines in path order, whatever the plan', async () => {
+  for (const q of ['/@since 3\\.[0-9]+\\.0/', '/this\\.\\w+ = null;$/', '/Part \\d+\\./', '@since 3.1', '/Math\\.(sin|cos)\\(/']) {
+    const expected = ripgrepLines(folder, parseGrepQuery(q).rgArgs);
+    for (const cap of [1, 37, 500, 2999]) {
+      for (const index of engines.keys()) {
+        const { lines } = await loupe(index, q, cap);
+        assert.deepEqual(lines, expected.slice(0, cap), `${q} capped at ${cap} with the index ${index}`);
       }
     }
-  }), { numRuns: 800 });
+  }
 });
 
-test('property: scanning bytes for needles finds what scanning the decoded text finds', () => {
-  // BOMs, CR LF, invalid UTF-8 and lines with several needles, for literal and regex matchers.
-  const chunk = fc.oneof(
-    fc.constantFrom('abc', 'xabcx', 'a.b', '\n', '\r\n', ' ', 'é', 'λ', '🎉', 'abc abc', 'ab'),
-    fc.uint8Array({ minLength: 1, maxLength: 3 }).map((b) => Buffer.from(b).toString('latin1')),
-  );
-  const bytes = fc.tuple(fc.boolean(), fc.array(chunk, { maxLength: 40 }), fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 4 }))
-    .map(([bom, parts, raw]) => Buffer.concat([bom ? Buffer.from([0xef, 0xbb, 0xbf]) : Buffer.alloc(0), ...parts.map((p) => Buffer.from(p)), Buffer.from(raw)]));
-  const queries = ['abc', 'a.b', 'ab', '/abc/', '/a\\.b$/', '/^abc/', '/x?abc\\s/', '/(abc|a\\.b)x/', '/abc\\b/', '/abc.a/'];
-  fc.assert(fc.property(bytes, fc.constantFrom(...queries), fc.integer({ min: 1, max: 5 }), (buf, query, max) => {
-    const m = compileMatcher(parseGrepQuery(query).matcher);
-    assert.ok(m.scanBytes, `${query} scans bytes`);
-    assert.deepEqual(m.scanBytes!(buf, max), m.scan(buf.toString('utf8'), max), query);
-  }), { numRuns: 2000 });
+test('the planner scans from the top when the literals are everywhere, and uses the index when they are rare', async () => {
+  const files = (await loupe('never', '/x*/')).candidates;
+  assert.ok(files >= 2400);
+  assert.equal((await loupe('auto', '/@since 3\\.[0-9]+\\.0/', 100)).candidates, files, 'every file, from the top');
+  const rare = await loupe('auto', 'rareNeedleCall');
+  assert.ok(rare.candidates < 100, `the index proposed ${rare.candidates} files`);
+  assert.equal(rare.lines.length, 25);
+  assert.ok((await loupe('auto', '/Math\\.(sin|cos)\\(/')).candidates === files, 'Math. is in every file');
+  assert.ok((await loupe('always', '/rare(Needle|Thing)Call\\(/')).candidates < 100, 'an alternation is two lookups, not a scan');
 });

@@ -36,16 +36,16 @@ test('snippet highlights mark exactly the matched ranges, escaped', () => {
 
 test('hits group by repository then file, in first-seen order', () => {
   const groups = groupHits([
-    { repoName: 'r1', path: 'b.ts' }, { repoName: 'r2', path: 'a.ts' }, { repoName: 'r1', path: 'a.ts' }, { repoName: 'r1', path: 'b.ts' },
+    { repo_name: 'r1', file_path: 'b.ts' }, { repo_name: 'r2', file_path: 'a.ts' }, { repo_name: 'r1', file_path: 'a.ts' }, { repo_name: 'r1', file_path: 'b.ts' },
   ]);
   assert.deepEqual(groups.map((g) => [g.repo, g.files.map((f) => `${f.path}×${f.hits.length}`)]), [['r1', ['b.ts×2', 'a.ts×1']], ['r2', ['a.ts×1']]]);
 });
 
 test('the rows are drawn grouped by file and row i is displayOrder()[i], even when a file\'s hits are not contiguous', () => {
-  const hit = (path: string, line: number) => ({ repoName: 'r', path, line });
+  const hit = (path: string, line: number) => ({ repo_name: 'r', file_path: path, line });
   // Score order interleaves the files: cookie.ts, index.ts, cookie.ts.
   const ranked = [hit('src/cookie.ts', 3), hit('src/helper/cookie/index.ts', 99), hit('src/cookie.ts', 40)];
   const drawn = groupHits(ranked).flatMap((r) => r.files.flatMap((f) => f.hits));
   assert.deepEqual(displayOrder(ranked), drawn);
-  assert.deepEqual(displayOrder(ranked).map((h) => `${h.path}:${h.line}`), ['src/cookie.ts:3', 'src/cookie.ts:40', 'src/helper/cookie/index.ts:99']);
+  assert.deepEqual(displayOrder(ranked).map((h) => `${h.file_path}:${h.line}`), ['src/cookie.ts:3', 'src/cookie.ts:40', 'src/helper/cookie/index.ts:99']);
 });

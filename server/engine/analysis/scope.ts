@@ -1,3 +1,5 @@
+import type { Static } from 'typebox';
+import type { ScopeResult as ScopeSchema } from '../../../protocol/api/analysis';
 import { invalid } from '../errors';
 import type { RepoRecord } from '../types';
 import type { AnalysisContext } from './context';
@@ -23,13 +25,8 @@ export interface ScopeOptions {
 
 interface SymbolAggregate { name: string; kind: string; files: number; usage: number; defined_in: string[]; definitions: { index: number; line: number }[] }
 
-export interface ScopeResult {
-  repo: { repo_id: string; name: string };
-  summary: { dependencies: number; functions: number; variables: number; files: number };
-  scope: Partial<Record<ScopeKind, { items: unknown[]; pagination: { total: number; limit: number; offset: number; has_more: boolean } }>>;
-  expanded?: Record<string, unknown>;
-  comparison?: Record<string, unknown>[];
-}
+/** The answer of POST /v2/repos/{repo_id}/scope, as its schema declares it. */
+export type ScopeResult = Static<typeof ScopeSchema>;
 
 const EXPAND_LIMIT = 500;
 const COMPARE_LIST_LIMIT = 200;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Message, Task, TaskQueryParams } from '@a2a-js/sdk';
 import { A2AError, DefaultRequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
-import type { Engine } from '../../engine/engine';
+import type { Operations } from '../../engine/operations';
 import type { Logger } from '../../engine/log';
 import { buildAgentCard } from './agent-card';
 import { OperationExecutor } from './executor';
@@ -63,23 +63,22 @@ export class A2aBinding {
   private readonly limits: A2aLimits;
   private readonly keyless = new RateLimiter();
 
-  constructor(private readonly app: FastifyInstance, private readonly engine: Engine, private readonly publicUrl?: string,
+  constructor(private readonly app: FastifyInstance, private readonly ops: Operations, log: Logger, private readonly publicUrl?: string,
     options: { retention?: Partial<TaskRetention>; limits?: Partial<A2aLimits>; now?: () => number } = {}) {
-    this.log = engine.log;
+    this.log = log;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
-    const executor = new OperationExecutor(app, () => this.operations(), engine.log);
-    this.tasks = new SqliteTaskStore(engine.a2aTasks, { ...DEFAULT_RETENTION, ...options.retention }, options.now);
+    const executor = new OperationExecutor(app, () => this.operations(), log);
+    this.tasks = new SqliteTaskStore(ops.a2aTasks, { ...DEFAULT_RETENTION, ...options.retention }, options.now);
     // The card passed here only steers the SDK (capabilities); the served card is built per request.
     this.requestHandler = new RequestHandler(buildAgentCard({}, [], 'http://127.0.0.1'), this.tasks, executor);
-    this.settleInterrupted();
   }
 
   /**
    * A task that was submitted or working when the process stopped will never finish: its
    * operation ran in that process. It is failed now, so tasks/get tells the truth after a restart.
    */
-  private settleInterrupted(): void {
-    for (const row of this.engine.a2aTasks.inStates(['submitted', 'working'])) {
+  async settleInterrupted(): Promise<void> {
+    for (const row of await this.ops.a2aTasks.inStates(['submitted', 'working'])) {
       const task = JSON.parse(row.json) as Task;
       const message: Message = {
         kind: 'message', role: 'agent', messageId: randomUUID(), taskId: task.id, contextId: task.contextId,
@@ -87,7 +86,7 @@ export class A2aBinding {
       };
       task.status = { state: 'failed', message, timestamp: new Date().toISOString() };
       task.history = [...(task.history ?? []), message];
-      this.engine.a2aTasks.save({ id: task.id, ownerUserId: row.ownerUserId, contextId: task.contextId, state: 'failed', json: JSON.stringify(task) });
+      await this.ops.a2aTasks.save({ id: task.id, ownerUserId: row.ownerUserId, contextId: task.contextId, state: 'failed', json: JSON.stringify(task) });
     }
   }
 
@@ -112,12 +111,12 @@ export class A2aBinding {
    * A present but unusable credential is a 401 (thrown); none is an anonymous caller.
    * For a new message, also the bounds: size, the keyless rate, room in the task store.
    */
-  contextFor(method: string, params: unknown, request: { headers: Record<string, unknown>; ip: string }): ServerCallContext {
+  async contextFor(method: string, params: unknown, request: { headers: Record<string, unknown>; ip: string }): Promise<ServerCallContext> {
     const p = (params ?? {}) as Json;
     const credential = findCredential(request.headers, p);
     let caller: Caller | null;
     try {
-      caller = callerFor(this.engine, credential);
+      caller = await callerFor(this.ops.auth, credential);
     } catch (error) {
       throw unauthorized(error);
     }
@@ -126,7 +125,7 @@ export class A2aBinding {
     if (method === 'message/send' || method === 'message/stream') {
       checkMessageSize(p.message, caller !== null, this.limits);
       if (!caller) this.keyless.hit([[`a2a:${request.ip}`, this.limits.keylessRate]]);
-      if (typeof p.message?.taskId !== 'string') this.tasks.beforeNewTask(context);
+      if (typeof p.message?.taskId !== 'string') await this.tasks.beforeNewTask(context);
     }
     return context;
   }

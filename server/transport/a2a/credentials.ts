@@ -1,5 +1,5 @@
 import type { Caller } from '../../engine/accounts/accounts';
-import type { Engine } from '../../engine/engine';
+import type { AuthOperations } from '../../engine/operations/auth';
 import { LoupeError } from '../../engine/errors';
 import { isUuid } from '../../engine/util/ids';
 
@@ -55,11 +55,11 @@ export function credentialIn(headers: unknown): Credential | undefined {
  * but unusable one is a 401, as over HTTP: an agent with a wrong key must learn it, not be
  * treated as someone without a key.
  */
-export function callerFor(engine: Engine, credential: Credential | undefined): Caller | null {
+export async function callerFor(auth: AuthOperations, credential: Credential | undefined): Promise<Caller | null> {
   if (!credential) return null;
   const value = credential.value.trim();
-  if (credential.kind === 'key' || isUuid(value.toLowerCase())) return engine.accounts.authenticate(value);
-  return engine.auth.callerForSession(value);
+  if (credential.kind === 'key' || isUuid(value.toLowerCase())) return auth.caller({ apiKey: value });
+  return auth.caller({ sessionToken: value });
 }
 
 /** A 401 for an unusable credential, with the reason the accounts gave. */

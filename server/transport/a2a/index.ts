@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { Engine } from '../../engine/engine';
+import type { Operations } from '../../engine/operations';
+import type { Logger } from '../../engine/log';
 import { A2aBinding } from './binding';
 import { jsonRpcRoutes } from './jsonrpc';
 import { restRoutes } from './rest';
@@ -22,8 +23,9 @@ export interface A2aOptions {
  * The A2A v0.3.0 surface: the agent card, JSON-RPC at /a2a/jsonrpc and HTTP+JSON under /a2a/rest.
  * Every route is public at the HTTP level; the key is checked by each operation a task runs.
  */
-export async function a2aRoutes(app: FastifyInstance, engine: Engine, options: A2aOptions = {}): Promise<void> {
-  const binding = new A2aBinding(app, engine, options.publicUrl, options);
+export async function a2aRoutes(app: FastifyInstance, ops: Operations, log: Logger, options: A2aOptions = {}): Promise<void> {
+  const binding = new A2aBinding(app, ops, log, options.publicUrl, options);
+  await binding.settleInterrupted();
   app.get('/.well-known/agent-card.json', {
     schema: {
       operationId: 'getAgentCard', tags: ['a2a'], summary: 'The A2A agent card (protocol 0.3.0): skills, transports, security', security: [],

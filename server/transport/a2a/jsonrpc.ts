@@ -49,7 +49,7 @@ export async function jsonRpcRoutes(app: FastifyInstance, binding: A2aBinding): 
     }
     let context: ServerCallContext;
     try {
-      context = binding.contextFor(rpc.method, rpc.params, request);
+      context = await binding.contextFor(rpc.method, rpc.params, request);
     } catch (error) {
       if (error instanceof LoupeError) return sendRefusal(reply, id, error);
       return rpcError(id, asA2aError(error));

@@ -62,7 +62,7 @@ export async function restRoutes(app: FastifyInstance, binding: A2aBinding): Pro
     try {
       const params = sendParamsFromProto(request.body);
       validateMessageSendParams(params);
-      const result = await rh.sendMessage(params as never, contextFor('message/send', request, params));
+      const result = await rh.sendMessage(params as never, await contextFor('message/send', request, params));
       return reply.send(eventToProto(result as never));
     } catch (error) {
       return fail(reply, error);
@@ -75,7 +75,7 @@ export async function restRoutes(app: FastifyInstance, binding: A2aBinding): Pro
     try {
       params = sendParamsFromProto(request.body);
       validateMessageSendParams(params);
-      context = contextFor('message/stream', request, params);
+      context = await contextFor('message/stream', request, params);
     } catch (error) {
       return fail(reply, error);
     }
@@ -94,14 +94,14 @@ export async function restRoutes(app: FastifyInstance, binding: A2aBinding): Pro
       if ('apiKey' in query || 'api_key' in query) throw A2AError.invalidParams('apiKey: keys do not go in URLs; send the X-API-Key header');
       if (action === 'subscribe') {
         const params = { id };
-        const events = rh.resubscribe(params, contextFor('tasks/resubscribe', request, params));
+        const events = rh.resubscribe(params, await contextFor('tasks/resubscribe', request, params));
         return binding.stream(reply, events, (e) => eventToProto(e as never),
           (error) => { const e = toA2aError(error); return { status: statusOf(e.code), body: e.toJSONRPCError() }; },
           (error) => ({ event: 'error', body: toA2aError(error).toJSONRPCError() }));
       }
       if (action === 'cancel' && method === 'POST') {
         const params = { id };
-        return reply.send(taskToProto(await rh.cancelTask(params, contextFor('tasks/cancel', request, params)) as Task as never));
+        return reply.send(taskToProto(await rh.cancelTask(params, await contextFor('tasks/cancel', request, params)) as Task as never));
       }
       if (action === '' && method === 'GET') {
         const raw = query.historyLength ?? query.history_length;
@@ -109,7 +109,7 @@ export async function restRoutes(app: FastifyInstance, binding: A2aBinding): Pro
         const params = { id, historyLength };
         if (Number.isNaN(historyLength)) throw A2AError.invalidParams('historyLength: must be a non-negative integer');
         validateTaskQueryParams(params);
-        return reply.send(taskToProto(await rh.getTask(params, contextFor('tasks/get', request, params)) as never));
+        return reply.send(taskToProto(await rh.getTask(params, await contextFor('tasks/get', request, params)) as never));
       }
       throw A2AError.methodNotFound(`${method} ${REST_PATH}/v1/tasks/${segment}`);
     } catch (error) {

@@ -1,7 +1,7 @@
 import type { Task } from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore, User } from '@a2a-js/sdk/server';
 import type { Caller } from '../../engine/accounts/accounts';
-import type { A2aTasksStore } from '../../engine/store/a2a-tasks-store';
+import type { A2aTaskOperations } from '../../engine/operations/a2a-tasks';
 import { isUuid } from '../../engine/util/ids';
 import { credentialHeaders, isCredentialHeader, type Credential } from './credentials';
 
@@ -87,7 +87,7 @@ export class SqliteTaskStore implements TaskStore {
   private readonly endedAnonymous = new WeakMap<ServerCallContext, Map<string, string>>();
   private lastSweep = 0;
 
-  constructor(private readonly store: A2aTasksStore, private readonly retention: TaskRetention = DEFAULT_RETENTION, private readonly now: () => number = Date.now) {}
+  constructor(private readonly store: A2aTaskOperations, private readonly retention: TaskRetention = DEFAULT_RETENTION, private readonly now: () => number = Date.now) {}
 
   async save(task: Task, context?: ServerCallContext): Promise<void> {
     const owner = ownerOf(context);
@@ -98,19 +98,19 @@ export class SqliteTaskStore implements TaskStore {
         ended.set(task.id, json);
         this.endedAnonymous.set(context, ended);
       }
-      this.store.delete(task.id, null);
+      await this.store.delete(task.id, null);
       return;
     }
-    this.store.save({ id: task.id, ownerUserId: owner, contextId: task.contextId, state: task.status.state, json });
+    await this.store.save({ id: task.id, ownerUserId: owner, contextId: task.contextId, state: task.status.state, json });
   }
 
   async load(taskId: string, context?: ServerCallContext): Promise<Task | undefined> {
     if (typeof taskId !== 'string') return undefined;
-    this.sweep();
+    await this.sweep();
     const owner = ownerOf(context);
     const ended = owner === null && context ? this.endedAnonymous.get(context)?.get(taskId) : undefined;
     if (ended) return JSON.parse(ended) as Task;
-    const row = this.store.load(taskId, owner);
+    const row = await this.store.load(taskId, owner);
     return row ? (JSON.parse(row.json) as Task) : undefined;
   }
 
@@ -118,17 +118,17 @@ export class SqliteTaskStore implements TaskStore {
    * Makes room before a caller starts a new task: expired tasks go (checked at most once a
    * minute), and the caller's oldest beyond the cap.
    */
-  beforeNewTask(context: ServerCallContext): void {
-    this.sweep();
+  async beforeNewTask(context: ServerCallContext): Promise<void> {
+    await this.sweep();
     const owner = ownerOf(context);
-    this.store.keepNewest(owner, (owner === null ? this.retention.maxAnonymous : this.retention.maxPerUser) - 1);
+    await this.store.keepNewest(owner, (owner === null ? this.retention.maxAnonymous : this.retention.maxPerUser) - 1);
   }
 
   /** Deletes expired tasks, at most once a minute (a task read after its retention is gone). */
-  private sweep(): void {
+  private async sweep(): Promise<void> {
     const now = this.now();
     if (now - this.lastSweep < 60_000) return;
     this.lastSweep = now;
-    this.store.expire(new Date(now - this.retention.userTtlMs).toISOString(), new Date(now - this.retention.anonymousTtlMs).toISOString());
+    await this.store.expire(new Date(now - this.retention.userTtlMs).toISOString(), new Date(now - this.retention.anonymousTtlMs).toISOString());
   }
 }

@@ -4,13 +4,14 @@ import swaggerUi from '@fastify/swagger-ui';
 import FindMyWay from 'find-my-way';
 import path from 'node:path';
 import fs from 'node:fs';
-import type { Engine } from '../../engine/engine';
+import type { Operations } from '../../engine/operations';
+import type { Logger } from '../../engine/log';
 import { LoupeError } from '../../engine/errors';
 import { ErrorBody } from '../../../protocol/api/common';
 import { validatorCompiler } from './validation';
 import { frameworkErrors, makeErrorHandler } from './errors';
 import { errorBody } from '../common/error-body';
-import { authenticateRequest, installCreditHooks } from './context';
+import { authenticateRequest } from './context';
 import { reposRoutes } from './routes/v2/repos';
 import { filesRoutes } from './routes/v2/files';
 import { historyRoutes } from './routes/v2/history';
@@ -40,7 +41,7 @@ export const API_VERSION = '2.0.0';
  * Builds the HTTP application without listening: tests call it in-process with inject(), the host
  * (server/host.ts) mounts A2A beside it and listens on 127.0.0.1.
  */
-export async function createApp(engine: Engine, options: AppOptions = {}): Promise<FastifyInstance> {
+export async function createApp(ops: Operations, log: Logger, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: false,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
@@ -50,7 +51,7 @@ export async function createApp(engine: Engine, options: AppOptions = {}): Promi
     ...serverLimits(options.guard),
   });
   app.setValidatorCompiler(validatorCompiler);
-  app.setErrorHandler(makeErrorHandler(engine.log));
+  app.setErrorHandler(makeErrorHandler(log));
   app.addSchema(ErrorBody);
   // First hook of all: Host, Origin and URL length are checked before authentication or routing.
   app.decorate('streams', installGuard(app, options.guard));
@@ -76,9 +77,8 @@ export async function createApp(engine: Engine, options: AppOptions = {}): Promi
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config?.public || request.url.startsWith('/docs')) return;
     if (!request.routeOptions.url) return; // not found: handled above
-    request.caller = authenticateRequest(engine, request);
+    request.caller = await authenticateRequest(ops, request);
   });
-  installCreditHooks(app, engine);
 
   await app.register(swagger, {
     openapi: {
@@ -119,18 +119,18 @@ export async function createApp(engine: Engine, options: AppOptions = {}): Promi
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async (request) => servedDocument(app.swagger() as never, request));
 
   await app.register(async (v2) => {
-    await reposRoutes(v2, engine);
-    await filesRoutes(v2, engine);
-    await historyRoutes(v2, engine);
-    await modelsRoutes(v2, engine);
-    await authRoutes(v2, engine);
-    await keysRoutes(v2, engine);
-    await statsRoutes(v2, engine);
-    await agentRoutes(v2, engine);
-    await fundiRoutes(v2, engine);
-    await analysisRoutes(v2, engine);
-    await fileDocsRoutes(v2, engine);
-    await searchRoutes(v2, engine);
+    await reposRoutes(v2, ops);
+    await filesRoutes(v2, ops);
+    await historyRoutes(v2, ops);
+    await modelsRoutes(v2, ops);
+    await authRoutes(v2, ops);
+    await keysRoutes(v2, ops);
+    await statsRoutes(v2, ops);
+    await agentRoutes(v2, ops);
+    await fundiRoutes(v2, ops);
+    await analysisRoutes(v2, ops);
+    await fileDocsRoutes(v2, ops);
+    await searchRoutes(v2, ops, log);
   });
   return app;
 }

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CODES, LoupeError, type ErrorCode } from '../../engine/errors';
 import type { Logger } from '../../engine/log';
-import { validationError } from './validation';
+import { validationError } from '../common/validate';
 import { storageError } from '../../engine/store/storage-errors';
 import { errorBody } from '../common/error-body';
 

@@ -43,7 +43,7 @@ export function startLanguageServer(openHost: OpenHost): void {
     const started = Date.now();
     const init: LoupeInitOptions = { dataDir: options.dataDir, ownerKey: options.ownerKey, settings };
     session = new Session(openHost(init, log), init, log);
-    log.info(`index opened in ${Date.now() - started} ms at ${session.engine.dataDir}`);
+    log.info(`index opened in ${Date.now() - started} ms at ${init.dataDir}`);
     folders = (params.workspaceFolders ?? []).map((f) => f.uri);
     // Editors without folder-change events (and plain LSP clients) still get their folders indexed.
     folderEvents = params.capabilities.workspace?.workspaceFolders === true;
@@ -89,7 +89,7 @@ export function startLanguageServer(openHost: OpenHost): void {
 
 function bindFeatures(connection: Connection, documents: TextDocuments<TextDocument>, session: Session, log: Logger): void {
   session.on('status', (status) => sendLoupeNotification(connection, Method.statusChanged, status));
-  session.engine.auth.onMail((m) => sendLoupeNotification(connection, 'loupe/mail', { to: m.to, subject: m.subject, via: m.via, path: m.path }));
+  session.ops.auth.onMail((m) => sendLoupeNotification(connection, 'loupe/mail', { to: m.to, subject: m.subject, via: m.via, path: m.path }));
   onLoupeRequest(connection, Method.status, guarded(log, 'status', () => session.status()));
   onLoupeRequest(connection, Method.pause, guarded(log, 'pause', () => { session.pause(); return session.status(); }));
   onLoupeRequest(connection, Method.cancelIndex, guarded(log, 'cancelIndex', () => { session.pause(); return session.status(); }));

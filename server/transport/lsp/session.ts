@@ -1,15 +1,10 @@
 import { EventEmitter } from 'node:events';
-import type { Engine } from '../../engine/engine';
+import type { Caller, Operations } from '../../engine/operations';
 import type { Logger } from '../../engine/log';
 import type { IndexRunProgress } from '../../engine/indexer/indexer';
 import type { IndexPhase, LoupeInitOptions, LoupeStatus, RepoStatus } from '../../../protocol/lsp';
 import type { LoupeSettings } from '../../../protocol/settings';
-import type { RepoRecord } from '../../engine/types';
-import { EditorFacts } from '../../engine/editor/editor-facts';
 import { WorkspaceRepos, uriToPath } from './workspace-repos';
-
-/** How long a hover waits for a file's docs before it says they are processing. */
-const DOC_WAIT_MS = 150;
 
 /**
  * What the language server needs from the process hosting it: the engine, the owner, and the HTTP
@@ -17,7 +12,7 @@ const DOC_WAIT_MS = 150;
  * this transport up to the composition root.
  */
 export interface LspHost {
-  readonly engine: Engine;
+  readonly ops: Operations;
   readonly owner: { userId: string; key: string };
   /** Serves HTTP and A2A; null when the sidecar is turned off; rejects with EADDRINUSE on a taken port. */
   listen(): Promise<{ url: string } | null>;
@@ -38,11 +33,11 @@ export interface SessionEvents {
  * the workspace's repositories and their live indexing state. Handlers read from here.
  */
 export class Session extends EventEmitter<SessionEvents> {
-  readonly engine: Engine;
+  /** The engine's operations: everything this server does goes through them, as HTTP's does. */
+  readonly ops: Operations;
   readonly workspace: WorkspaceRepos;
   readonly ownerId: string;
   readonly ownerKey: string;
-  readonly editorFacts: EditorFacts;
   settings: LoupeSettings;
   sidecar: { url: string } | null = null;
   sidecarError: string | null = null;
@@ -53,18 +48,17 @@ export class Session extends EventEmitter<SessionEvents> {
   constructor(private readonly host: LspHost, options: LoupeInitOptions, readonly log: Logger) {
     super();
     this.settings = options.settings;
-    this.engine = host.engine;
+    this.ops = host.ops;
     this.ownerId = host.owner.userId;
     this.ownerKey = host.owner.key;
-    this.workspace = new WorkspaceRepos(this.engine);
-    this.editorFacts = new EditorFacts(this.engine.analysis);
-    this.engine.queue.on('progress', (p) => this.onProgress(p));
-    this.engine.queue.on('finished', ({ repoId }) => {
+    this.workspace = new WorkspaceRepos(this.ops);
+    this.ops.indexing.on('progress', (p) => this.onProgress(p));
+    this.ops.indexing.on('finished', ({ repoId }) => {
       this.live.set(repoId, { phase: 'ready', done: 0, total: 0 });
       this.emit('graphChanged', repoId);
       this.statusChanged(true);
     });
-    this.engine.queue.on('failed', ({ repoId }) => {
+    this.ops.indexing.on('failed', ({ repoId }) => {
       this.live.set(repoId, { phase: 'failed', done: 0, total: 0 });
       this.statusChanged(true);
     });
@@ -76,9 +70,8 @@ export class Session extends EventEmitter<SessionEvents> {
       const folder = uriToPath(uri);
       if (!folder) continue;
       try {
-        const known = this.engine.reposStore.all().some((r) => r.rootPath === folder && r.state === 'ready');
-        if (!known) this.firstIndex = true;
-        const repo = this.engine.repos.registerLocalFolder(this.ownerId, folder);
+        if (!this.ops.indexing.isIndexed(folder)) this.firstIndex = true;
+        const repo = this.ops.indexing.registerFolder(this.ownerId, folder);
         this.workspace.add(folder, repo.id);
         this.live.set(repo.id, { phase: 'queued', done: repo.filesDone, total: repo.filesTotal });
       } catch (error) {
@@ -113,24 +106,31 @@ export class Session extends EventEmitter<SessionEvents> {
     this.statusChanged(true);
   }
 
+  /**
+   * The owner as an operation's caller (their plan and key as they are now): the panel's searches
+   * and research are charged and recorded per the owner's plan, as the API's are.
+   */
+  caller(): Promise<Caller> {
+    return this.ops.auth.caller({ apiKey: this.ownerKey });
+  }
+
   pause(): void {
-    this.engine.queue.pause();
+    this.ops.indexing.pause();
     this.statusChanged(true);
   }
 
   resume(): void {
-    this.engine.queue.resume();
+    this.ops.indexing.resume();
     this.statusChanged(true);
   }
 
   reindex(): void {
-    for (const id of this.workspace.ids()) this.engine.queue.enqueue(id);
-    this.engine.queue.resume();
+    this.ops.indexing.reindex(this.workspace.ids());
     this.statusChanged(true);
   }
 
   status(): LoupeStatus {
-    const paused = this.engine.queue.isPaused;
+    const paused = this.ops.indexing.paused;
     const repos: RepoStatus[] = this.workspace.repos().map((repo) => {
       const live = this.live.get(repo.id);
       let phase: IndexPhase = live?.phase ?? (repo.state === 'ready' ? 'ready' : repo.state === 'failed' ? 'failed' : 'queued');
@@ -147,22 +147,6 @@ export class Session extends EventEmitter<SessionEvents> {
       repos, paused, sidecarUrl: this.sidecar?.url ?? null, sidecarError: this.sidecarError,
       firstIndex: this.firstIndex && busy,
     };
-  }
-
-  /**
-   * A file's documentation at summary depth, for hover. `processing` while the docs index has not
-   * written it yet; the file's own leading comment is shown meanwhile.
-   */
-  async fileDoc(repo: RepoRecord, relPath: string): Promise<{ markdown: string; processing: boolean }> {
-    const file = this.engine.filesStore.getByPath(repo.id, relPath);
-    if (!file) return { markdown: '_Not in the index._', processing: false };
-    const answer = this.engine.docs.get(repo.id, file, 'summary');
-    if (answer.state === 'ready') return { markdown: answer.markdown, processing: false };
-    // Docs are written in the background; a short wait usually covers a first hover.
-    await Promise.race([this.engine.docs.idle(), new Promise((r) => setTimeout(r, DOC_WAIT_MS))]);
-    const again = this.engine.docs.get(repo.id, file, 'summary');
-    if (again.state === 'ready') return { markdown: again.markdown, processing: false };
-    return { markdown: file.description ?? '', processing: true };
   }
 
   private onProgress(p: IndexRunProgress): void {

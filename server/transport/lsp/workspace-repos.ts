@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Engine } from '../../engine/engine';
+import type { Operations } from '../../engine/operations';
 import type { RepoRecord } from '../../engine/types';
 
 export interface RepoFile { repo: RepoRecord; relPath: string }
@@ -10,7 +10,7 @@ export class WorkspaceRepos {
   /** Repository ids of the open workspace folders, by folder path. */
   private readonly byFolder = new Map<string, string>();
 
-  constructor(private readonly engine: Engine) {}
+  constructor(private readonly ops: Operations) {}
 
   add(folderPath: string, repoId: string): void {
     this.byFolder.set(path.resolve(folderPath), repoId);
@@ -28,7 +28,7 @@ export class WorkspaceRepos {
   }
 
   repos(): RepoRecord[] {
-    return this.ids().map((id) => this.engine.reposStore.get(id)).filter((r): r is RepoRecord => !!r);
+    return this.ids().map((id) => this.ops.indexing.repo(id)).filter((r): r is RepoRecord => !!r);
   }
 
   /** The repository holding a file URI, the innermost one when folders nest. */

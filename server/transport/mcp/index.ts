@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Engine } from '../../engine/engine';
+import type { Operations } from '../../engine/operations';
 import { LoupeError } from '../../engine/errors';
 import { callerFor, credentialHeaders, credentialIn, unauthorized, WWW_AUTHENTICATE } from '../a2a/credentials';
 
@@ -35,12 +35,12 @@ function refuse(reply: FastifyReply, status: number, message: string, headers: R
  * unusable key is a 401 with WWW-Authenticate. GET (a server-initiated stream) and DELETE (end a
  * session) have no meaning without sessions: 405.
  */
-export async function mcpRoutes(app: FastifyInstance, engine: Engine): Promise<void> {
+export async function mcpRoutes(app: FastifyInstance, ops: Operations): Promise<void> {
   app.post(MCP_PATH, { schema: { hide: true }, config: { public: true } }, async (request, reply) => {
     const credential = credentialIn({ 'x-api-key': request.headers['x-api-key'], authorization: request.headers.authorization });
     if (!credential) return refuse(reply, 401, 'Unauthorized: send your key as the X-API-Key header or Authorization: Bearer <key>', { 'www-authenticate': WWW_AUTHENTICATE });
     try {
-      callerFor(engine, credential);
+      await callerFor(ops.auth, credential);
     } catch (error) {
       const e = unauthorized(error);
       if (!(e instanceof LoupeError)) throw error;

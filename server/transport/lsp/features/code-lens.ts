@@ -58,7 +58,7 @@ export function bindCodeLens(connection: Connection, session: Session, log: Logg
     if (!enabled) return [];
     const located = session.workspace.locate(params.textDocument.uri);
     if (!located) return [];
-    const facts = await session.editorFacts.lensFacts(located.repo, located.relPath);
+    const facts = await session.ops.editor.lensFacts(located.repo, located.relPath);
     return facts ? lensesFor(params.textDocument.uri, facts, minDependents, minSymbolUsers) : [];
   }));
 

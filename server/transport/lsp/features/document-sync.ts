@@ -39,7 +39,7 @@ export function bindDocumentSync(connection: Connection, documents: TextDocument
   const apply = async (repoId: string, paths: Map<string, string | undefined>) => {
     const contents = new Map([...paths].filter((e): e is [string, string] => e[1] !== undefined));
     try {
-      const outcome = await session.engine.applyChanges(repoId, [...paths.keys()], contents);
+      const outcome = await session.ops.indexing.applyChanges(repoId, [...paths.keys()], contents);
       if (outcome.kind === 'updated' && (outcome.result.added || outcome.result.changed || outcome.result.removed)) {
         session.emit('graphChanged', repoId);
       }

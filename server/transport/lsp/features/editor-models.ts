@@ -38,5 +38,5 @@ export function bindEditorModels(connection: Connection, session: Session): void
       }
     },
   };
-  session.engine.research.models.setEditorBridge(bridge);
+  session.ops.editor.useEditorModels(bridge);
 }

@@ -42,20 +42,20 @@ export function bindHover(connection: Connection, documents: TextDocuments<TextD
 
 /** An import specifier of this file (resolved by the indexer), else a path relative to the file or the root. */
 function resolveTarget(session: Session, repo: RepoRecord, relPath: string, text: string): string | null {
-  const store = session.engine.filesStore;
-  const file = store.getByPath(repo.id, relPath);
+  const editor = session.ops.editor;
+  const file = editor.file(repo, relPath);
   if (file) {
-    const imp = store.imports(file.id).find((i) => i.specifier === text && i.targetPath);
+    const imp = editor.imports(file).find((i) => i.specifier === text && i.targetPath);
     if (imp?.targetPath) return imp.targetPath;
   }
   if (!/[/.]/.test(text) || text.includes('\n')) return null;
   const candidates = [path.posix.normalize(path.posix.join(path.posix.dirname(relPath), text)), path.posix.normalize(text.replace(/^\/+/, ''))];
-  return candidates.find((c) => !c.startsWith('..') && store.getByPath(repo.id, c)) ?? null;
+  return candidates.find((c) => !c.startsWith('..') && editor.file(repo, c)) ?? null;
 }
 
 async function fileHover(session: Session, repo: RepoRecord, target: string): Promise<string> {
   const uri = session.workspace.uriOf(repo, target);
-  const doc = await session.fileDoc(repo, target);
+  const doc = await session.ops.editor.fileDoc(repo, target);
   const lines = [`**${fileLink(target, uri)}**`, ''];
   if (doc.processing) lines.push('_Loupe is still writing the documentation for this file (processing)…_', '');
   // The doc's own title repeats the path the link above already shows.
@@ -64,12 +64,12 @@ async function fileHover(session: Session, repo: RepoRecord, target: string): Pr
 }
 
 function symbolHover(session: Session, repo: RepoRecord, relPath: string, name: string): string | null {
-  const store = session.engine.filesStore;
-  const file = store.getByPath(repo.id, relPath);
+  const editor = session.ops.editor;
+  const file = editor.file(repo, relPath);
   if (!file) return null;
   // Imported here? Then describe it where it is declared.
   let declaredIn = relPath;
-  const imp = store.imports(file.id).find((i) => i.targetPath && i.names.includes(name));
+  const imp = editor.imports(file).find((i) => i.targetPath && i.names.includes(name));
   if (imp?.targetPath) declaredIn = imp.targetPath;
   const origin = declarationOf(session, repo, declaredIn, name);
   if (!origin) return null;
@@ -81,7 +81,7 @@ function symbolHover(session: Session, repo: RepoRecord, relPath: string, name: 
   if (symbol.doc) lines.push('', symbol.doc);
   lines.push('', `Declared in ${fileLink(`${where}:${symbol.startLine}`, `${uri}#L${symbol.startLine}`)}`);
   if (symbol.exported) {
-    const uses = session.editorFacts.symbolUses(repo, where, name);
+    const uses = session.ops.editor.symbolUses(repo, where, name);
     const files = [...new Map(uses.map((u) => [u.path, u])).values()];
     if (files.length) {
       const listed = files.slice(0, MAX_USERS_LISTED)
@@ -97,13 +97,13 @@ function symbolHover(session: Session, repo: RepoRecord, relPath: string, name: 
 
 /** The symbol `name` declared in `relPath`, following one level of re-export (a barrel `index.ts`). */
 function declarationOf(session: Session, repo: RepoRecord, relPath: string, name: string, depth = 0): { symbol: ParsedSymbol; path: string } | null {
-  const store = session.engine.filesStore;
-  const file = store.getByPath(repo.id, relPath);
+  const editor = session.ops.editor;
+  const file = editor.file(repo, relPath);
   if (!file) return null;
-  const symbol = store.symbols(file.id).find((s) => s.name === name && s.parent === null);
+  const symbol = editor.symbols(file).find((s) => s.name === name && s.parent === null);
   if (symbol) return { symbol, path: relPath };
   if (depth >= 3) return null;
-  for (const i of store.imports(file.id)) {
+  for (const i of editor.imports(file)) {
     if ((i.kind === 'export' || i.kind === 'export-all') && i.targetPath && (i.names.includes(name) || i.names.includes('*'))) {
       const found = declarationOf(session, repo, i.targetPath, name, depth + 1);
       if (found) return found;

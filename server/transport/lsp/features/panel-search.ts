@@ -1,31 +1,37 @@
 import type { Connection } from 'vscode-languageserver/node';
 import type { Logger } from '../../../engine/log';
-import { Method, type Citation, type ResearchChunk } from '../../../../protocol/lsp';
+import { SearchRequest } from '../../../../protocol/api/search';
+import { Method, type Citation, type ResearchChunk, type SearchParams } from '../../../../protocol/lsp';
 import type { Session } from '../session';
 import { guarded } from '../guarded';
 import { onLoupeRequest, sendLoupeNotification } from '../typed';
-import { toEngineSearch, toHistoryEntry, toResearchHits, toWireHit } from '../convert';
+import { toEditorHit, toHistoryEntry } from '../convert';
+import { checkRequest } from '../../common/validate';
+
+/** Hits per kind when the panel does not say: more than the API's 20, as a panel scrolls. */
+const PANEL_LIMIT = 50;
+/** Hits per kind research grounds on (its answer cites the best few files of them). */
+const RESEARCH_LIMIT = 50;
 
 /**
- * The panel's search, research, models and history: the engine's SearchService, Research and
- * History (the operations behind POST /v2/search, GET /v2/models and /v2/history), for the owner.
+ * The panel's search, research, models and history: the same operations as POST /v2/search,
+ * GET /v2/models and GET /v2/history, for the machine's owner, charged and recorded per the owner's
+ * plan. This file converts only editor shapes (workspace folders as the default scope, URIs).
  */
 export function bindPanelSearch(connection: Connection, session: Session, log: Logger): void {
-  const { engine } = session;
+  const { ops } = session;
   const streams = new Map<string, AbortController>();
-  const rootOf = (repoId: string) => engine.reposStore.get(repoId);
+  const repoOf = (repoId: string) => session.workspace.repos().find((r) => r.id === repoId) ?? ops.indexing.repo(repoId);
 
-  onLoupeRequest(connection, Method.search, guarded(log, 'search', async (params) => {
-    const started = Date.now();
-    const outcome = await engine.search.search(session.ownerId, toEngineSearch(params, session.workspace.ids()));
-    engine.history.record({
-      userId: session.ownerId, category: 'search', operation: 'search.run', query: params.query,
-      repoIds: session.workspace.ids(), summary: `${outcome.total} results (${params.mode}, ${params.scope}) from the editor`,
-      durationMs: Date.now() - started,
+  onLoupeRequest(connection, Method.search, guarded(log, 'search', async (params: SearchParams) => {
+    const { activeUri: _activeUri, ...request } = params;
+    const checked = checkRequest<SearchRequest>(SearchRequest, {
+      ...request, repo_ids: request.repo_ids ?? session.workspace.ids(), limit: request.limit ?? PANEL_LIMIT,
     });
+    const answer = await ops.search.run(await session.caller(), checked);
     return {
-      hits: outcome.results.map((h) => toWireHit(h, session.workspace, rootOf)),
-      total: outcome.total, tookMs: Math.round(outcome.timings.totalMs), warnings: outcome.warnings,
+      hits: answer.data.results.map((h) => toEditorHit(h, session.workspace, repoOf)),
+      total: answer.data.total, tookMs: Math.round(answer.data.search.timings.totalMs ?? 0), warnings: answer.data.search.warnings,
     };
   }));
 
@@ -33,26 +39,20 @@ export function bindPanelSearch(connection: Connection, session: Session, log: L
     const send = (chunk: ResearchChunk) => sendLoupeNotification(connection, Method.researchChunk, chunk);
     const controller = new AbortController();
     streams.set(params.streamId, controller);
-    const repoIds = session.workspace.ids();
     try {
-      const prepared = await engine.research.prepare({
-        userId: session.ownerId, question: params.question, model: params.modelId ?? null,
-        conversationId: params.threadId ?? null, repoIds,
-        search: async () => {
-          const outcome = await engine.search.search(session.ownerId, toEngineSearch({
-            query: params.question, scope: 'code', mode: 'semantic', fileTypes: [], paths: [],
-          }, repoIds));
-          return { results: outcome.results, total: outcome.total, meta: {}, hits: toResearchHits(outcome) };
-        },
+      const request = checkRequest<SearchRequest>(SearchRequest, {
+        query: params.question, scope: 'code', scan_mode: 'semantic', repo_ids: session.workspace.ids(), limit: RESEARCH_LIMIT, chat: true,
+        ...(params.modelId ? { model: params.modelId } : {}), ...(params.conversationId ? { conversation_id: params.conversationId } : {}),
       });
-      send({ streamId: params.streamId, type: 'status', message: `Searching the workspace, then answering with ${prepared.model.info.id}…` });
-      let threadId: string | null = null;
-      for await (const event of prepared.run(controller.signal)) {
+      const research = await ops.search.research(await session.caller(), request, { signal: controller.signal });
+      send({ streamId: params.streamId, type: 'status', message: `Searching the workspace, then answering with ${research.model}…` });
+      let conversationId: string | null = null;
+      for await (const event of research.events(controller.signal)) {
         if (event.type === 'chunk') send({ streamId: params.streamId, type: 'text', text: event.text });
         else if (event.type === 'search') send({ streamId: params.streamId, type: 'status', message: `${event.total} results found; writing the answer…` });
         else {
           for (const f of event.context_files) {
-            const repo = rootOf(f.repo_id);
+            const repo = repoOf(f.repo_id);
             if (!repo) continue;
             const citation: Citation = {
               path: f.file_path, uri: session.workspace.uriOf(repo, f.file_path),
@@ -60,11 +60,11 @@ export function bindPanelSearch(connection: Connection, session: Session, log: L
             };
             send({ streamId: params.streamId, type: 'citation', citation });
           }
-          threadId = event.conversation_id;
+          conversationId = event.conversation_id;
         }
       }
-      send({ streamId: params.streamId, type: 'done', threadId });
-      return { threadId };
+      send({ streamId: params.streamId, type: 'done', conversationId });
+      return { conversationId };
     } catch (error) {
       const message = (error as Error).name === 'AbortError' ? 'stopped' : (error as Error).message;
       send({ streamId: params.streamId, type: 'error', message });
@@ -79,16 +79,16 @@ export function bindPanelSearch(connection: Connection, session: Session, log: L
   }));
 
   onLoupeRequest(connection, Method.models, guarded(log, 'models', async () => {
-    const models = await engine.research.models.list();
+    const models = (await ops.models.list(await session.caller())).data;
     return models.map((m) => ({
       id: m.id,
-      label: `${m.id}${m.isDefault ? ' (default)' : ''}`,
+      label: `${m.id}${m.default ? ' (default)' : ''}`,
       source: m.provider === 'loupe' ? 'built-in' as const : m.provider === 'vscode' ? 'vscode' as const : 'configured' as const,
     }));
   }));
 
-  onLoupeRequest(connection, Method.history, guarded(log, 'history', ({ limit }) =>
-    engine.history.list(session.ownerId, { limit: Math.min(limit ?? 50, 200), offset: 0 }).items
-      .filter((i) => i.category === 'search' || i.category === 'research')
-      .map(toHistoryEntry)));
+  onLoupeRequest(connection, Method.history, guarded(log, 'history', async ({ limit }) => {
+    const answer = await ops.history.list(await session.caller(), { limit: Math.min(limit ?? 50, 100), offset: 0 });
+    return answer.data.filter((i) => i.category === 'search' || i.category === 'research').map(toHistoryEntry);
+  }));
 }

@@ -13,7 +13,7 @@ export function bindPanel(connection: Connection, session: Session, log: Logger)
   onLoupeRequest(connection, Method.radius, guarded(log, 'radius', async ({ uri }): Promise<RadiusResult> => {
     const located = session.workspace.locate(uri);
     if (!located) return { uri, path: uri, dependents: [], entryPoints: 0, tests: 0, note: 'This file is outside the indexed workspace folders.' };
-    const impact = await session.editorFacts.impact(located.repo, located.relPath);
+    const impact = await session.ops.editor.impact(located.repo, located.relPath);
     if (!impact) return { uri, path: located.relPath, dependents: [], entryPoints: 0, tests: 0, note: 'This file is not in the index (ignored, binary or not indexed yet).' };
     return {
       uri,
@@ -28,7 +28,7 @@ export function bindPanel(connection: Connection, session: Session, log: Logger)
   onLoupeRequest(connection, Method.symbolUsers, guarded(log, 'symbolUsers', ({ uri, symbol }) => {
     const located = session.workspace.locate(uri);
     if (!located) return { symbol, files: [] };
-    const uses = session.editorFacts.symbolUses(located.repo, located.relPath, symbol);
+    const uses = session.ops.editor.symbolUses(located.repo, located.relPath, symbol);
     return { symbol, files: uses.map((u) => ({ ...u, uri: session.workspace.uriOf(located.repo, u.path) })) };
   }));
 }

@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Engine } from '../../../../engine/engine';
+import type { Operations } from '../../../../engine/operations';
 import { Envelope } from '../../../../../protocol/api/common';
 import { AgentCredential, AgentCredentialsRequest } from '../../../../../protocol/api/agent';
-import { callerOf, ok } from '../../context';
+import { callerOf, send } from '../../context';
 import { errors } from '../../../common/error-responses';
 
 /** POST /v2/agent/credentials: short-lived keys for agents, derived from the caller's key (free). */
-export async function agentRoutes(fastify: FastifyInstance, engine: Engine): Promise<void> {
+export async function agentRoutes(fastify: FastifyInstance, ops: Operations): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post('/v2/agent/credentials', {
@@ -21,9 +21,5 @@ export async function agentRoutes(fastify: FastifyInstance, engine: Engine): Pro
       body: AgentCredentialsRequest,
       response: { 200: Envelope(AgentCredential), ...errors(400, 401, 429) },
     },
-    config: { cost: 0, operation: 'agent.credentials' },
-  }, async (request, reply) => {
-    const rotate = request.body?.rotate ?? false;
-    return ok(engine, request, reply, engine.accounts.agentCredential(callerOf(request), rotate));
-  });
+  }, async (request, reply) => send(reply, await ops.keys.agentCredential(callerOf(request), request.body)));
 }

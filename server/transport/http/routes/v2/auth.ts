@@ -1,14 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Engine } from '../../../../engine/engine';
+import type { Operations } from '../../../../engine/operations';
 import { LoupeError } from '../../../../engine/errors';
 import { Envelope } from '../../../../../protocol/api/common';
 import { AuthenticateRequest, AuthHeaders, AuthResult, ResendRequest, ResendResult, VerifyRequest } from '../../../../../protocol/api/auth';
-import { ok } from '../../context';
+import { callContext, send } from '../../context';
 import { errors } from '../../../common/error-responses';
 
 /** /v2/auth/*: sign-up and sign-in without a key. Passwords come only from headers and are never echoed. */
-export async function authRoutes(fastify: FastifyInstance, engine: Engine): Promise<void> {
+export async function authRoutes(fastify: FastifyInstance, ops: Operations): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post('/v2/auth/authenticate', {
@@ -22,7 +22,7 @@ export async function authRoutes(fastify: FastifyInstance, engine: Engine): Prom
       headers: AuthHeaders,
       response: { 200: Envelope(AuthResult), ...errors(400, 409, 429, 503) },
     },
-    config: { public: true, operation: 'auth.authenticate' },
+    config: { public: true },
     // A password in the body is refused before validation, with a message that does not repeat it.
     preValidation: async (request) => {
       const body = request.body as Record<string, unknown> | null;
@@ -31,20 +31,8 @@ export async function authRoutes(fastify: FastifyInstance, engine: Engine): Prom
       }
     },
   }, async (request, reply) => {
-    const b = request.body;
-    if (b.auth_mode && b.mode && b.auth_mode !== b.mode) {
-      throw new LoupeError('VALIDATION_FAILED', 'mode: is an alias of auth_mode and must match it', { field: 'mode' });
-    }
-    const mode = b.auth_mode ?? b.mode;
-    if (!mode) throw new LoupeError('VALIDATION_FAILED', 'auth_mode: is required (otp or password; alias mode)', { field: 'auth_mode' });
     const password = request.headers['x-service-auth-password'] ?? request.headers['x-auth-password'];
-    const result = await engine.auth.authenticate({
-      mode, email: b.email, shouldCreateUser: b.should_create_user ?? false, data: b.data,
-      password: typeof password === 'string' ? password : undefined, client: request.ip,
-    });
-    return ok(engine, request, reply, result, {
-      message: result.verification_required ? 'if the address can sign in, a 6-digit code was sent to it; confirm with /v2/auth/verify' : 'signed in',
-    });
+    return send(reply, await ops.auth.authenticate({ ...request.body, password: typeof password === 'string' ? password : undefined }, callContext(request, reply)));
   });
 
   app.post('/v2/auth/verify', {
@@ -54,11 +42,8 @@ export async function authRoutes(fastify: FastifyInstance, engine: Engine): Prom
       body: VerifyRequest,
       response: { 200: Envelope(AuthResult), ...errors(400, 429) },
     },
-    config: { public: true, operation: 'auth.verify' },
-  }, async (request, reply) => {
-    const result = await engine.auth.verify({ email: request.body.email, token: request.body.token, client: request.ip });
-    return ok(engine, request, reply, result, { message: 'verified' });
-  });
+    config: { public: true },
+  }, async (request, reply) => send(reply, await ops.auth.verify(request.body, callContext(request, reply))));
 
   app.post('/v2/auth/resend', {
     schema: {
@@ -67,10 +52,6 @@ export async function authRoutes(fastify: FastifyInstance, engine: Engine): Prom
       body: ResendRequest,
       response: { 200: Envelope(ResendResult), ...errors(400, 429, 503) },
     },
-    config: { public: true, operation: 'auth.resend' },
-  }, async (request, reply) => {
-    await engine.auth.resend({ email: request.body.email, type: request.body.type, client: request.ip });
-    return ok(engine, request, reply, { email: request.body.email.trim().toLowerCase(), type: request.body.type },
-      { message: 'if this address has an account that needs a code, a new one was sent' });
-  });
+    config: { public: true },
+  }, async (request, reply) => send(reply, await ops.auth.resend(request.body, callContext(request, reply))));
 }

@@ -1,16 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Engine } from '../../../../engine/engine';
-import { LoupeError } from '../../../../engine/errors';
-import { parseTimeBound } from '../../../../engine/accounts/history';
+import type { Operations } from '../../../../engine/operations';
 import { Envelope, PagedEnvelope } from '../../../../../protocol/api/common';
 import { Conversation, ConversationIdParams, HistoryIdParams, HistoryItem, ListHistoryQuery } from '../../../../../protocol/api/history';
-import { callerOf, ok, page } from '../../context';
+import { callerOf, send } from '../../context';
 import { errors } from '../../../common/error-responses';
 
 /** /v2/history…: the caller's own operations and conversation threads (free). */
-export async function historyRoutes(fastify: FastifyInstance, engine: Engine): Promise<void> {
+export async function historyRoutes(fastify: FastifyInstance, ops: Operations): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get('/v2/history', {
@@ -19,15 +17,7 @@ export async function historyRoutes(fastify: FastifyInstance, engine: Engine): P
       querystring: ListHistoryQuery,
       response: { 200: PagedEnvelope(Type.Array(HistoryItem)), ...errors(400, 401) },
     },
-    config: { cost: 0, operation: 'history.list' },
-  }, async (request, reply) => {
-    const q = request.query;
-    const from = q.from === undefined ? undefined : parseTimeBound(q.from, 'query.from', 'start');
-    const to = q.to === undefined ? undefined : parseTimeBound(q.to, 'query.to', 'end');
-    if (from && to && from > to) throw new LoupeError('VALIDATION_FAILED', 'query.from: must not be after query.to', { field: 'from' });
-    const { items, total } = engine.history.list(callerOf(request).userId, { limit: q.limit, offset: q.offset, from, to });
-    return ok(engine, request, reply, items, { pagination: page(total, q.limit, q.offset) });
-  });
+  }, async (request, reply) => send(reply, await ops.history.list(callerOf(request), request.query)));
 
   app.get('/v2/history/:history_id', {
     schema: {
@@ -35,8 +25,7 @@ export async function historyRoutes(fastify: FastifyInstance, engine: Engine): P
       params: HistoryIdParams,
       response: { 200: Envelope(HistoryItem), ...errors(401, 404) },
     },
-    config: { cost: 0, operation: 'history.get' },
-  }, async (request, reply) => ok(engine, request, reply, engine.history.get(callerOf(request).userId, request.params.history_id)));
+  }, async (request, reply) => send(reply, await ops.history.get(callerOf(request), request.params)));
 
   app.get('/v2/history/conversation/:conversation_id', {
     schema: {
@@ -44,6 +33,5 @@ export async function historyRoutes(fastify: FastifyInstance, engine: Engine): P
       params: ConversationIdParams,
       response: { 200: Envelope(Conversation), ...errors(401, 404) },
     },
-    config: { cost: 0, operation: 'history.conversation' },
-  }, async (request, reply) => ok(engine, request, reply, engine.history.conversation(callerOf(request).userId, request.params.conversation_id)));
+  }, async (request, reply) => send(reply, await ops.history.conversation(callerOf(request), request.params)));
 }

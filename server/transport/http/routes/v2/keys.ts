@@ -1,14 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Engine } from '../../../../engine/engine';
+import type { Operations } from '../../../../engine/operations';
 import { Envelope, PagedEnvelope } from '../../../../../protocol/api/common';
 import { KeyIdParams, KeyItem, KeysQuery, RegeneratedKey, RegenerateRequest } from '../../../../../protocol/api/keys';
-import { callerOf, ok, page } from '../../context';
+import { callerOf, send } from '../../context';
 import { errors } from '../../../common/error-responses';
 
 /** /v2/keys…: list (masked), rotate and disable the caller's keys (free). */
-export async function keysRoutes(fastify: FastifyInstance, engine: Engine): Promise<void> {
+export async function keysRoutes(fastify: FastifyInstance, ops: Operations): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get('/v2/keys', {
@@ -17,12 +17,7 @@ export async function keysRoutes(fastify: FastifyInstance, engine: Engine): Prom
       querystring: KeysQuery,
       response: { 200: PagedEnvelope(Type.Array(KeyItem)), ...errors(400, 401) },
     },
-    config: { cost: 0, operation: 'keys.list' },
-  }, async (request, reply) => {
-    const { limit, offset } = request.query;
-    const { items, total } = engine.accounts.listKeys(callerOf(request).userId, limit, offset);
-    return ok(engine, request, reply, items, { pagination: page(total, limit, offset) });
-  });
+  }, async (request, reply) => send(reply, await ops.keys.list(callerOf(request), request.query)));
 
   app.post('/v2/keys/regenerate', {
     schema: {
@@ -30,10 +25,7 @@ export async function keysRoutes(fastify: FastifyInstance, engine: Engine): Prom
       body: RegenerateRequest,
       response: { 200: Envelope(RegeneratedKey), ...errors(400, 401) },
     },
-    config: { cost: 0, operation: 'keys.regenerate' },
-  }, async (request, reply) => ok(engine, request, reply, engine.accounts.regenerate(callerOf(request).userId), {
-    message: 'store this key now: it is not shown again',
-  }));
+  }, async (request, reply) => send(reply, await ops.keys.regenerate(callerOf(request))));
 
   app.delete('/v2/keys/:key_id', {
     schema: {
@@ -41,6 +33,5 @@ export async function keysRoutes(fastify: FastifyInstance, engine: Engine): Prom
       params: KeyIdParams,
       response: { 200: Envelope(KeyItem), ...errors(401, 404) },
     },
-    config: { cost: 0, operation: 'keys.disable' },
-  }, async (request, reply) => ok(engine, request, reply, engine.accounts.disableKey(callerOf(request).userId, request.params.key_id)));
+  }, async (request, reply) => send(reply, await ops.keys.disable(callerOf(request), request.params)));
 }

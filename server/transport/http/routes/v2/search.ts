@@ -1,39 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Engine } from '../../../../engine/engine';
-import type { SearchHit, SearchOutcome, SearchRequest as EngineSearchRequest } from '../../../../engine/search/types';
+import type { Operations } from '../../../../engine/operations';
+import type { Logger } from '../../../../engine/log';
 import { Envelope } from '../../../../../protocol/api/common';
 import { SearchData, SearchRequest } from '../../../../../protocol/api/search';
 import { researchStreamContent } from '../../../../../protocol/api/research';
-import { callerOf, ok } from '../../context';
+import { callerOf, send } from '../../context';
 import { errors } from '../../../common/error-responses';
-import { answerResearch } from '../../research-stream';
+import { assertAcceptsNdjson, streamNdjson } from '../../ndjson';
 
-/** Wire form of a hit: snake_case, optional fields only when they apply. */
-export const toWireHit = (h: SearchHit) => ({
-  type: h.type, repo_id: h.repoId, repo_name: h.repoName, file_path: h.filePath, score: h.score,
-  ...(h.startLine !== undefined ? { start_line: h.startLine, end_line: h.endLine } : {}),
-  ...(h.language !== undefined ? { language: h.language } : {}),
-  ...(h.snippet ? { snippet: { start_line: h.snippet.startLine, text: h.snippet.text, highlights: h.snippet.highlights } } : {}),
-  ...(h.name !== undefined ? { name: h.name, kind: h.kind, signature: h.signature ?? null, exported: h.exported } : {}),
-  ...(h.matches !== undefined ? { matches: h.matches } : {}),
-  ...(h.doc ? { doc: h.doc } : {}),
-});
-
-export const toWireSearch = (o: SearchOutcome) => ({
-  results: o.results.map(toWireHit),
-  total: o.total,
-  totals: o.totals as Record<string, number>,
-  search: {
-    mode: o.mode, scope: o.scope, repo_ids: o.repoIds, timings: o.timings, warnings: o.warnings,
-    ...(o.retriever ? { retriever: o.retriever } : {}),
-    ...(o.embedding !== undefined ? { embedding: o.embedding } : {}),
-    ...(o.candidates ? { candidates: o.candidates } : {}),
-  },
-});
-
-/** POST /v2/search: search (JSON, 5 credits, history `search`) or, with `chat: true`, research (NDJSON). */
-export async function searchRoutes(fastify: FastifyInstance, engine: Engine): Promise<void> {
+/** POST /v2/search: search (JSON) or, with `chat: true`, research (NDJSON). */
+export async function searchRoutes(fastify: FastifyInstance, ops: Operations, log: Logger): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post('/v2/search', {
@@ -52,40 +29,15 @@ export async function searchRoutes(fastify: FastifyInstance, engine: Engine): Pr
       },
     },
     // With chat: true the answer is a stream: it takes one of the key's stream slots (guard.ts), 429 when none is free.
-    config: { cost: 5, operation: 'search.run', history: 'search', stream: (request) => (request.body as { chat?: unknown } | undefined)?.chat === true },
+    config: { stream: (request) => (request.body as { chat?: unknown } | undefined)?.chat === true },
   }, async (request, reply) => {
-    const body = request.body;
     const caller = callerOf(request);
-    const engineRequest: EngineSearchRequest = {
-      query: body.query, scope: body.scope, scanMode: body.scan_mode, repoIds: body.repo_ids, repoUrls: body.repo_urls,
-      similarityThreshold: body.similarity_threshold, fields: body.fields, limit: body.limit,
-      filters: body.filters && {
-        fileTypes: body.filters.file_types, filePaths: body.filters.file_paths, dependencies: body.filters.dependencies,
-        functionNames: body.filters.function_names, hasFunctions: body.filters.has_functions, minLines: body.filters.min_lines,
-        maxLines: body.filters.max_lines, visibility: body.filters.visibility,
-      },
-    };
-
-    if (body.chat) {
-      // Research: the research service streams the answer; this search is its first line and its grounding.
-      return answerResearch(engine, request, reply, {
-        question: body.query, model: body.model, conversationId: body.conversation_id, repoIds: body.repo_ids,
-        search: async () => {
-          const outcome = await engine.search.search(caller.userId, engineRequest);
-          const wire = toWireSearch(outcome);
-          return {
-            results: wire.results, total: wire.total, meta: { search: wire.search },
-            hits: outcome.results.filter((h) => h.filePath).map((h) => ({
-              repoId: h.repoId, repoName: h.repoName, filePath: h.filePath!, startLine: h.startLine ?? null, endLine: h.endLine ?? null, score: h.score,
-            })),
-          };
-        },
-      });
-    }
-
-    const outcome = await engine.search.search(caller.userId, engineRequest);
-    return ok(engine, request, reply, toWireSearch(outcome), {
-      history: { query: body.query, repoIds: outcome.repoIds, summary: `${outcome.total} results (${outcome.mode}, ${outcome.scope})` },
-    });
+    if (!request.body.chat) return send(reply, await ops.search.run(caller, request.body));
+    // Research: every refusal (406 here; 402, 400, 404 in the operation) is an ordinary JSON error
+    // before the first byte; then the answer streams as NDJSON.
+    assertAcceptsNdjson(request);
+    const research = await ops.search.research(caller, request.body);
+    reply.raw.once('close', () => research.cancel());
+    await streamNdjson(request, reply, log, (signal) => research.events(signal), { 'x-loupe-model': research.model });
   });
 }

@@ -1,0 +1,62 @@
+import type { FileRecord, ParsedImport, ParsedSymbol, RepoRecord } from '../types';
+import type { FileLensFacts, FileImpact, SymbolUse } from '../editor/editor-facts';
+import type { EditorModelBridge } from '../research/providers/editor-models';
+import type { EngineParts } from './parts';
+
+/** How long a hover waits for a file's docs before it says they are processing. */
+const DOC_WAIT_MS = 150;
+
+/**
+ * What the editor shows on every file, for the machine's owner in their workspace folders (the
+ * language server resolves URIs to those repositories): lens facts, blast radius counts, who uses an
+ * export, hover docs and symbols. Free, unrecorded, and cached per graph generation: a lens costs a
+ * map lookup while nothing changes.
+ */
+export class EditorOperations {
+  constructor(private readonly e: EngineParts) {}
+
+  lensFacts(repo: RepoRecord, relPath: string): Promise<FileLensFacts | null> {
+    return this.e.editorFacts.lensFacts(repo, relPath);
+  }
+
+  impact(repo: RepoRecord, relPath: string): Promise<FileImpact | null> {
+    return this.e.editorFacts.impact(repo, relPath);
+  }
+
+  symbolUses(repo: RepoRecord, relPath: string, name: string): SymbolUse[] {
+    return this.e.editorFacts.symbolUses(repo, relPath, name);
+  }
+
+  file(repo: RepoRecord, relPath: string): FileRecord | undefined {
+    return this.e.filesStore.getByPath(repo.id, relPath);
+  }
+
+  imports(file: FileRecord): ParsedImport[] {
+    return this.e.filesStore.imports(file.id);
+  }
+
+  symbols(file: FileRecord): ParsedSymbol[] {
+    return this.e.filesStore.symbols(file.id);
+  }
+
+  /**
+   * A file's documentation at summary depth, for hover. `processing` while the docs index has not
+   * written it yet (it is written in the background; a short wait usually covers a first hover);
+   * the file's own leading comment is shown meanwhile.
+   */
+  async fileDoc(repo: RepoRecord, relPath: string): Promise<{ markdown: string; processing: boolean }> {
+    const file = this.e.filesStore.getByPath(repo.id, relPath);
+    if (!file) return { markdown: '_Not in the index._', processing: false };
+    const answer = this.e.docs.get(repo.id, file, 'summary');
+    if (answer.state === 'ready') return { markdown: answer.markdown, processing: false };
+    await Promise.race([this.e.docs.idle(), new Promise((r) => setTimeout(r, DOC_WAIT_MS))]);
+    const again = this.e.docs.get(repo.id, file, 'summary');
+    if (again.state === 'ready') return { markdown: again.markdown, processing: false };
+    return { markdown: file.description ?? '', processing: true };
+  }
+
+  /** The editor's own chat models (VS Code's language models), listed as `vscode:<id>`; null removes them. */
+  useEditorModels(bridge: EditorModelBridge | null): void {
+    this.e.research.models.setEditorBridge(bridge);
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * The engine's public surface: one object per resource, each operation `(caller, request, context?)
+ * → Promise<answer>` on the API's wire types. Plan gates, charging and history (through settle),
+ * which repositories a caller may read, and the file-change policy live here or below, never in a
+ * transport. Stores, the queue and the indexer stay inside the engine.
+ */
+import type { EngineParts } from './parts';
+import { RepoOperations } from './repos';
+import { FileOperations } from './files';
+import { SearchOperations } from './search';
+import { AnalysisOperations } from './analysis';
+import { HistoryOperations } from './history';
+import { ModelOperations } from './models';
+import { KeyOperations } from './keys';
+import { AuthOperations } from './auth';
+import { StatsOperations } from './stats';
+import { LegacyOperations } from './legacy';
+import { EditorOperations } from './editor';
+import { IndexingOperations } from './indexing';
+import { A2aTaskOperations } from './a2a-tasks';
+
+export type { Answer, AnswerMeta, CallContext, Caller } from './call';
+
+export class Operations {
+  readonly repos: RepoOperations;
+  readonly files: FileOperations;
+  readonly search: SearchOperations;
+  readonly analysis: AnalysisOperations;
+  readonly history: HistoryOperations;
+  readonly models: ModelOperations;
+  readonly keys: KeyOperations;
+  readonly auth: AuthOperations;
+  readonly stats: StatsOperations;
+  /** Legacy /v1/fundi adapters over the operations above. */
+  readonly legacy: LegacyOperations;
+  /** The editor's lenses and hovers (the language server, for the owner). */
+  readonly editor: EditorOperations;
+  /** The host's folders, the background queue and file changes (CLI and language server). */
+  readonly indexing: IndexingOperations;
+  /** A2A's task persistence. */
+  readonly a2aTasks: A2aTaskOperations;
+
+  constructor(parts: EngineParts) {
+    this.repos = new RepoOperations(parts);
+    this.files = new FileOperations(parts);
+    this.search = new SearchOperations(parts);
+    this.analysis = new AnalysisOperations(parts);
+    this.history = new HistoryOperations(parts);
+    this.models = new ModelOperations(parts);
+    this.keys = new KeyOperations(parts);
+    this.auth = new AuthOperations(parts);
+    this.stats = new StatsOperations(parts);
+    this.legacy = new LegacyOperations(parts, this.search, this.models);
+    this.editor = new EditorOperations(parts);
+    this.indexing = new IndexingOperations(parts);
+    this.a2aTasks = new A2aTaskOperations(parts);
+  }
+}

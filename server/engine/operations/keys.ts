@@ -1,0 +1,37 @@
+import type { AgentCredential, KeyListItem } from '../accounts/accounts';
+import type { Static } from 'typebox';
+import type { KeysQuery } from '../../../protocol/api/keys';
+import type { Answer, Caller } from './call';
+import { metered, page } from './metering';
+import type { EngineParts } from './parts';
+
+/** The caller's API keys and agent credentials (free). */
+export class KeyOperations {
+  constructor(private readonly e: EngineParts) {}
+
+  /** Masked: the first and last four characters; newest first, a page at a time. */
+  list(caller: Caller, q: Static<typeof KeysQuery> = {}): Promise<Answer<KeyListItem[]>> {
+    return metered(this.e.accounts, caller, { operation: 'keys.list', cost: 0 }, (meter) => {
+      const { items, total } = this.e.accounts.listKeys(caller.userId, q.limit, q.offset);
+      return meter.answer(items, { pagination: page(total, q.limit, q.offset) });
+    });
+  }
+
+  /** A new primary key; the old one (and its agent credentials) stop working. */
+  regenerate(caller: Caller) {
+    return metered(this.e.accounts, caller, { operation: 'keys.regenerate', cost: 0 }, (meter) =>
+      meter.answer(this.e.accounts.regenerate(caller.userId), { message: 'store this key now: it is not shown again' }));
+  }
+
+  /** Disables one of the caller's keys; another user's key is a 404. */
+  disable(caller: Caller, q: { key_id: string }): Promise<Answer<KeyListItem>> {
+    return metered(this.e.accounts, caller, { operation: 'keys.disable', cost: 0 }, (meter) =>
+      meter.answer(this.e.accounts.disableKey(caller.userId, q.key_id)));
+  }
+
+  /** A short-lived credential from the caller's key; `rotate` disables the live ones first. */
+  agentCredential(caller: Caller, q: { rotate?: boolean } | null): Promise<Answer<AgentCredential>> {
+    return metered(this.e.accounts, caller, { operation: 'agent.credentials', cost: 0 }, (meter) =>
+      meter.answer(this.e.accounts.agentCredential(caller, q?.rotate ?? false)));
+  }
+}

@@ -1,0 +1,103 @@
+import type { Static } from 'typebox';
+import type { SearchData, SearchHit as WireHitSchema, SearchRequest } from '../../../protocol/api/search';
+import type { SearchHit, SearchOutcome, SearchRequest as EngineSearchRequest } from '../search/types';
+import type { ResearchEvent, ResearchSearchOutcome } from '../research/research';
+import type { Answer, CallContext, Caller } from './call';
+import { metered, type Metering } from './metering';
+import type { EngineParts } from './parts';
+
+const SEARCH: Metering = { operation: 'search.run', cost: 5, history: 'search' };
+
+/** A hit on the wire: snake_case, optional fields only when they apply. The one conversion of a hit. */
+export const toWireHit = (h: SearchHit): Static<typeof WireHitSchema> => ({
+  type: h.type, repo_id: h.repoId, repo_name: h.repoName, file_path: h.filePath, score: h.score,
+  ...(h.startLine !== undefined ? { start_line: h.startLine, end_line: h.endLine } : {}),
+  ...(h.language !== undefined ? { language: h.language } : {}),
+  ...(h.snippet ? { snippet: { start_line: h.snippet.startLine, text: h.snippet.text, highlights: h.snippet.highlights } } : {}),
+  ...(h.name !== undefined ? { name: h.name, kind: h.kind, signature: h.signature ?? null, exported: h.exported } : {}),
+  ...(h.matches !== undefined ? { matches: h.matches } : {}),
+  ...(h.doc ? { doc: h.doc } : {}),
+});
+
+export const toWireSearch = (o: SearchOutcome): SearchData => ({
+  results: o.results.map(toWireHit),
+  total: o.total,
+  totals: o.totals as Record<string, number>,
+  search: {
+    mode: o.mode, scope: o.scope, repo_ids: o.repoIds, timings: o.timings, warnings: o.warnings,
+    ...(o.retriever ? { retriever: o.retriever } : {}),
+    ...(o.embedding !== undefined ? { embedding: o.embedding } : {}),
+    ...(o.candidates ? { candidates: o.candidates } : {}),
+  },
+});
+
+/** The API's search request in the search service's terms: the one place the two meet. */
+const toEngineRequest = (b: SearchRequest): EngineSearchRequest => ({
+  query: b.query, scope: b.scope, scanMode: b.scan_mode, repoIds: b.repo_ids, repoUrls: b.repo_urls,
+  similarityThreshold: b.similarity_threshold, fields: b.fields, limit: b.limit,
+  filters: b.filters && {
+    fileTypes: b.filters.file_types, filePaths: b.filters.file_paths, dependencies: b.filters.dependencies,
+    functionNames: b.filters.function_names, hasFunctions: b.filters.has_functions, minLines: b.filters.min_lines,
+    maxLines: b.filters.max_lines, visibility: b.filters.visibility,
+  },
+});
+
+/** A research answer that passed every check: `events(signal)` streams it; `cancel()` gives back the reserved credits if it never runs. */
+export interface ResearchRun {
+  model: string;
+  events(signal: AbortSignal): AsyncGenerator<ResearchEvent>;
+  cancel(): void;
+}
+
+/** POST /v2/search: search (semantic, grep over code or docs) and research (`chat: true`). */
+export class SearchOperations {
+  constructor(private readonly e: EngineParts) {}
+
+  /** Search (5 credits, history `search`). */
+  run(caller: Caller, request: SearchRequest): Promise<Answer<SearchData>> {
+    return metered(this.e.accounts, caller, SEARCH, async (meter) => {
+      const outcome = await this.e.search.search(caller.userId, toEngineRequest(request));
+      return meter.answer(toWireSearch(outcome), {
+        history: { query: request.query, repoIds: outcome.repoIds, summary: `${outcome.total} results (${outcome.mode}, ${outcome.scope})` },
+      });
+    });
+  }
+
+  /**
+   * Research: the same search, then an answer from a chat model grounded in its hits. Everything
+   * that can refuse the call happens here, before a byte is streamed: credits (402), the model
+   * (400), someone else's conversation (404), what the search refuses (400). The answer is charged
+   * when it completes (5 credits plus the model's usage) with a history row of category `research`.
+   */
+  async research(caller: Caller, request: SearchRequest, _context: CallContext = {}): Promise<ResearchRun> {
+    const { accounts } = this.e;
+    const reservation = accounts.reserve(caller.userId, accounts.costOf(SEARCH.operation, SEARCH.cost), SEARCH.operation);
+    let found: ResearchSearchOutcome | null = null;
+    let prepared;
+    try {
+      prepared = await this.e.research.prepare({
+        userId: caller.userId, question: request.query, model: request.model, conversationId: request.conversation_id,
+        repoIds: request.repo_ids, reservation, search: async () => found!,
+      });
+    } catch (error) {
+      accounts.credits.release(reservation);
+      throw error;
+    }
+    try {
+      const outcome = await this.e.search.search(caller.userId, toEngineRequest(request));
+      const wire = toWireSearch(outcome);
+      found = {
+        results: wire.results, total: wire.total,
+        meta: { updated_at: new Date().toISOString(), ...accounts.meta(caller.userId), search: wire.search },
+        hits: outcome.results.filter((h): h is SearchHit & { filePath: string } => !!h.filePath).map((h) => ({
+          repoId: h.repoId, repoName: h.repoName, filePath: h.filePath, startLine: h.startLine ?? null, endLine: h.endLine ?? null, score: h.score,
+        })),
+      };
+    } catch (error) {
+      prepared.cancel();
+      throw error;
+    }
+    const run = prepared;
+    return { model: run.model.info.id, events: (signal) => run.run(signal), cancel: () => run.cancel() };
+  }
+}
