@@ -3,7 +3,7 @@
  * dependency map, code-review signals, test-coverage gaps, and per-file documentation.
  */
 import { Type, type Static, type TSchema } from 'typebox';
-import { Meta, Nullable, Offset, Pagination, StringEnum, Uuid } from './common';
+import { DOC_DEPTHS, Meta, Nullable, Offset, Pagination, StringEnum, Uuid } from './common';
 
 const Str = Type.String();
 const Int = Type.Integer();
@@ -218,7 +218,7 @@ export const FileDocParams = Type.Object({
 
 export const FileDocQuery = Type.Object({
   // No schema default: an absent `fields` means the deepest depth the plan allows, an explicit one is checked against the plan.
-  fields: Type.Optional(StringEnum(['basic', 'summary', 'full'], { description: 'Depth: basic, summary or full. Absent: full, or the deepest depth your plan allows.' })),
+  fields: Type.Optional(StringEnum(DOC_DEPTHS, { description: 'Depth: basic, summary or full. Absent: full, or the deepest depth your plan allows.' })),
 }, { additionalProperties: false });
 
 export const FileDoc = Type.Object({
@@ -235,7 +235,7 @@ export const FileDoc = Type.Object({
 export const FileDocMeta = Type.Object({
   ...Meta.properties,
   processing: Type.Boolean({ description: 'True while the documentation is being generated (not charged).' }),
-  fields_applied: StringEnum(['basic', 'summary', 'full'], { description: 'The depth actually returned (the plan may lower it).' }),
+  fields_applied: StringEnum(DOC_DEPTHS, { description: 'The depth actually returned (the plan may lower it).' }),
 }, { additionalProperties: true });
 
 export const FileDocEnvelope = Type.Object({

@@ -26,6 +26,9 @@ export const Nullable = <T extends TSchema>(schema: T, options: Record<string, u
 
 export const Uuid = Type.String({ format: 'uuid', description: 'A UUID.' });
 
+/** How deep a file's documentation goes: every `fields`/`depth` enum of the API lists these. */
+export const DOC_DEPTHS = ['basic', 'summary', 'full'] as const;
+
 export const Meta = Type.Object({
   updated_at: Type.String({ format: 'date-time', description: 'When this response was produced (ISO 8601).' }),
   tier: Type.String({ description: 'The caller\'s plan: FREE, DEV, PRO or ENTERPRISE.' }),

@@ -1,6 +1,6 @@
 /** POST /v2/search: the request (both modes) and the JSON answer of search mode (`chat` false). */
 import { Type, type Static } from 'typebox';
-import { Nullable, StringEnum, Uuid } from './common';
+import { DOC_DEPTHS, Nullable, StringEnum, Uuid } from './common';
 
 
 export const SearchFilters = Type.Object({
@@ -35,7 +35,7 @@ export const SearchRequest = Type.Object({
   repo_urls: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { maxItems: 25, description: 'Repositories by URL (merged with repo_ids).' })),
   filters: Type.Optional(SearchFilters),
   similarity_threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'Floor on cosine similarity for vector matches (semantic mode).' })),
-  fields: Type.Optional(StringEnum(['basic', 'summary', 'full'] as const, { description: 'Adds each hit\'s file documentation at this depth.' })),
+  fields: Type.Optional(StringEnum(DOC_DEPTHS, { description: 'Adds each hit\'s file documentation at this depth.' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 20, description: 'Hits per kind (default 20).' })),
   chat: Type.Optional(Type.Boolean({ default: false, description: 'true: research — stream an answer as application/x-ndjson.' })),
   model: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Chat model id for research (GET /v2/models).' })),
@@ -71,7 +71,7 @@ export const SearchHit = Type.Object({
   exported: Type.Optional(Type.Boolean()),
   matches: Type.Optional(Type.Integer({ description: 'Files and repositories: how many matching lines or chunks they gather.' })),
   doc: Type.Optional(Type.Object({
-    depth: StringEnum(['basic', 'summary', 'full'] as const),
+    depth: StringEnum(DOC_DEPTHS),
     markdown: Nullable(Type.String()),
     processing: Type.Boolean({ description: 'True while the documentation is still being generated.' }),
   })),

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { LoupeError } from '../errors';
 import { PLAN_NAMES, type PlanName } from './plans';
+import { DOC_DEPTHS } from '../docs/depth';
 import type { AccountsConfig } from './accounts';
 
 /**
@@ -39,7 +40,7 @@ export function parseAccountsConfig(raw: unknown, source = 'accounts config'): A
           if (typeof v !== 'boolean') throw bad(source, at, 'must be true or false');
           entry.symbols = v;
         } else if (field === 'depths') {
-          if (!Array.isArray(v) || !v.every((d) => d === 'basic' || d === 'summary' || d === 'full')) throw bad(source, at, 'must be a list of "basic", "summary", "full"');
+          if (!Array.isArray(v) || !v.every((d) => (DOC_DEPTHS as readonly unknown[]).includes(d))) throw bad(source, at, `must be a list of ${DOC_DEPTHS.map((d) => `"${d}"`).join(', ')}`);
           entry.depths = v;
         } else throw bad(source, at, 'is not a known field (credits, maxRepos, depths, symbols)');
       }

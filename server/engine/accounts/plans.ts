@@ -4,7 +4,7 @@
  * of it per engine.
  */
 export type PlanName = 'FREE' | 'DEV' | 'PRO' | 'ENTERPRISE';
-export type DocDepth = 'basic' | 'summary' | 'full';
+import type { DocDepth } from '../docs/depth';
 
 export interface Plan {
   name: PlanName;

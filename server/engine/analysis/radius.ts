@@ -1,3 +1,5 @@
+import type { Static } from 'typebox';
+import type { RadiusResult as RadiusResultSchema } from '../../../protocol/api/analysis';
 import { LoupeError } from '../errors';
 import type { RepoRecord } from '../types';
 import type { AnalysisContext } from './context';
@@ -20,49 +22,12 @@ export interface RadiusRequest {
   limit: number;
 }
 
-export interface DependentOut { file_path: string; depth: number; via: string[]; type_only: boolean }
-export interface CallEdgeOut { from_file: string; from_symbol: string | null; line: number; to_symbol: string; kind: 'call' | 'new' }
-export interface DataFlowOut { symbol: string; file_path: string; line: number; kind: string; in: string | null }
-
-export interface RadiusTarget {
-  target: string;
-  kind: 'file' | 'symbol' | 'dependency';
-  found: boolean;
-  reason?: string;
-  dependents_total: number;
-  direct_dependents: number;
-  type_only_dependents: number;
-  max_depth: number;
-  truncated: boolean;
-  dependents?: DependentOut[];
-  related_files?: { file_path: string; co_changes: number; ratio: number }[];
-  entry_points?: { file_path: string; kind: string; detail: string; depth: number }[];
-  call_edges?: CallEdgeOut[];
-  data_flows?: DataFlowOut[];
-  /** False when call edges and data flows cover only the importers parsed within the time budget. */
-  call_graph_complete?: boolean;
-}
-
-export interface RadiusResult {
-  source: 'files' | 'dependencies' | 'pull_request' | 'working_tree';
-  pull_request?: { number: number; source: string; detail: string; files: string[] };
-  working_tree?: { files: string[] };
-  summary: {
-    targets: number;
-    found: number;
-    unknown: string[];
-    total_dependents: number;
-    direct_dependents: number;
-    type_only_dependents: number;
-    max_depth: number;
-    entry_points: number;
-    tests: number;
-    files_in_repo: number;
-    risk: 'none' | 'low' | 'medium' | 'high';
-  };
-  targets: RadiusTarget[];
-  warnings: string[];
-}
+/** The answer of POST /v2/repos/{repo_id}/radius, as its schema declares it (the editor's lens reads it too). */
+export type RadiusResult = Static<typeof RadiusResultSchema>;
+export type RadiusTarget = RadiusResult['targets'][number];
+export type DependentOut = NonNullable<RadiusTarget['dependents']>[number];
+export type CallEdgeOut = NonNullable<RadiusTarget['call_edges']>[number];
+export type DataFlowOut = NonNullable<RadiusTarget['data_flows']>[number];
 
 const EDGE_LIMIT = 500;
 /**

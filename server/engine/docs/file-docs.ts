@@ -4,7 +4,8 @@ import type { FilesStore } from '../store/files-store';
 import type { FileRecord } from '../types';
 import type { DerivedIndex, IndexProgress } from '../indexer/derived-index';
 import type { AnalysisContext } from '../analysis/context';
-import { buildStaticDoc, renderDoc, type DocDepth, type StaticDoc } from './static-doc';
+import { buildStaticDoc, renderDoc, type StaticDoc } from './static-doc';
+import type { DocDepth } from './depth';
 
 /**
  * Writes the narrative part of a file's documentation. A model provider adapter implements it when

@@ -1,5 +1,6 @@
 import type { ParsedImport, ParsedSymbol } from '../types';
 import { decisionPoints } from '../analysis/references';
+import type { DocDepth } from './depth';
 
 /** Everything about one file that depends only on its own content; stored, keyed by the content hash. */
 export interface StaticDoc {
@@ -68,7 +69,7 @@ export function buildStaticDoc(
   };
 }
 
-export type DocDepth = 'basic' | 'summary' | 'full';
+
 
 export interface LiveFacts {
   /** Files importing this one directly, and all files reaching it. */

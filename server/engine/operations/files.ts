@@ -4,9 +4,14 @@ import { DOC_DEPTHS, type DocDepth } from '../docs/depth';
 import type { FileItem, ListFilesQuery } from '../../../protocol/api/files';
 import type { FileDoc, FileDocParams, FileDocQuery } from '../../../protocol/api/analysis';
 import type { RepoIdParams } from '../../../protocol/api/repos';
+import type { DOC_DEPTHS as API_DOC_DEPTHS } from '../../../protocol/api/common';
 import type { Answer, Caller } from './call';
 import { metered, page } from './metering';
 import type { EngineParts } from './parts';
+
+// The engine's depths and the API's enums are one list: this line stops compiling if either changes alone.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+export const DEPTHS_AGREE: Same<DocDepth, (typeof API_DOC_DEPTHS)[number]> = true;
 
 export const toFileItem = (f: FileListItem): FileItem => ({
   id: f.uid, file_name: f.name, file_path: f.path, description: f.description, dependencies: f.dependencies,

@@ -1,9 +1,9 @@
-/** The search service's request and answer, in engine terms (the HTTP route converts them to the wire). */
+/** The search service's request and answer, in engine terms (operations/search.ts converts them from and to the API's). */
 import type { FileFilterSql } from '../store/search-store';
+import type { DocDepth } from '../docs/depth';
 
 export type SearchScope = 'all' | 'repos' | 'files' | 'code' | 'functions';
 export type ScanMode = 'semantic' | 'grep_docs' | 'grep_code';
-export type DocFields = 'basic' | 'summary' | 'full';
 /** Which retrievers a semantic search uses (hybrid by default; the others exist for evaluation). */
 export type Retriever = 'hybrid' | 'lexical' | 'vector';
 
@@ -21,7 +21,7 @@ export interface SearchRequest {
   repoUrls?: string[];
   filters?: SearchFilters;
   similarityThreshold?: number;
-  fields?: DocFields;
+  fields?: DocDepth;
   limit?: number;
   retriever?: Retriever;
   /** grep: cap on matched lines collected (the answer's `total` counts up to it). */
@@ -54,7 +54,7 @@ export interface SearchHit {
   /** file and repo hits: how many matched lines or chunks they gather */
   matches?: number;
   /** per `fields`: the file's documentation at that depth, or a note that it is being generated */
-  doc?: { depth: DocFields; markdown: string | null; processing: boolean };
+  doc?: { depth: DocDepth; markdown: string | null; processing: boolean };
 }
 
 export interface SearchTimings {
@@ -81,5 +81,5 @@ export interface SearchOutcome {
 /** What search needs from the file documentation service (injected: docs sit above search). */
 export interface DocSource {
   /** The file's generated documentation at a depth, null when none is ready yet, undefined for a file the index left out. */
-  markdown(repoId: string, filePath: string, depth: DocFields): string | null | undefined;
+  markdown(repoId: string, filePath: string, depth: DocDepth): string | null | undefined;
 }
