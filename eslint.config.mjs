@@ -6,9 +6,14 @@ export default tseslint.config(
   {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-explicit-any': 'error',
       'no-console': 'off',
     },
+  },
+  {
+    // Tests and benchmarks read JSON answers without a schema of their own; their assertions are the types.
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
     // Architecture invariant: only client/ talks to VS Code. The engine runs the same headless.
@@ -23,6 +28,16 @@ export default tseslint.config(
     rules: {
       'no-console': 'error',
       'no-restricted-properties': ['error', { object: 'process', property: 'stdout', message: 'Use the injected logger.' }],
+    },
+  },
+  {
+    // Every engine failure has a code (errors.ts, docs/errors.md): transports map codes, not messages.
+    files: ['server/engine/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', {
+        selector: "NewExpression[callee.name='Error']",
+        message: 'Engine failures are coded: throw a LoupeError with a code from server/engine/errors.ts.',
+      }],
     },
   },
 );

@@ -5,7 +5,7 @@ import { dependentItems } from './dependents-text';
 
 /** Commands: the status bar menu, the lens clicks, the panel. Declared in package.json `contributes.commands`. */
 export function registerCommands(ctx: Ctx, panel: PanelHost): void {
-  const reg = (id: string, fn: (...args: any[]) => unknown) => ctx.push(vscode.commands.registerCommand(id, fn));
+  const reg = (id: string, fn: (...args: never[]) => unknown) => ctx.push(vscode.commands.registerCommand(id, fn as (...args: unknown[]) => unknown));
 
   reg('loupe.menu', async () => {
     const paused = ctx.status?.paused ?? false;

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Logger } from '../log';
+import { LoupeError } from '../errors';
 
 export interface MailMessage {
   to: string;
@@ -93,7 +94,7 @@ export class OutboxMailer implements Mailer {
 export function smtpConfigFromEnv(env: Record<string, string | undefined>): SmtpConfig | undefined {
   if (!env.LOUPE_SMTP_HOST) return undefined;
   const port = env.LOUPE_SMTP_PORT ? Number(env.LOUPE_SMTP_PORT) : undefined;
-  if (port !== undefined && (!Number.isInteger(port) || port < 1 || port > 65535)) throw new Error('LOUPE_SMTP_PORT: must be a port number');
+  if (port !== undefined && (!Number.isInteger(port) || port < 1 || port > 65535)) throw new LoupeError('VALIDATION_FAILED', 'LOUPE_SMTP_PORT: must be a port number');
   const flag = (v?: string) => (v === undefined ? undefined : /^(1|true|yes)$/i.test(v));
   return {
     host: env.LOUPE_SMTP_HOST, port, user: env.LOUPE_SMTP_USER, password: env.LOUPE_SMTP_PASSWORD, from: env.LOUPE_SMTP_FROM,

@@ -75,10 +75,10 @@ async function fromApi(slug: { owner: string; name: string }, number: number, co
     if (res.statusCode !== 200) {
       const text = await res.body.text();
       const message = safeMessage(text);
-      throw new Error(`${res.statusCode}${message ? ` ${message}` : ''} for ${slug.owner}/${slug.name}#${number}`);
+      throw new LoupeError('SERVICE_UNAVAILABLE', `${res.statusCode}${message ? ` ${message}` : ''} for ${slug.owner}/${slug.name}#${number}`);
     }
     const batch = (await res.body.json()) as { filename?: string; previous_filename?: string; status?: string }[];
-    if (!Array.isArray(batch)) throw new Error('unexpected response shape');
+    if (!Array.isArray(batch)) throw new LoupeError('SERVICE_UNAVAILABLE', 'unexpected response shape');
     for (const f of batch) {
       if (typeof f.filename === 'string') files.push(f.filename);
       if (f.status === 'renamed' && typeof f.previous_filename === 'string') files.push(f.previous_filename);
@@ -97,7 +97,7 @@ async function fromLocalGit(root: string, number: number): Promise<ResolvedPullR
   try {
     await run(['rev-parse', '--is-inside-work-tree']);
   } catch {
-    throw new Error('the folder is not a git repository');
+    throw new LoupeError('BAD_REQUEST', 'the folder is not a git repository');
   }
   for (const ref of [`refs/pull/${number}/head`, `refs/remotes/origin/pr/${number}`, `refs/remotes/origin/pull/${number}/head`]) {
     let head: string;
@@ -126,7 +126,7 @@ async function fromLocalGit(root: string, number: number): Promise<ResolvedPullR
     const files = await changed(run, first, hash);
     return { number, source: 'git-merge-commit', files, base: first, head: hash, detail: `commit ${hash.slice(0, 12)} "${subject.slice(0, 120)}"` };
   }
-  throw new Error(`no refs/pull/${number}/head and no commit message mentioning #${number}`);
+  throw new LoupeError('BAD_REQUEST', `no refs/pull/${number}/head and no commit message mentioning #${number}`);
 }
 
 async function changed(run: (args: string[]) => Promise<string>, from: string, to: string): Promise<string[]> {

@@ -3,6 +3,7 @@
  * models in a local folder, OpenAI-compatible servers) implements this and passes one conformance
  * suite (test/engine/embedder-conformance.ts).
  */
+import { LoupeError } from '../errors';
 export type EmbedKind = 'document' | 'query';
 
 export interface Embedder {
@@ -40,7 +41,7 @@ export type EmbedderConfig =
 export function embedderConfigFromEnv(env: NodeJS.ProcessEnv): EmbedderConfig | undefined {
   if (env.LOUPE_EMBED_ONNX_DIR) return { kind: 'onnx', modelDir: env.LOUPE_EMBED_ONNX_DIR };
   if (env.LOUPE_EMBED_URL) {
-    if (!env.LOUPE_EMBED_MODEL) throw new Error('LOUPE_EMBED_URL needs LOUPE_EMBED_MODEL (the embedding model name)');
+    if (!env.LOUPE_EMBED_MODEL) throw new LoupeError('VALIDATION_FAILED', 'LOUPE_EMBED_URL needs LOUPE_EMBED_MODEL (the embedding model name)');
     return { kind: 'openai', baseUrl: env.LOUPE_EMBED_URL, model: env.LOUPE_EMBED_MODEL, apiKey: env.LOUPE_EMBED_API_KEY || undefined };
   }
   return undefined;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { type Embedder, normalize } from './embedder';
 import { WordPiece } from './wordpiece';
+import { LoupeError } from '../errors';
 
 type Ort = typeof import('onnxruntime-node');
 
@@ -24,17 +25,17 @@ export class OnnxEmbedder implements Embedder {
   static async load(modelDir: string, options: { maxTokens?: number } = {}): Promise<OnnxEmbedder> {
     const modelFile = ['model.onnx', 'onnx/model.onnx', 'model_quantized.onnx', 'onnx/model_quantized.onnx']
       .map((f) => path.join(modelDir, f)).find((f) => fs.existsSync(f));
-    if (!modelFile) throw new Error(`no model.onnx in ${modelDir} (looked for model.onnx and onnx/model.onnx)`);
+    if (!modelFile) throw new LoupeError('VALIDATION_FAILED', `no model.onnx in ${modelDir} (looked for model.onnx and onnx/model.onnx)`);
     const maxTokens = options.maxTokens ?? 256;
     const tokenizerJson = path.join(modelDir, 'tokenizer.json');
     const vocabTxt = path.join(modelDir, 'vocab.txt');
     let tokenizer: WordPiece;
     if (fs.existsSync(tokenizerJson)) tokenizer = WordPiece.fromTokenizerJson(JSON.parse(fs.readFileSync(tokenizerJson, 'utf8')), maxTokens);
     else if (fs.existsSync(vocabTxt)) tokenizer = WordPiece.fromVocabTxt(fs.readFileSync(vocabTxt, 'utf8'), { lowercase: lowercaseFromConfig(modelDir), maxTokens });
-    else throw new Error(`no tokenizer.json or vocab.txt in ${modelDir}`);
+    else throw new LoupeError('VALIDATION_FAILED', `no tokenizer.json or vocab.txt in ${modelDir}`);
     const ort = await import('onnxruntime-node');
     const session = await ort.InferenceSession.create(modelFile, { graphOptimizationLevel: 'all', intraOpNumThreads: 1 });
-    if (!session.inputNames.includes('input_ids')) throw new Error(`the model in ${modelDir} has no input_ids input (inputs: ${session.inputNames.join(', ')})`);
+    if (!session.inputNames.includes('input_ids')) throw new LoupeError('VALIDATION_FAILED', `the model in ${modelDir} has no input_ids input (inputs: ${session.inputNames.join(', ')})`);
     const digest = createHash('sha1').update(fs.readFileSync(modelFile)).digest('hex').slice(0, 12);
     const probe = new OnnxEmbedder('probe', 0, ort, session, tokenizer);
     const [v] = await probe.run(['dimension probe']);
@@ -69,7 +70,7 @@ export class OnnxEmbedder implements Embedder {
       return encoded.map((_, r) => data.slice(r * d, (r + 1) * d));
     }
     const t = outputs.last_hidden_state ?? outputs[this.session.outputNames[0]];
-    if (t.dims.length !== 3) throw new Error(`unexpected model output shape [${t.dims.join(', ')}]`);
+    if (t.dims.length !== 3) throw new LoupeError('SERVICE_UNAVAILABLE', `unexpected model output shape [${t.dims.join(', ')}]`);
     const d = t.dims[2];
     const data = t.data as Float32Array;
     return encoded.map((e, r) => {

@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import { type Embedder, normalize } from './embedder';
+import { LoupeError } from '../errors';
 
 export interface OpenAIEmbedderConfig {
   /** e.g. http://127.0.0.1:11434/v1 (Ollama), http://127.0.0.1:1234/v1 (LM Studio), https://api.openai.com/v1 */
@@ -57,13 +58,13 @@ export class OpenAIEmbedder implements Embedder {
       bodyTimeout: this.config.timeoutMs ?? 60000,
     });
     const text = await res.body.text();
-    if (res.statusCode !== 200) throw new Error(`embeddings server answered ${res.statusCode}: ${text.slice(0, 200)}`);
+    if (res.statusCode !== 200) throw new LoupeError('SERVICE_UNAVAILABLE', `embeddings server answered ${res.statusCode}: ${text.slice(0, 200)}`);
     const body = JSON.parse(text) as { data?: { index: number; embedding: number[] }[] };
-    if (!Array.isArray(body.data) || body.data.length !== input.length) throw new Error('embeddings server returned a malformed answer');
+    if (!Array.isArray(body.data) || body.data.length !== input.length) throw new LoupeError('SERVICE_UNAVAILABLE', 'embeddings server returned a malformed answer');
     const sorted = [...body.data].sort((a, b) => a.index - b.index);
     return sorted.map((d) => {
       if (!Array.isArray(d.embedding) || (this.dims && d.embedding.length !== this.dims)) {
-        throw new Error(`embeddings server returned a vector of width ${d.embedding?.length}, expected ${this.dims}`);
+        throw new LoupeError('SERVICE_UNAVAILABLE', `embeddings server returned a vector of width ${d.embedding?.length}, expected ${this.dims}`);
       }
       return Float32Array.from(d.embedding);
     });

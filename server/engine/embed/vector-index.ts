@@ -7,6 +7,7 @@ import { CorpusEmbedder } from './corpus-embedder';
 import { deserializeModel, serializeModel } from './corpus-model';
 import { trainCorpusModelOffThread } from './train-off-thread';
 import { createEmbedder } from './providers';
+import { LoupeError } from '../errors';
 
 export interface VectorIndexOptions {
   /** The corpus model is trained once this many chunks are indexed; before that, hashed features. */
@@ -244,7 +245,7 @@ export class VectorIndex implements DerivedIndex {
     if (row.provider === 'corpus' && row.name === 'lsa') e = new CorpusEmbedder(`corpus-lsa-${row.id}`, deserializeModel(this.store.modelData(row.id)!));
     else if (row.provider === 'corpus') e = new HashedEmbedder(row.dims);
     else if (this.providerEmbedder && this.providerEmbedder.id === row.name) e = this.providerEmbedder;
-    else throw new Error(`the embedding model ${row.provider}:${row.name} is not configured in this process`);
+    else throw new LoupeError('SERVICE_UNAVAILABLE', `the embedding model ${row.provider}:${row.name} is not configured in this process`);
     this.embedders.set(row.id, e);
     return e;
   }

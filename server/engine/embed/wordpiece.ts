@@ -2,6 +2,7 @@
  * BERT's WordPiece tokenizer (what all-MiniLM, bge, e5 and most sentence-embedding models use),
  * read from the model folder's vocab.txt or tokenizer.json.
  */
+import { LoupeError } from '../errors';
 export interface WordPieceOptions { lowercase: boolean; maxTokens: number }
 
 export class WordPiece {
@@ -12,7 +13,7 @@ export class WordPiece {
   constructor(private readonly vocab: Map<string, number>, private readonly options: WordPieceOptions) {
     const id = (t: string) => {
       const v = vocab.get(t);
-      if (v === undefined) throw new Error(`the vocabulary has no ${t} token`);
+      if (v === undefined) throw new LoupeError('VALIDATION_FAILED', `the vocabulary has no ${t} token`);
       return v;
     };
     this.cls = id('[CLS]');
@@ -29,7 +30,7 @@ export class WordPiece {
 
   /** tokenizer.json of a WordPiece model (Hugging Face tokenizers format). */
   static fromTokenizerJson(json: { model?: { type?: string; vocab?: Record<string, number> }; normalizer?: { lowercase?: boolean } | null }, maxTokens: number): WordPiece {
-    if (json.model?.type !== 'WordPiece' || !json.model.vocab) throw new Error('tokenizer.json is not a WordPiece tokenizer');
+    if (json.model?.type !== 'WordPiece' || !json.model.vocab) throw new LoupeError('VALIDATION_FAILED', 'tokenizer.json is not a WordPiece tokenizer');
     return new WordPiece(new Map(Object.entries(json.model.vocab)), { lowercase: json.normalizer?.lowercase ?? true, maxTokens });
   }
 

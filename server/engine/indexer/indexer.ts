@@ -10,6 +10,7 @@ import { detectLanguage } from './languages';
 import { isIndexable, walk, type WalkOptions } from './walk';
 import fs from 'node:fs';
 import path from 'node:path';
+import { LoupeError } from '../errors';
 
 export interface IndexerOptions extends ParseOptions, WalkOptions {}
 
@@ -287,13 +288,13 @@ export class Indexer {
  */
 function assertReadableFolder(root: string): void {
   if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) {
-    throw new Error(`the folder ${root} does not exist or is not a folder`);
+    throw new LoupeError('NOT_A_REPOSITORY', `the folder ${root} does not exist or is not a folder`);
   }
   try {
     fs.accessSync(root, fs.constants.R_OK | fs.constants.X_OK);
     fs.readdirSync(root);
   } catch (error) {
-    throw new Error(`the folder ${root} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); the index is kept as it was`);
+    throw new LoupeError('NOT_A_REPOSITORY', `the folder ${root} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); the index is kept as it was`);
   }
 }
 

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ParseJob, ParseOptions, ParseResult } from './parse-file';
 import type { WorkerRequest, WorkerResponse } from './parse-worker';
+import { LoupeError } from '../errors';
 
 /** In the bundle the worker is dist/parse-worker.js beside this code; from source it is the .ts file. */
 const workerFile = __filename.endsWith('.ts')
@@ -37,7 +38,7 @@ export class ParsePool {
         this.release(worker);
         if (!p) return;
         if (msg.type === 'parsed') p.resolve(msg.results);
-        else p.reject(new Error(msg.message));
+        else p.reject(new LoupeError('INTERNAL', msg.message));
       });
       worker.on('error', (error) => {
         for (const [id, p] of this.pending) { p.reject(error); this.pending.delete(id); }
@@ -79,7 +80,7 @@ export class ParsePool {
     const workers = this.workers;
     this.workers = [];
     this.idle.length = 0;
-    for (const [id, p] of this.pending) { p.reject(new Error('the parse workers were stopped')); this.pending.delete(id); }
+    for (const [id, p] of this.pending) { p.reject(new LoupeError('INTERNAL', 'the parse workers were stopped')); this.pending.delete(id); }
     await Promise.all(workers.map((w) => w.terminate()));
   }
 }

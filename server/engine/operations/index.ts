@@ -20,6 +20,14 @@ import { IndexingOperations } from './indexing';
 import { A2aTaskOperations } from './a2a-tasks';
 
 export type { Answer, AnswerMeta, CallContext, Caller } from './call';
+// What transports may know of the engine besides operations: the shapes these hand out or take.
+export type { ResearchRun } from './search';
+export type { Credentials } from './auth';
+export type { FileLensFacts, FileImpact, SymbolUse } from '../editor/editor-facts';
+export type { IndexRunProgress, IndexRunResult } from '../indexer/indexer';
+export type { ChangeOutcome } from '../repos/file-changes';
+export type { EditorModelBridge, EditorModel } from '../research/providers/editor-models';
+export { CODE_OP_COST, CODE_OPS, type CodeOp } from '../research/code-ops';
 
 export class Operations {
   readonly repos: RepoOperations;

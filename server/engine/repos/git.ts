@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { LoupeError } from '../errors';
 
 export interface GitResult { stdout: string; stderr: string }
 
@@ -19,7 +20,7 @@ export function git(args: string[], options: { cwd?: string; token?: string; tim
     execFile('git', args, { cwd: options.cwd, env, timeout: options.timeoutMs ?? 120_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error) {
         const message = scrub(stderr.trim() || error.message, options.token);
-        reject(Object.assign(new Error(message), { stderr: scrub(stderr, options.token) }));
+        reject(Object.assign(new LoupeError('SERVICE_UNAVAILABLE', message), { stderr: scrub(stderr, options.token) }));
       } else resolve({ stdout, stderr });
     });
   });

@@ -101,7 +101,7 @@ export class Repositories {
   /** Registers a folder given on the command line or opened in the editor, and queues its index. */
   registerLocalFolder(userId: string, folder: string): RepoRecord {
     const location = parseRepoLocation(path.resolve(folder), 'folder');
-    if (location.kind !== 'local') throw new Error('unreachable');
+    if (location.kind !== 'local') throw new LoupeError('INTERNAL', `${folder} did not parse as a local folder`);
     this.checkLocalFolder(location, false);
     let repo = this.repos.getByUrl(location.url);
     if (!repo) {

@@ -61,6 +61,8 @@ export const estimateTokens = (text: string): number => Math.ceil(text.length / 
 export function abortError(signal: AbortSignal): Error {
   const reason = signal.reason;
   if (reason instanceof Error && reason.name === 'AbortError') return reason;
+  // Not a failure but the platform's cancellation signal: callers check name === 'AbortError', as for fetch.
+  // eslint-disable-next-line no-restricted-syntax -- see above
   const error = new Error(reason instanceof Error ? reason.message : 'The research request was aborted');
   error.name = 'AbortError';
   return error;

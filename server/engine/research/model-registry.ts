@@ -66,7 +66,7 @@ export class ModelRegistry {
       try {
         const models = await Promise.race([
           provider.models(timeout),
-          new Promise<never>((_, reject) => timeout.addEventListener('abort', () => reject(new Error('timed out')))),
+          new Promise<never>((_, reject) => timeout.addEventListener('abort', () => reject(new LoupeError('SERVICE_UNAVAILABLE', 'timed out')))),
         ]);
         return models.map((info) => ({ info, provider }));
       } catch (error) {

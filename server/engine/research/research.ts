@@ -12,6 +12,7 @@ import type { ModelRegistry, ResolvedModel } from './model-registry';
 import { buildPrompt } from './prompt';
 import type { Accounts } from '../accounts/accounts';
 import type { History } from '../accounts/history';
+import type { Reservation } from '../accounts/credits';
 
 /** What the search half hands over: its wire answer for the `search` line, and the hits to ground on. */
 export interface ResearchSearchOutcome {
@@ -45,10 +46,10 @@ export type ResearchEvent =
 export interface ResearchAccounts {
   reserve(userId: string, credits: number, operation: string): unknown;
   settle(charge: {
-    userId: string; operation: string; credits: number; reservation?: any; capAtBalance?: boolean;
+    userId: string; operation: string; credits: number; reservation?: unknown; capAtBalance?: boolean;
     history?: { category: string; query?: string | null; repoIds?: string[]; conversationId?: string | null; newConversation?: boolean; summary?: string | null; result?: unknown; durationMs?: number };
   }): { charged: number; history: { historyId: string; conversationId: string | null } | null };
-  release?(reservation: any): void;
+  release?(reservation: unknown): void;
   /** The caller's earlier turns of a conversation, oldest first; 404 when it is not theirs. */
   conversationTurns(userId: string, conversationId: string): { query: string | null; result: unknown; category: string }[];
 }
@@ -58,7 +59,7 @@ export function researchAccounts(accounts: Accounts, history: History): Research
   return {
     reserve: (userId, credits, operation) => accounts.reserve(userId, credits, operation),
     settle: (charge) => accounts.settle(charge as never),
-    release: (reservation) => accounts.credits.release(reservation),
+    release: (reservation) => accounts.credits.release(reservation as Reservation),
     conversationTurns: (userId, conversationId) => history.conversation(userId, conversationId).items,
   };
 }

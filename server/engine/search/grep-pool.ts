@@ -166,7 +166,7 @@ export class GrepPool {
         else resolve(msg);
       };
       const onError = (error: Error) => { cleanup(); reject(error); };
-      const onExit = () => { cleanup(); reject(new Error('grep worker stopped')); };
+      const onExit = () => { cleanup(); reject(new LoupeError('INTERNAL', 'grep worker stopped')); };
       const cleanup = () => {
         slot.worker.off('message', onMessage);
         slot.worker.off('error', onError);

@@ -183,9 +183,9 @@ export function migrate(db: Db, migrations: Migration[] = MIGRATIONS, applicatio
  */
 function immediateTransactions(db: Db): void {
   const deferred = db.transaction.bind(db);
-  db.transaction = ((fn: (...args: any[]) => unknown) => {
+  db.transaction = ((fn: (...args: never[]) => unknown) => {
     const tx = deferred(fn);
-    const run = (...args: unknown[]) => tx.immediate(...args);
+    const run = (...args: never[]) => tx.immediate(...args);
     return Object.assign(run, { default: tx.default, deferred: tx.deferred, immediate: tx.immediate, exclusive: tx.exclusive });
   }) as Db['transaction'];
 }

@@ -1,5 +1,6 @@
 import { forgetStatements, type Db } from './db';
 import { nowIso } from '../util/ids';
+import { LoupeError } from '../errors';
 
 export type ModelState = 'building' | 'active' | 'retired';
 
@@ -37,7 +38,7 @@ export class VectorsStore {
 
   /** Registers a model in state `building` and creates its tables. */
   addModel(provider: string, name: string, dims: number, data: Buffer | null, trainedChunks: number): number {
-    if (!Number.isInteger(dims) || dims < 1 || dims > 8192) throw new Error(`invalid embedding width ${dims}`);
+    if (!Number.isInteger(dims) || dims < 1 || dims > 8192) throw new LoupeError('VALIDATION_FAILED', `invalid embedding width ${dims}`);
     return this.db.transaction(() => {
       const { id } = this.db.prepare(
         `INSERT INTO embedding_models (provider, name, dims, state, data, trained_chunks, created_at)

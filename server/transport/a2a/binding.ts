@@ -14,6 +14,8 @@ import { checkMessageSize, DEFAULT_LIMITS, findCredential, takeSecrets, type A2a
 import type { Caller } from '../../engine/accounts/accounts';
 import { RateLimiter } from '../../engine/accounts/rate-limit';
 
+// JSON of no fixed schema (A2A messages, the OpenAPI document), walked field by field.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 type Json = Record<string, any>;
 
 const NOT_FOUND = 'Task not found: %s. Tasks are visible only with the key that created them (send it as the X-API-Key header); tasks made without a key are forgotten when they end.';

@@ -6,6 +6,8 @@ import { validateParams } from './validate-params';
 import { LoupeError } from '../../engine/errors';
 import { refusal } from './refusal';
 
+// JSON of no fixed schema (A2A messages, the OpenAPI document), walked field by field.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 type Json = Record<string, any>;
 
 const rpcError = (id: unknown, error: A2AError) => ({ jsonrpc: '2.0', id: id ?? null, error: error.toJSONRPCError() });

@@ -2,10 +2,14 @@
  * The operations an agent may call, read from the OpenAPI document: whatever HTTP routes exist
  * (and are documented) are the A2A surface, with no list of our own to keep in step.
  */
+
+/** A node of the OpenAPI document: JSON of no fixed schema, walked field by field. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
+type Node = any;
 export interface OperationParam {
   name: string;
   required: boolean;
-  schema: Record<string, any>;
+  schema: Record<string, Node>;
   description?: string;
 }
 
@@ -23,15 +27,15 @@ export interface Operation {
   needsKey: boolean;
   pathParams: OperationParam[];
   queryParams: OperationParam[];
-  body?: { required: boolean; schema: Record<string, any> };
+  body?: { required: boolean; schema: Record<string, Node> };
   /** Content types of the 200 answer (application/json, application/x-ndjson, …). */
   produces: string[];
 }
 
 export interface OpenApiDocument {
-  paths?: Record<string, Record<string, any>>;
+  paths?: Record<string, Record<string, Node>>;
   tags?: { name: string; description?: string }[];
-  components?: { schemas?: Record<string, any> };
+  components?: { schemas?: Record<string, Node> };
   security?: unknown[];
   [key: string]: unknown;
 }
@@ -48,8 +52,8 @@ export function listOperations(doc: OpenApiDocument): Operation[] {
     for (const method of METHODS) {
       const op = item[method];
       if (!op) continue;
-      const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p: any) => resolve(doc, p));
-      const toParam = (p: any): OperationParam => ({ name: p.name, required: !!p.required, schema: resolve(doc, p.schema ?? {}), description: p.description });
+      const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p: Node) => resolve(doc, p));
+      const toParam = (p: Node): OperationParam => ({ name: p.name, required: !!p.required, schema: resolve(doc, p.schema ?? {}), description: p.description });
       const content = op.requestBody ? resolve(doc, op.requestBody).content ?? {} : {};
       const bodySchema = content['application/json']?.schema;
       const ok = op.responses?.['200'] ?? op.responses?.['201'] ?? op.responses?.['202'];
@@ -63,8 +67,8 @@ export function listOperations(doc: OpenApiDocument): Operation[] {
         tag: op.tags?.[0] ?? 'other',
         deprecated: !!op.deprecated,
         needsKey: security.length > 0,
-        pathParams: params.filter((p: any) => p.in === 'path').map(toParam),
-        queryParams: params.filter((p: any) => p.in === 'query').map(toParam),
+        pathParams: params.filter((p: Node) => p.in === 'path').map(toParam),
+        queryParams: params.filter((p: Node) => p.in === 'query').map(toParam),
         body: bodySchema ? { required: !!resolve(doc, op.requestBody).required, schema: resolve(doc, bodySchema) } : undefined,
         produces: Object.keys(resolve(doc, ok ?? {}).content ?? { 'application/json': {} }),
       });
@@ -74,10 +78,10 @@ export function listOperations(doc: OpenApiDocument): Operation[] {
 }
 
 /** Follows a local `$ref` (one level is all the generated document uses). */
-export function resolve(doc: OpenApiDocument, node: any): any {
+export function resolve(doc: OpenApiDocument, node: Node): Node {
   if (!node || typeof node !== 'object' || typeof node.$ref !== 'string') return node;
   const parts = node.$ref.replace(/^#\//, '').split('/');
-  let target: any = doc;
+  let target: Node = doc;
   for (const part of parts) target = target?.[part];
   return target ?? {};
 }
@@ -95,7 +99,7 @@ export function findOperation(operations: Operation[], operationKey: string): Op
 }
 
 /** A small, valid-looking value for a schema: used to write examples for agents. */
-export function exampleValue(schema: Record<string, any> | undefined, name = 'value'): unknown {
+export function exampleValue(schema: Record<string, Node> | undefined, name = 'value'): unknown {
   if (!schema) return `<${name}>`;
   if (schema.example !== undefined) return schema.example;
   if (schema.examples?.length) return schema.examples[0];
@@ -103,7 +107,7 @@ export function exampleValue(schema: Record<string, any> | undefined, name = 'va
   if (schema.const !== undefined) return schema.const;
   if (schema.enum?.length) return schema.enum[0];
   const alt = schema.anyOf ?? schema.oneOf;
-  if (alt?.length) return exampleValue(alt.find((s: any) => s.type !== 'null') ?? alt[0], name);
+  if (alt?.length) return exampleValue(alt.find((s: Node) => s.type !== 'null') ?? alt[0], name);
   switch (schema.type) {
     case 'string': return schema.format === 'uuid' ? `<${name}: UUID>` : schema.format === 'date-time' ? new Date(0).toISOString() : `<${name}>`;
     case 'integer': case 'number': return schema.minimum ?? 1;

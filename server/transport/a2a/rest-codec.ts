@@ -5,6 +5,8 @@
  * the two; the request side accepts both the camelCase and snake_case spellings that protobuf JSON
  * parsers accept, and plain A2A JSON as well.
  */
+// JSON of no fixed schema (A2A messages, the OpenAPI document), walked field by field.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 type Json = Record<string, any>;
 
 const STATES: Record<string, string> = {

@@ -1,6 +1,6 @@
 import type { Task } from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore, User } from '@a2a-js/sdk/server';
-import type { Caller } from '../../engine/accounts/accounts';
+import type { Caller } from '../../engine/operations';
 import type { A2aTaskOperations } from '../../engine/operations/a2a-tasks';
 import { isUuid } from '../../engine/util/ids';
 import { credentialHeaders, isCredentialHeader, type Credential } from './credentials';

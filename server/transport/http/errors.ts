@@ -2,7 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CODES, LoupeError, type ErrorCode } from '../../engine/errors';
 import type { Logger } from '../../engine/log';
 import { validationError } from '../common/validate';
-import { storageError } from '../../engine/store/storage-errors';
+import { machineFailure } from '../../engine/operations/failures';
 import { errorBody } from '../common/error-body';
 
 /** Fastify's own error codes mapped to ours, so that every failure has the documented shape. */
@@ -33,7 +33,7 @@ export function toLoupeError(error: unknown): LoupeError {
     return new LoupeError(code, fe.message);
   }
   // A full disk or a read-only data dir is the machine's state, not a bug: say so.
-  const storage = storageError(error);
+  const storage = machineFailure(error);
   if (storage) return storage;
   return new LoupeError('INTERNAL', 'An unexpected error occurred; it was logged. Retry with backoff.');
 }

@@ -1,5 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 
+// JSON of no fixed schema (A2A messages, the OpenAPI document), walked field by field.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 type Json = Record<string, any>;
 
 /**

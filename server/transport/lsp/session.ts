@@ -1,7 +1,6 @@
 import { EventEmitter } from 'node:events';
-import type { Caller, Operations } from '../../engine/operations';
+import type { Caller, IndexRunProgress, Operations } from '../../engine/operations';
 import type { Logger } from '../../engine/log';
-import type { IndexRunProgress } from '../../engine/indexer/indexer';
 import type { IndexPhase, LoupeInitOptions, LoupeStatus, RepoStatus } from '../../../protocol/lsp';
 import type { LoupeSettings } from '../../../protocol/settings';
 import { WorkspaceRepos, uriToPath } from './workspace-repos';

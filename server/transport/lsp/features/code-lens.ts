@@ -1,6 +1,6 @@
 import type { CodeLens, Connection } from 'vscode-languageserver/node';
 import type { Logger } from '../../../engine/log';
-import type { FileLensFacts } from '../../../engine/editor/editor-facts';
+import type { FileLensFacts } from '../../../engine/operations';
 import type { Session } from '../session';
 import { guarded } from '../guarded';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Connection } from 'vscode-languageserver/node';
-import type { EditorModelBridge, EditorModel } from '../../../engine/research/providers/editor-models';
+import type { EditorModelBridge, EditorModel } from '../../../engine/operations';
 import type { LmModel, LoupeLmNotifications } from '../../../../protocol/lsp';
 import type { Session } from '../session';
 

@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Operations } from '../../../../engine/operations';
-import { CODE_OP_COST, CODE_OPS } from '../../../../engine/research/code-ops';
+import { CODE_OP_COST, CODE_OPS, type Operations } from '../../../../engine/operations';
 import { Envelope, PagedEnvelope } from '../../../../../protocol/api/common';
 import { HistoryItem } from '../../../../../protocol/api/history';
 import {
