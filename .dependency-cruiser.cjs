@@ -42,6 +42,13 @@ module.exports = {
       to: { path: '^server/transport/', pathNot: '^server/transport/common/' },
     },
     {
+      name: 'engine-core-stays-inside',
+      severity: 'error',
+      comment: 'Stores, queue, indexer and services live in EngineCore; outside the engine only engine.ts (operations, logger, close) is seen. Tests and benchmarks may reach inside.',
+      from: { path: '^server/', pathNot: '^server/engine/engine\\.ts$' },
+      to: { path: '^server/engine/core\\.ts$' },
+    },
+    {
       name: 'engine-not-to-transport-or-host',
       severity: 'error',
       comment: 'The engine knows nothing of HTTP, LSP, A2A or how it was started.',

@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Engine } from '../server/engine/engine';
+import { EngineCore } from '../server/engine/core';
 import { silentLogger } from '../server/engine/log';
 import { newId } from '../server/engine/util/ids';
 import { createHttpApp } from '../server/host';
@@ -25,7 +25,7 @@ const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 async function speed(name: string) {
   const dir = corpus(name);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-analysis-bench-'));
-  const engine = new Engine({ dataDir, log: silentLogger, allowedRoots: [dir] });
+  const engine = new EngineCore({ dataDir, log: silentLogger, allowedRoots: [dir] });
   const key = newId();
   const { userId } = engine.accounts.ensureOwner(key);
   const app = await createHttpApp(engine);

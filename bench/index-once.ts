@@ -11,7 +11,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { spawn } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { Engine } from '../server/engine/engine';
+import { EngineCore } from '../server/engine/core';
 import { silentLogger } from '../server/engine/log';
 import { startSidecar } from '../server/host';
 import { newId } from '../server/engine/util/ids';
@@ -24,7 +24,7 @@ async function main() {
   const folder = path.resolve(positionals[0]);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-bench-'));
   try {
-    const engine = new Engine({ dataDir, log: silentLogger, allowedRoots: [folder] });
+    const engine = new EngineCore({ dataDir, log: silentLogger, allowedRoots: [folder] });
     const key = newId();
     const { userId } = engine.accounts.ensureOwner(key);
     const t0 = performance.now();

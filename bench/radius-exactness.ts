@@ -15,7 +15,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Engine } from '../server/engine/engine';
+import { EngineCore } from '../server/engine/core';
 import { silentLogger } from '../server/engine/log';
 import { newId } from '../server/engine/util/ids';
 import { corpus } from './corpora';
@@ -54,7 +54,7 @@ interface LoupeGraph { edges: Edges; files: Set<string>; radius: (file: string) 
 /** Indexes `dir` in a fresh engine; the caller asks radius questions, then closes it. */
 async function loupeGraph(dir: string): Promise<LoupeGraph> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-exact-'));
-  const engine = new Engine({ dataDir, log: silentLogger, allowedRoots: [dir] });
+  const engine = new EngineCore({ dataDir, log: silentLogger, allowedRoots: [dir] });
   const close = async () => { await engine.close(); fs.rmSync(dataDir, { recursive: true, force: true }); };
   try {
     const { userId } = engine.accounts.ensureOwner(newId());

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
-import { Engine } from '../server/engine/engine';
+import { EngineCore } from '../server/engine/core';
 import { silentLogger } from '../server/engine/log';
 import { startSidecar } from '../server/host';
 import { newId } from '../server/engine/util/ids';
@@ -63,7 +63,7 @@ async function main() {
   const name = positionals[0] ?? 'phaser';
   const folder = corpus(name);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-research-bench-'));
-  const engine = new Engine({ dataDir, log: silentLogger, allowedRoots: [folder] });
+  const engine = new EngineCore({ dataDir, log: silentLogger, allowedRoots: [folder] });
   try {
     const key = newId();
     const { userId } = engine.accounts.ensureOwner(key);

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
-import { Engine } from '../server/engine/engine';
+import { EngineCore } from '../server/engine/core';
 import { silentLogger } from '../server/engine/log';
 import { newId } from '../server/engine/util/ids';
 import { createHttpApp } from '../server/host';
@@ -45,7 +45,7 @@ async function main() {
   const keep = values['data-dir'];
   if (keep) fs.mkdirSync(keep, { recursive: true });
   const dataDir = keep ? path.resolve(keep) : fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-search-bench-'));
-  const engine = new Engine({ dataDir, log: silentLogger, allowedRoots: [folder] });
+  const engine = new EngineCore({ dataDir, log: silentLogger, allowedRoots: [folder] });
   try {
     const key = newId();
     const { userId } = engine.accounts.ensureOwner(key);

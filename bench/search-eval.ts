@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { Engine } from '../server/engine/engine';
+import { EngineCore } from '../server/engine/core';
 import { silentLogger } from '../server/engine/log';
 import { newId } from '../server/engine/util/ids';
 import { queryTerms } from '../server/engine/search/query';
@@ -61,7 +61,7 @@ async function main() {
   const { values } = parseArgs({ options: { verbose: { type: 'boolean', default: false } } });
   const folder = corpus('phaser');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-search-eval-'));
-  const engine = new Engine({ dataDir, log: silentLogger, allowedRoots: [folder] });
+  const engine = new EngineCore({ dataDir, log: silentLogger, allowedRoots: [folder] });
   try {
     const { userId } = engine.accounts.ensureOwner(newId());
     engine.repos.registerLocalFolder(userId, folder);

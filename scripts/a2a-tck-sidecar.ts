@@ -15,8 +15,8 @@ async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-tck-'));
   const folder = path.join(__dirname, '..', 'test', 'fixtures', 'ts-paths');
   const engine = new Engine({ dataDir, log: stderrLogger('warn'), allowedRoots: [folder] });
-  const { userId } = engine.accounts.ensureOwner();
-  engine.repos.registerLocalFolder(userId, folder);
+  const { userId } = await engine.ops.owner.ensure();
+  engine.ops.indexing.registerFolder(userId, folder);
   const sidecar = await startSidecar(engine, { host: '127.0.0.1', port });
   process.stderr.write(`A2A sidecar: ${sidecar.url}/a2a/jsonrpc (card: ${sidecar.url}/.well-known/agent-card.json)\n`);
   const stop = async () => {

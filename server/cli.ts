@@ -95,7 +95,7 @@ async function main(): Promise<void> {
   const log = stderrLogger(settings.logLevel);
   let loupe: Host;
   try {
-    loupe = Host.open(settings, log);
+    loupe = await Host.open(settings, log);
   } catch (error) {
     if (error instanceof LoupeError) fail(error.message);
     throw error;

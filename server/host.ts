@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Engine } from './engine/engine';
 import type { Logger } from './engine/log';
+import type { Operations } from './engine/operations';
 import { newId } from './engine/util/ids';
 import { createApp, type AppOptions } from './transport/http/app';
 import { a2aRoutes, type A2aOptions } from './transport/a2a';
@@ -43,12 +44,12 @@ export class Host {
   }
 
   /** Opens the index (migrating or rebuilding it as needed) and the owner's account. */
-  static open(settings: HostSettings, log: Logger): Host {
+  static async open(settings: HostSettings, log: Logger): Promise<Host> {
     const engine = new Engine({ ...settings.engine, log });
     try {
-      return new Host(engine, ensureOwnerKey(engine, settings.ownerKey), settings);
+      return new Host(engine, await ensureOwnerKey(engine, settings.ownerKey), settings);
     } catch (error) {
-      void engine.close();
+      await engine.close();
       throw error;
     }
   }
@@ -70,13 +71,19 @@ export class Host {
   }
 }
 
+/** What the transports need of an engine: its operations and its logger. */
+export interface EngineSurface {
+  ops: Operations;
+  log: Logger;
+}
+
 export interface HttpAppOptions extends AppOptions {
   /** A2A task retention and message limits (tests shorten them). */
   a2a?: Omit<A2aOptions, 'publicUrl'>;
 }
 
 /** The HTTP application with A2A and MCP mounted beside the API (no listen): tests inject() into it. */
-export async function createHttpApp(engine: Engine, options: HttpAppOptions = {}): Promise<FastifyInstance> {
+export async function createHttpApp(engine: EngineSurface, options: HttpAppOptions = {}): Promise<FastifyInstance> {
   const app = await createApp(engine.ops, engine.log, options);
   // After the API routes: the A2A binding reads them (from the OpenAPI document) as its operations.
   await a2aRoutes(app, engine.ops, engine.log, { ...options.a2a, publicUrl: options.publicUrl });
@@ -86,7 +93,7 @@ export async function createHttpApp(engine: Engine, options: HttpAppOptions = {}
 }
 
 /** Listens with the HTTP application on the given address (127.0.0.1 unless told otherwise). */
-export async function startSidecar(engine: Engine, options: HttpSettings): Promise<Sidecar> {
+export async function startSidecar(engine: EngineSurface, options: HttpSettings): Promise<Sidecar> {
   const app = await createHttpApp(engine, { publicUrl: options.publicUrl, guard: { ...options.guard, boundHost: options.host } });
   try {
     await app.listen({ host: options.host, port: options.port });
@@ -107,9 +114,9 @@ export async function startSidecar(engine: Engine, options: HttpSettings): Promi
  * such as Jupyter do with their tokens. If that file was removed, a fresh key is minted rather than
  * leave the owner locked out.
  */
-function ensureOwnerKey(engine: Engine, seed: string | undefined): Owner {
+async function ensureOwnerKey(engine: Engine, seed: string | undefined): Promise<Owner> {
   const file = path.join(engine.dataDir, 'owner-key');
-  const { userId, createdKey } = engine.accounts.ensureOwner(seed);
+  const { userId, createdKey } = await engine.ops.owner.ensure(seed);
   if (seed) return { userId, key: seed.toLowerCase() };
   if (createdKey) {
     fs.writeFileSync(file, `${createdKey}\n`, { mode: 0o600 });
@@ -123,7 +130,7 @@ function ensureOwnerKey(engine: Engine, seed: string | undefined): Owner {
   }
   if (!key) {
     key = newId();
-    engine.accounts.addKey(userId, key, 'active');
+    await engine.ops.owner.addKey(userId, key);
     fs.writeFileSync(file, `${key}\n`, { mode: 0o600 });
   }
   return { userId, key };

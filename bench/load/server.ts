@@ -5,7 +5,7 @@
  * folders goes on in the background. Stops on SIGTERM.
  *   node --import tsx bench/load/server.ts <dataDir> <folder>...
  */
-import { Engine } from '../../server/engine/engine';
+import { EngineCore } from '../../server/engine/core';
 import { stderrLogger } from '../../server/engine/log';
 import { startSidecar } from '../../server/host';
 import { newId } from '../../server/engine/util/ids';
@@ -13,7 +13,7 @@ import { newId } from '../../server/engine/util/ids';
 async function main(): Promise<void> {
   const [dataDir, ...folders] = process.argv.slice(2);
   const generous = { email: { max: 1000, windowMs: 60_000 }, client: { max: 10_000, windowMs: 60_000 } };
-  const engine = new Engine({
+  const engine = new EngineCore({
     dataDir, log: stderrLogger('warn'), allowedRoots: folders,
     accounts: { signupPlan: 'PRO', auth: { rateLimits: { authenticate: generous, verify: generous, resend: generous } } },
   });

@@ -1,187 +1,27 @@
-import path from 'node:path';
-import fs from 'node:fs';
 import type { Logger } from './log';
-import { openDatabase, type Db } from './store/db';
-import { ReposStore } from './store/repos-store';
-import { FilesStore } from './store/files-store';
-import { A2aTasksStore } from './store/a2a-tasks-store';
-import { Accounts, type AccountsConfig } from './accounts/accounts';
-import type { History } from './accounts/history';
-import { Auth } from './accounts/auth';
-import { Indexer, DEFAULT_INDEXER_OPTIONS, type IndexerOptions } from './indexer/indexer';
-import { IndexQueue } from './repos/index-queue';
-import { FileChanges } from './repos/file-changes';
-import { Repositories } from './repos/repositories';
-import { Files } from './files/files';
-import { Research, researchAccounts } from './research/research';
-import { ModelRegistry } from './research/model-registry';
-import { ResearchStore } from './store/research-store';
-import { OpenAICompatibleProvider, type OpenAICompatibleConfig } from './research/providers/openai-compatible';
-import { AnalysisStore } from './store/analysis-store';
-import { Analysis } from './analysis/analysis';
-import { FileDocs } from './docs/file-docs';
-import { RegistryNarrator } from './docs/model-narrator';
-import { SearchStore } from './store/search-store';
-import { VectorsStore } from './store/vectors-store';
-import { VectorIndex, type VectorIndexOptions } from './embed/vector-index';
-import type { EmbedderConfig } from './embed/embedder';
-import { SearchService, type SearchOptions } from './search/search-service';
-import { refuseDataDir, relationToDataDir } from './repos/data-dir-guard';
-import { ownerKeyFile, writeOwnerKeyFile } from './accounts/owner-key-file';
-import { Stats } from './accounts/stats';
-import { CodeOps } from './research/code-ops';
-import { EditorFacts } from './editor/editor-facts';
-import { Operations } from './operations';
+import type { Operations } from './operations';
+import { EngineCore, type EngineConfig } from './core';
 
-export interface EngineConfig {
-  dataDir: string;
-  log: Logger;
-  /** Local folders callers may index through the API. */
-  allowedRoots?: string[];
-  githubToken?: string;
-  /** GitHub REST API base for pull request lookups (default https://api.github.com; tests use a local server). */
-  githubApiUrl?: string;
-  indexer?: Partial<IndexerOptions>;
-  /** Plans, costs, the owner's plan and balance, sign-up and mail settings (local defaults). */
-  accounts?: AccountsConfig;
-  /** Chat models for research besides the built-in one: an OpenAI-compatible server, and the default model id. */
-  research?: { openai?: OpenAICompatibleConfig | null; defaultModel?: string };
-  /** File docs: a language model (an id among the research models) that writes each doc's narrative; static only without it. */
-  docs?: { model?: string | null };
-  /** Embedding provider (default: the corpus model learned from the index), vector and grep tuning. */
-  search?: { embedder?: EmbedderConfig; vectors?: Partial<VectorIndexOptions> } & Partial<SearchOptions>;
-}
+export type { EngineConfig };
 
 /**
- * The service graph every transport binds to. Nothing here knows about HTTP, LSP or A2A.
+ * The engine as everything outside it sees it: its operations, its logger and data directory, and
+ * close(). Stores, the queue, the indexer and the services stay inside (core.ts).
  */
 export class Engine {
-  readonly db: Db;
+  readonly ops: Operations;
   readonly log: Logger;
   readonly dataDir: string;
-  readonly reposStore: ReposStore;
-  readonly filesStore: FilesStore;
-  /** A2A tasks (the A2A transport's persistence). */
-  readonly a2aTasks: A2aTasksStore;
-  readonly accounts: Accounts;
-  /** Query history and conversations: `history.record(...)`, or through `accounts.settle({ history })`. */
-  readonly history: History;
-  /** Sign-up, sign-in, one-time codes, sessions (the /v2/auth routes). */
-  readonly auth: Auth;
-  readonly indexer: Indexer;
-  readonly queue: IndexQueue;
-  readonly repos: Repositories;
-  readonly files: Files;
-  /** Streaming research answers and the chat models behind them (`research.models`). */
-  readonly research: Research;
-  /** Blast radius, blueprint, scope, map, review signals, coverage gaps. */
-  readonly analysis: Analysis;
-  /** Per-file documentation, generated in the background (a DerivedIndex). */
-  readonly docs: FileDocs;
-  /** Chunk vectors (a DerivedIndex) and the embedding provider behind them. */
-  readonly vectors: VectorIndex;
-  /** POST /v2/search without chat: hybrid semantic search, grep over code and over docs. */
-  readonly search: SearchService;
-  readonly startedAt = new Date();
-  /** What transports call: every operation, by resource (see operations/index.ts). */
-  readonly ops: Operations;
-  private readonly fileChanges: FileChanges;
+  private readonly core: EngineCore;
 
   constructor(config: EngineConfig) {
-    this.log = config.log;
-    this.dataDir = path.resolve(config.dataDir);
-    fs.mkdirSync(this.dataDir, { recursive: true });
-    // Checked before anything is opened: a refused --allow stops the start with nothing to clean up.
-    const realDataDir = fs.realpathSync(this.dataDir);
-    const roots = allowedRoots(config.allowedRoots ?? [], realDataDir, config.log);
-    // The index (rebuildable) and the accounts (never rebuilt), one connection so that a charge and
-    // an operation's writes commit together.
-    this.db = openDatabase(path.join(this.dataDir, 'loupe.db'), this.log, { accountsFile: path.join(this.dataDir, 'accounts.db') });
-    this.reposStore = new ReposStore(this.db);
-    this.filesStore = new FilesStore(this.db);
-    this.a2aTasks = new A2aTasksStore(this.db);
-    this.accounts = new Accounts(this.db, config.accounts);
-    this.history = this.accounts.history;
-    // The owner's plaintext key file (the CLI's; a seeded key, LOUPE_API_KEY or the editor's, has
-    // none) follows a regenerated key, so no start prints a dead one.
-    this.accounts.onRegenerated((_userId, key, isOwner) => {
-      if (isOwner && fs.existsSync(ownerKeyFile(this.dataDir))) writeOwnerKeyFile(this.dataDir, key);
-    });
-    this.auth = new Auth(this.db, this.accounts, this.log, this.dataDir, config.accounts?.auth);
-    const indexerOptions: IndexerOptions = {
-      ...DEFAULT_INDEXER_OPTIONS,
-      ...config.indexer,
-      excludeDirs: [this.dataDir, realDataDir, ...(config.indexer?.excludeDirs ?? [])],
-    };
-    this.indexer = new Indexer(this.reposStore, this.filesStore, this.log, indexerOptions);
-    this.queue = new IndexQueue(this.indexer, this.reposStore, this.log);
-    this.fileChanges = new FileChanges(this.reposStore, this.filesStore, this.queue, this.indexer, this.log);
-    this.files = new Files(this.filesStore);
-    this.repos = new Repositories(this.reposStore, this.filesStore, this.queue, {
-      dataDir: realDataDir,
-      allowedRoots: roots,
-      githubToken: config.githubToken,
-      walkOptions: indexerOptions,
-      repoCap: (caller, count) => this.accounts.checkRepoCap(caller, count),
-    }, this.log);
-    const models = new ModelRegistry(this.log, config.research?.defaultModel);
-    if (config.research?.openai) models.register(new OpenAICompatibleProvider(config.research.openai));
-    this.research = new Research(new ResearchStore(this.db), models, researchAccounts(this.accounts, this.history), this.log);
-    const analysisStore = new AnalysisStore(this.db);
-    this.analysis = new Analysis(analysisStore, this.log, { githubToken: config.githubToken, githubApiUrl: config.githubApiUrl });
-    this.docs = new FileDocs(analysisStore, this.filesStore, this.analysis.ctx, this.log);
-    if (config.docs?.model) this.docs.setNarrator(new RegistryNarrator(this.research.models, config.docs.model));
-    this.indexer.addDerivedIndex(this.docs);
-    const vectorsStore = new VectorsStore(this.db);
-    this.vectors = new VectorIndex(vectorsStore, this.log, config.search?.embedder, config.search?.vectors);
-    this.indexer.addDerivedIndex(this.vectors);
-    this.search = new SearchService(new SearchStore(this.db), vectorsStore, this.vectors, this.reposStore, this.log, config.search);
-    this.search.setDocSource({
-      markdown: (repoId, filePath, depth) => {
-        const file = this.filesStore.getByPath(repoId, filePath);
-        if (!file) return undefined;
-        const answer = this.docs.get(repoId, file, depth);
-        return answer?.state === 'ready' ? answer.markdown : null;
-      },
-    });
-    for (const repo of this.repos.dropDataDirRepositories()) {
-      this.log.warn(`forgot the repository ${repo.rootPath}: it is, lies inside or contains the data directory ${realDataDir}, which is never indexed`);
-    }
-    this.ops = new Operations({
-      log: this.log, startedAt: this.startedAt, accounts: this.accounts, history: this.history, auth: this.auth,
-      stats: new Stats(this.history.store, this.accounts), repos: this.repos, queue: this.queue, fileChanges: this.fileChanges,
-      files: this.files, research: this.research, codeOps: new CodeOps(this.research.models, this.accounts), analysis: this.analysis,
-      docs: this.docs, search: this.search, editorFacts: new EditorFacts(this.analysis), reposStore: this.reposStore,
-      filesStore: this.filesStore, a2aTasks: this.a2aTasks,
-    });
-    // A configured provider other than the default loads (and fills anything missing) in the background.
-    if (config.search?.embedder && config.search.embedder.kind !== 'corpus') void this.vectors.refreshAll();
+    this.core = new EngineCore(config);
+    this.ops = this.core.ops;
+    this.log = this.core.log;
+    this.dataDir = this.core.dataDir;
   }
 
-  async close(): Promise<void> {
-    this.queue.pause();
-    await this.docs.idle();
-    await this.vectors.idle();
-    await this.search.close();
-    await this.indexer.close();
-    this.auth.close();
-    this.db.close();
+  close(): Promise<void> {
+    return this.core.close();
   }
-}
-
-/**
- * The folders API callers may index, as real paths. One that is or lies inside the data dir is
- * refused (the keys and accounts are there); one that contains it is kept with a warning: the data
- * dir itself is refused wherever it comes up, but the owner should know it sits in a shared folder.
- */
-function allowedRoots(roots: string[], realDataDir: string, log: Logger): string[] {
-  return roots.map((root) => {
-    const real = fs.realpathSync(root);
-    const relation = relationToDataDir(real, realDataDir);
-    if (relation === 'is' || relation === 'inside') refuseDataDir(root, realDataDir, { field: 'folder', forOwner: true });
-    if (relation === 'contains') {
-      log.warn(`the data directory ${realDataDir} lies inside ${real}, a folder API callers may index; it is never indexed itself, but consider a --data-dir outside it`);
-    }
-    return real;
-  });
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { Engine } from '../../server/engine/engine';
+import { EngineCore } from '../../server/engine/core';
 import { createLogger, type Logger } from '../../server/engine/log';
 import { MIGRATIONS } from '../../server/engine/store/migrations';
 import { schemaVersion } from '../../server/engine/store/db';
@@ -20,8 +20,8 @@ function recordingLogger(): Logger & { lines: string[] } {
 
 const latest = Math.max(...MIGRATIONS.map((m) => m.version));
 
-function openEngine(dataDir: string, log: Logger = recordingLogger()): Engine {
-  return new Engine({ dataDir, log, allowedRoots: [FIXTURES, path.dirname(dataDir)] });
+function openEngine(dataDir: string, log: Logger = recordingLogger()): EngineCore {
+  return new EngineCore({ dataDir, log, allowedRoots: [FIXTURES, path.dirname(dataDir)] });
 }
 
 /** Opens a data dir whose loupe.db is `bytes`; checks the file was moved aside intact and a fresh index works. */

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Engine } from '../../server/engine/engine';
+import { EngineCore } from '../../server/engine/core';
 import { LoupeError } from '../../server/engine/errors';
 import { createLogger } from '../../server/engine/log';
 import { createHttpApp } from '../../server/host';
@@ -12,7 +12,7 @@ import { writeTsCorpus } from '../helpers/corpus';
 import { indexSnapshot } from '../helpers/db-snapshot';
 import { mountSmallDisk, permissionsApply } from '../helpers/small-disk';
 
-const pageCount = (engine: Engine) => engine.db.pragma('page_count', { simple: true }) as number;
+const pageCount = (engine: EngineCore) => engine.db.pragma('page_count', { simple: true }) as number;
 
 test('disk full while indexing: a clear error in the repository status, no half-written batch, and it completes once there is room', { timeout: 120_000 }, async () => {
   const folder = writeTsCorpus(path.join(tempDir('loupe-full-corpus-'), 'corpus'), 1500);
@@ -83,7 +83,7 @@ test('a read-only data dir stops the start with a clear error and leaves the dat
   else if (permissionsApply()) fs.chmodSync(dataDir, 0o555);
   else return; // root without mount rights: no way to make a folder read-only for ourselves
   try {
-    assert.throws(() => new Engine({ dataDir, log: createLogger(() => {}) }), (error: unknown) => {
+    assert.throws(() => new EngineCore({ dataDir, log: createLogger(() => {}) }), (error: unknown) => {
       assert.ok(error instanceof LoupeError, String(error));
       assert.equal(error.code, 'STORAGE_UNAVAILABLE');
       assert.match(error.message, /cannot be written \(read-only or no permission\); make the data dir writable or pass --data-dir/);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { Engine, type EngineConfig } from '../../server/engine/engine';
+import { EngineCore, type EngineConfig } from '../../server/engine/core';
 import { silentLogger } from '../../server/engine/log';
 import { createHttpApp } from '../../server/host';
 import { newId } from '../../server/engine/util/ids';
@@ -24,7 +24,7 @@ export function copyFixture(name: string): string {
 }
 
 export interface TestEngine {
-  engine: Engine;
+  engine: EngineCore;
   dataDir: string;
   ownerId: string;
   key: string;
@@ -34,7 +34,7 @@ export interface TestEngine {
 /** A real engine on a real SQLite file in a temp data dir, with an owner and a known key. */
 export function createTestEngine(config: Partial<EngineConfig> = {}): TestEngine {
   const dataDir = config.dataDir ?? tempDir('loupe-data-');
-  const engine = new Engine({ dataDir, log: silentLogger, allowedRoots: [os.tmpdir(), FIXTURES], ...config });
+  const engine = new EngineCore({ dataDir, log: silentLogger, allowedRoots: [os.tmpdir(), FIXTURES], ...config });
   const key = newId();
   const { userId } = engine.accounts.ensureOwner(key);
   return { engine, dataDir, ownerId: userId, key, close: () => engine.close() };

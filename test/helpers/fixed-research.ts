@@ -5,7 +5,7 @@
  * the HTTP transport's NDJSON stream.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Engine } from '../../server/engine/engine';
+import type { EngineCore } from '../../server/engine/core';
 import type { ResearchSearchOutcome } from '../../server/engine/research/research';
 import { callerOf } from '../../server/transport/http/context';
 import { assertAcceptsNdjson, streamNdjson } from '../../server/transport/http/ndjson';
@@ -19,7 +19,7 @@ export interface FixedResearch {
   found: Omit<ResearchSearchOutcome, 'meta'> & { meta: Record<string, unknown> };
 }
 
-export async function researchOverFixedHits(engine: Engine, request: FastifyRequest, reply: FastifyReply, call: FixedResearch): Promise<void> {
+export async function researchOverFixedHits(engine: EngineCore, request: FastifyRequest, reply: FastifyReply, call: FixedResearch): Promise<void> {
   assertAcceptsNdjson(request);
   const caller = callerOf(request);
   const reservation = engine.accounts.reserve(caller.userId, 5, 'search.research');

@@ -1,5 +1,5 @@
 import { copyFixture, createTestEngine, indexFolder, type TestEngine } from '../helpers/engine';
-import { ResearchStore } from '../../server/engine/store/research-store';
+import { SqliteResearchStore, type ResearchStore } from '../../server/engine/store/research-store';
 import { buildGroundingContext, type GroundingContext, type ResearchHit } from '../../server/engine/research/grounding';
 
 export interface IndexedFixture {
@@ -14,7 +14,7 @@ export interface IndexedFixture {
 export async function indexedFixture(): Promise<IndexedFixture> {
   const t = createTestEngine();
   const repo = await indexFolder(t, copyFixture('ts-paths'));
-  const store = new ResearchStore(t.engine.db);
+  const store = new SqliteResearchStore(t.engine.db);
   return {
     t, repoId: repo.id, store,
     context: (question, paths) => buildGroundingContext(store, question, paths.map(([filePath, startLine, endLine], i): ResearchHit => ({

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createTestEngine, indexFolder, tempDir, type TestEngine } from '../helpers/engine';
-import { SearchStore } from '../../server/engine/store/search-store';
+import { SqliteSearchStore, type SearchStore } from '../../server/engine/store/search-store';
 
 // BM25 ranks the full-text index alone, then keeps the rows of the repositories (and files) asked
 // for, asking the index for more when too few of its best rows are theirs. These tests build an index
@@ -39,7 +39,7 @@ function joined(repoIds: string[], limit: number, fileIds?: Set<number>) {
 
 before(async () => {
   t = createTestEngine();
-  store = new SearchStore(t.engine.db);
+  store = new SqliteSearchStore(t.engine.db);
   // 120 files that say "lantern" often: every one outranks the files of the quiet repository.
   loud = (await indexFolder(t, folder('loud', 120, (i) => 6 + (i % 5)))).id;
   quiet = (await indexFolder(t, folder('quiet', 7, () => 1))).id;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { tempDir, createTestEngine } from '../helpers/engine';
 import { CLI, startCli, waitFor } from '../helpers/cli';
-import { Engine } from '../../server/engine/engine';
+import { EngineCore } from '../../server/engine/core';
 import { createLogger } from '../../server/engine/log';
 import { signUp } from './attacker';
 
@@ -91,7 +91,7 @@ test('workspace folders (the editor\'s path in) around the data dir are refused;
     await t.close();
   }
   const lines: string[] = [];
-  const again = new Engine({ dataDir, log: createLogger((level, line) => lines.push(`[${level}] ${line}`), 'debug') });
+  const again = new EngineCore({ dataDir, log: createLogger((level, line) => lines.push(`[${level}] ${line}`), 'debug') });
   try {
     assert.equal(again.reposStore.get(repoId), undefined, 'the registration is gone');
     assert.ok(lines.some((l) => l.includes('forgot the repository') && l.includes(dataDir)), lines.join('\n'));

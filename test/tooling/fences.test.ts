@@ -29,6 +29,8 @@ test('npm run lint runs the dependency fences, and each fence fails a wrong arro
     'protocol/api/search.ts': 'export const SearchRequest = { type: "object" };\nexport type Req = { query: string };\n',
     'protocol/lsp.ts': 'export interface LoupeStatus { paused: boolean }\n',
     'server/engine/store/files-store.ts': 'export class FilesStore {}\n',
+    'server/engine/core.ts': 'export class EngineCore {}\n',
+    'server/host.ts': "import { EngineCore } from './engine/core';\nexport const core = new EngineCore();\n",
     'server/engine/operations/search.ts': "import type { Req } from '../../../protocol/api/search';\nexport const run = (r: Req) => r.query;\n",
     'server/engine/search/a.ts': "import { b } from './b';\nexport const a = () => b();\n",
     'server/engine/search/b.ts': "import { a } from './a';\nexport const b = (): unknown => a;\n",
@@ -50,6 +52,7 @@ test('npm run lint runs the dependency fences, and each fence fails a wrong arro
     .map((m) => `${m[1]}: ${m[2]}`.replace(/search\/[ab]\.ts$/, 'search/{a,b}.ts')))].sort();
   assert.deepEqual(violations, [
     'client-and-webview-through-protocol: client/uses-server.ts',
+    'engine-core-stays-inside: server/host.ts',
     'engine-not-to-editor-wire: server/engine/analysis/uses-lsp.ts',
     'engine-not-to-transport-or-host: server/engine/analysis/uses-http.ts',
     'engine-uses-api-types-only: server/engine/analysis/uses-schema.ts',

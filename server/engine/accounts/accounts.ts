@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Db } from '../store/db';
-import { AccountsStore, type KeyRow } from '../store/accounts-store';
+import { SqliteAccountsStore, type AccountsStore, type KeyRow } from '../store/accounts-store';
+import type { HistoryStore } from '../store/history-store';
 import { LoupeError, notFound } from '../errors';
 import { isUuid, newId, nowIso, sha256 } from '../util/ids';
 import { lowestPlanWith, planAtLeast, planTable, type Plan, type PlanName } from './plans';
@@ -76,9 +77,9 @@ export class Accounts {
   private readonly lastTouched = new Map<string, number>();
   private readonly regenerated = new Set<(userId: string, key: string, isOwner: boolean) => void>();
 
-  constructor(private readonly db: Db, readonly config: AccountsConfig = {}) {
-    this.store = new AccountsStore(db);
-    this.history = new History(db);
+  constructor(private readonly db: Db, readonly config: AccountsConfig = {}, stores: { accounts?: AccountsStore; history?: HistoryStore } = {}) {
+    this.store = stores.accounts ?? new SqliteAccountsStore(db);
+    this.history = new History(db, stores.history);
     this.plans = planTable(config.plans);
     this.credits = new Credits(db, this.store, this.history, (userId) => this.allowance(userId));
   }

@@ -1,7 +1,7 @@
 import { randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import path from 'node:path';
 import type { Db } from '../store/db';
-import { AuthStore } from '../store/auth-store';
+import { SqliteAuthStore, type AuthStore } from '../store/auth-store';
 import type { Logger } from '../log';
 import { LoupeError } from '../errors';
 import { newId, nowIso, sha256 } from '../util/ids';
@@ -84,8 +84,9 @@ export class Auth {
     private readonly log: Logger,
     dataDir: string,
     private readonly config: AuthConfig = {},
+    store?: AuthStore,
   ) {
-    this.store = new AuthStore(db);
+    this.store = store ?? new SqliteAuthStore(db);
     this.mailer = config.smtp ? new SmtpMailer(config.smtp) : new OutboxMailer(path.join(dataDir, 'outbox'), log);
     this.limits = { ...DEFAULT_LIMITS, ...config.rateLimits };
   }

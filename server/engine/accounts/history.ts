@@ -1,5 +1,5 @@
 import type { Db } from '../store/db';
-import { HistoryStore, type HistoryRow } from '../store/history-store';
+import { SqliteHistoryStore, type HistoryStore, type HistoryRow } from '../store/history-store';
 import { LoupeError, notFound } from '../errors';
 import { isUuid, newId, newTimeOrderedId, nowIso } from '../util/ids';
 
@@ -61,8 +61,8 @@ export const toHistoryItem = (r: HistoryRow): HistoryItem => ({
 export class History {
   readonly store: HistoryStore;
 
-  constructor(private readonly db: Db) {
-    this.store = new HistoryStore(db);
+  constructor(private readonly db: Db, store?: HistoryStore) {
+    this.store = store ?? new SqliteHistoryStore(db);
   }
 
   /** Checks that a conversation id given by a caller is theirs, before any work is done. */

@@ -18,6 +18,7 @@ import { LegacyOperations } from './legacy';
 import { EditorOperations } from './editor';
 import { IndexingOperations } from './indexing';
 import { A2aTaskOperations } from './a2a-tasks';
+import { OwnerOperations } from './owner';
 
 export type { Answer, AnswerMeta, CallContext, Caller } from './call';
 // What transports may know of the engine besides operations: the shapes these hand out or take.
@@ -47,6 +48,8 @@ export class Operations {
   readonly indexing: IndexingOperations;
   /** A2A's task persistence. */
   readonly a2aTasks: A2aTaskOperations;
+  /** The machine's owner and their key (the host's). */
+  readonly owner: OwnerOperations;
 
   constructor(parts: EngineParts) {
     this.repos = new RepoOperations(parts);
@@ -62,5 +65,6 @@ export class Operations {
     this.editor = new EditorOperations(parts);
     this.indexing = new IndexingOperations(parts);
     this.a2aTasks = new A2aTaskOperations(parts);
+    this.owner = new OwnerOperations(parts);
   }
 }

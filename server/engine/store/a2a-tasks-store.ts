@@ -1,5 +1,6 @@
 import type { Db } from './db';
 import { nowIso } from '../util/ids';
+import type { Surface } from './surface';
 
 export interface StoredA2aTask {
   id: string;
@@ -11,7 +12,7 @@ export interface StoredA2aTask {
 }
 
 /** A2A tasks by id, each with the user who created it (null: created without a key). */
-export class A2aTasksStore {
+export class SqliteA2aTasksStore {
   constructor(private readonly db: Db) {}
 
   /**
@@ -65,3 +66,6 @@ export class A2aTasksStore {
     return (this.db.prepare('SELECT count(*) AS n FROM a2a_tasks').get() as { n: number }).n;
   }
 }
+
+/** What the engine programs against; SqliteA2aTasksStore is the implementation on SQLite. */
+export type A2aTasksStore = Surface<SqliteA2aTasksStore>;

@@ -1,5 +1,6 @@
 import { type Db, pageClause } from './db';
 import { nowIso } from '../util/ids';
+import type { Surface } from './surface';
 
 export interface UserRow {
   id: string;
@@ -40,7 +41,7 @@ export type NewKey = Pick<KeyRow, 'id' | 'user_id' | 'key_hash' | 'key_hint' | '
  * disabled key stops working at once in every process. Reads inside a transaction always go to the
  * database: a row written there may still be rolled back.
  */
-export class AccountsStore {
+export class SqliteAccountsStore {
   private readonly remembered = new Map<string, Readonly<UserRow | KeyRow> | undefined>();
   private dataVersion = -1;
 
@@ -200,3 +201,6 @@ export class AccountsStore {
       .run(userId, operation, credits, nowIso());
   }
 }
+
+/** What the engine programs against; SqliteAccountsStore is the implementation on SQLite. */
+export type AccountsStore = Surface<SqliteAccountsStore>;

@@ -1,6 +1,7 @@
 import type { Db } from './db';
 import type { ImportKind, ParsedImport, ParsedSymbol, SymbolKind } from '../types';
 import { nowIso } from '../util/ids';
+import type { Surface } from './surface';
 
 export interface GraphFileRow {
   id: number; path: string; language: string | null; lines: number; hash: string;
@@ -32,7 +33,7 @@ export function repoGeneration(db: Db, repoId: string): number {
 }
 
 /** Reads (and the doc writes) behind blast radius, blueprint, scope, map and file docs. */
-export class AnalysisStore {
+export class SqliteAnalysisStore {
   constructor(private readonly db: Db) {}
 
   /** Bumped by triggers on every write to the repository's files or import edges (migration 004). */
@@ -127,3 +128,6 @@ export class AnalysisStore {
   }
 
 }
+
+/** What the engine programs against; SqliteAnalysisStore is the implementation on SQLite. */
+export type AnalysisStore = Surface<SqliteAnalysisStore>;

@@ -1,5 +1,6 @@
 import type { Db } from './db';
 import { nowIso } from '../util/ids';
+import type { Surface } from './surface';
 
 export interface OtpRow {
   id: string;
@@ -24,7 +25,7 @@ export interface SessionRow {
 }
 
 /** One-time codes and sign-in sessions (both stored as hashes only). */
-export class AuthStore {
+export class SqliteAuthStore {
   constructor(private readonly db: Db) {}
 
   insertOtp(row: Omit<OtpRow, 'attempts' | 'consumed_at' | 'created_at'>): void {
@@ -71,3 +72,6 @@ export class AuthStore {
     return this.db.prepare('SELECT * FROM sessions WHERE token_hash = ?').get(hash) as SessionRow | undefined;
   }
 }
+
+/** What the engine programs against; SqliteAuthStore is the implementation on SQLite. */
+export type AuthStore = Surface<SqliteAuthStore>;

@@ -2,6 +2,7 @@ import { type Db, pageClause } from './db';
 import type { FileRecord, ImportKind, ParsedFile, ParsedImport, ParsedSymbol } from '../types';
 import { nowIso, stableUuid } from '../util/ids';
 import { identifierWords } from '../util/words';
+import type { Surface } from './surface';
 
 interface FileRow {
   id: number; uid: string; repo_id: string; path: string; name: string; language: string | null; size: number;
@@ -41,7 +42,7 @@ const ORDER_COLUMNS: Record<FileListQuery['orderBy'], string> = {
 
 export const fileUid = (repoId: string, path: string) => stableUuid(repoId, path);
 
-export class FilesStore {
+export class SqliteFilesStore {
   constructor(private readonly db: Db) {}
 
   fingerprints(repoId: string): Map<string, Fingerprint> {
@@ -262,3 +263,6 @@ export class FilesStore {
   }
 
 }
+
+/** What the engine programs against; SqliteFilesStore is the implementation on SQLite. */
+export type FilesStore = Surface<SqliteFilesStore>;

@@ -1,4 +1,5 @@
 import { type Db, pageClause } from './db';
+import type { Surface } from './surface';
 
 export interface HistoryRow {
   id: string;
@@ -33,7 +34,7 @@ export interface HistoryRange {
 }
 
 /** Query history, conversations, and the aggregates the statistics routes read. */
-export class HistoryStore {
+export class SqliteHistoryStore {
   constructor(private readonly db: Db) {}
 
   conversation(id: string): ConversationRow | undefined {
@@ -100,3 +101,6 @@ export class HistoryStore {
       GROUP BY f.language ORDER BY files DESC, language`).all(userId, since ?? '') as never;
   }
 }
+
+/** What the engine programs against; SqliteHistoryStore is the implementation on SQLite. */
+export type HistoryStore = Surface<SqliteHistoryStore>;

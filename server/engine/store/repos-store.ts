@@ -1,6 +1,7 @@
 import { type Db, pageClause } from './db';
 import type { RepoRecord, RepoState } from '../types';
 import { nowIso } from '../util/ids';
+import type { Surface } from './surface';
 
 interface RepoRow {
   id: string; url: string; name: string; root_path: string; source: 'local' | 'git'; branch: string | null;
@@ -28,7 +29,7 @@ export interface RepoListQuery {
 /** Column names are the one thing SQL cannot take as a parameter: only these ever reach it, whoever calls. */
 const REPO_ORDER_COLUMNS: Record<string, string> = { created_at: 'created_at', name: 'name', last_updated: 'last_updated', url: 'url' };
 
-export class ReposStore {
+export class SqliteReposStore {
   constructor(private readonly db: Db) {}
 
   insert(repo: Pick<RepoRecord, 'id' | 'url' | 'name' | 'rootPath' | 'source' | 'branch' | 'visibility'>): void {
@@ -117,3 +118,6 @@ export class ReposStore {
     this.db.prepare('DELETE FROM repos WHERE id = ?').run(id);
   }
 }
+
+/** What the engine programs against; SqliteReposStore is the implementation on SQLite. */
+export type ReposStore = Surface<SqliteReposStore>;

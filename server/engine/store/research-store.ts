@@ -1,6 +1,7 @@
 import type { Db } from './db';
 import type { ParsedImport, ParsedSymbol } from '../types';
 import type { SearchFileRow } from './search-store';
+import type { Surface } from './surface';
 
 /** The same file facts search uses to label a hit. */
 export type GroundingFileRow = SearchFileRow;
@@ -16,7 +17,7 @@ export interface ImporterRow {
 }
 
 /** Reads the research composer needs: files, their symbols and import edges in both directions. */
-export class ResearchStore {
+export class SqliteResearchStore {
 
   constructor(private readonly db: Db) {}
 
@@ -72,3 +73,6 @@ export class ResearchStore {
     return Array.from({ length: Math.max(0, end - start + 1) }, (_, i) => out[i] ?? '');
   }
 }
+
+/** What the engine programs against; SqliteResearchStore is the implementation on SQLite. */
+export type ResearchStore = Surface<SqliteResearchStore>;

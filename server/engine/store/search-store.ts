@@ -1,6 +1,7 @@
 import type { Db } from './db';
 import { repoGeneration } from './analysis-store';
 import type { ParsedSymbol, SymbolKind } from '../types';
+import type { Surface } from './surface';
 
 /** A file as search sees it: enough to filter, rank and label a hit. */
 export interface SearchFileRow {
@@ -40,7 +41,7 @@ export interface FileFilterSql {
 const FUNCTION_KINDS = "('function', 'method')";
 
 /** Every read lexical, grep and semantic search make. Ids cross the boundary as JSON arrays. */
-export class SearchStore {
+export class SqliteSearchStore {
   constructor(private readonly db: Db) {}
 
   /** The repositories' generations (bumped by every write to their files): a listing keyed by them is current. */
@@ -227,3 +228,6 @@ export class SearchStore {
   }
 
 }
+
+/** What the engine programs against; SqliteSearchStore is the implementation on SQLite. */
+export type SearchStore = Surface<SqliteSearchStore>;

@@ -1,6 +1,7 @@
 import { forgetStatements, type Db } from './db';
 import { nowIso } from '../util/ids';
 import { LoupeError } from '../errors';
+import type { Surface } from './surface';
 
 export type ModelState = 'building' | 'active' | 'retired';
 
@@ -21,7 +22,7 @@ export interface ChunkToEmbed { id: number; repoId: string; path: string; symbol
  * plain side table of chunks that have nothing to embed. Triggers on `chunks` delete both when a
  * chunk goes, so a re-used chunk id can never inherit a stale vector.
  */
-export class VectorsStore {
+export class SqliteVectorsStore {
   constructor(private readonly db: Db) {}
 
   models(): EmbeddingModelRow[] {
@@ -147,3 +148,6 @@ export class VectorsStore {
     forgetStatements(this.db, (sql) => sql.includes(`vec_m${id}`));
   }
 }
+
+/** What the engine programs against; SqliteVectorsStore is the implementation on SQLite. */
+export type VectorsStore = Surface<SqliteVectorsStore>;

@@ -36,13 +36,13 @@ export function startLanguageServer(openHost: OpenHost): void {
   let folders: string[] = [];
   let folderEvents = false;
 
-  connection.onInitialize((params: InitializeParams): InitializeResult => {
+  connection.onInitialize(async (params: InitializeParams): Promise<InitializeResult> => {
     const options = params.initializationOptions as Partial<LoupeInitOptions> | undefined;
     if (!options?.dataDir || !options.ownerKey) throw new ResponseError(ErrorCodes.InvalidParams, 'initializationOptions need dataDir and ownerKey');
     const settings: LoupeSettings = { ...DEFAULT_SETTINGS, ...options.settings };
     const started = Date.now();
     const init: LoupeInitOptions = { dataDir: options.dataDir, ownerKey: options.ownerKey, settings };
-    session = new Session(openHost(init, log), init, log);
+    session = new Session(await openHost(init, log), init, log);
     log.info(`index opened in ${Date.now() - started} ms at ${init.dataDir}`);
     folders = (params.workspaceFolders ?? []).map((f) => f.uri);
     // Editors without folder-change events (and plain LSP clients) still get their folders indexed.

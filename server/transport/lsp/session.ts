@@ -19,7 +19,7 @@ export interface LspHost {
 }
 
 /** Builds the host from the client's initialization options (main.ts maps them to host settings). */
-export type OpenHost = (options: LoupeInitOptions, log: Logger) => LspHost;
+export type OpenHost = (options: LoupeInitOptions, log: Logger) => Promise<LspHost>;
 
 export interface SessionEvents {
   /** The import graph or symbols of a repository changed (an index run or an edit landed). */

@@ -5,12 +5,12 @@
  * any error, SQLITE_BUSY included.
  *   node --import tsx concurrent-writer.ts <dataDir> <folder> <operations> <userId>
  */
-import { Engine } from '../../../server/engine/engine';
+import { EngineCore } from '../../../server/engine/core';
 import { silentLogger } from '../../../server/engine/log';
 
 async function main(): Promise<void> {
   const [dataDir, folder, countText, userId] = process.argv.slice(2);
-  const engine = new Engine({ dataDir, log: silentLogger, allowedRoots: [folder] });
+  const engine = new EngineCore({ dataDir, log: silentLogger, allowedRoots: [folder] });
   const failures: string[] = [];
   engine.queue.on('failed', ({ error }) => failures.push(`indexing: ${error.message}`));
   engine.repos.registerLocalFolder(userId, folder);

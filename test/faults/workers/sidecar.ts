@@ -3,13 +3,13 @@
  * a JSON argument, registering one folder for the owner, printing `READY <url>` once listening.
  *   node --import tsx sidecar.ts <dataDir> <folder> <ownerKey> [engine config JSON]
  */
-import { Engine } from '../../../server/engine/engine';
+import { EngineCore } from '../../../server/engine/core';
 import { stderrLogger } from '../../../server/engine/log';
 import { startSidecar } from '../../../server/host';
 
 async function main(): Promise<void> {
   const [dataDir, folder, key, configJson] = process.argv.slice(2);
-  const engine = new Engine({ dataDir, log: stderrLogger('warn'), allowedRoots: [folder], ...(configJson ? JSON.parse(configJson) : {}) });
+  const engine = new EngineCore({ dataDir, log: stderrLogger('warn'), allowedRoots: [folder], ...(configJson ? JSON.parse(configJson) : {}) });
   const { userId } = engine.accounts.ensureOwner(key);
   engine.repos.registerLocalFolder(userId, folder);
   const sidecar = await startSidecar(engine, { host: '127.0.0.1', port: 0 });

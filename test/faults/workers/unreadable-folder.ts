@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Engine } from '../../../server/engine/engine';
+import { EngineCore } from '../../../server/engine/core';
 import { silentLogger } from '../../../server/engine/log';
 import { newId } from '../../../server/engine/util/ids';
 
@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   const [work, fixture] = process.argv.slice(2);
   const folder = path.join(work, 'repo');
   fs.cpSync(fixture, folder, { recursive: true });
-  const engine = new Engine({ dataDir: path.join(work, 'data'), log: silentLogger, allowedRoots: [work] });
+  const engine = new EngineCore({ dataDir: path.join(work, 'data'), log: silentLogger, allowedRoots: [work] });
   const { userId } = engine.accounts.ensureOwner(newId());
   const repo = engine.repos.registerLocalFolder(userId, folder);
   await engine.queue.idle();

@@ -1,0 +1,68 @@
+/**
+ * The engine's storage, one interface per table group: `ReposStore`, `FilesStore`, … Each is the
+ * public shape of its SQLite class in this folder (`SqliteReposStore`, …, surface.ts), so the two
+ * cannot drift; a second backend (a team server on PostgreSQL) implements them and passes the same
+ * conformance suite
+ * (test/storage/storage-conformance.ts, run on SQLite by test/storage/sqlite.test.ts).
+ *
+ * The methods are synchronous: inside the engine, SQLite answers in microseconds and writes share
+ * transactions. The engine's boundary (its operations) is asynchronous, so a backend that must
+ * await can change these signatures to promises without changing any transport; the conformance
+ * suite already awaits every call.
+ */
+import path from 'node:path';
+import type { Logger } from '../log';
+import { openDatabase, type Db } from './db';
+import { SqliteReposStore, type ReposStore } from './repos-store';
+import { SqliteFilesStore, type FilesStore } from './files-store';
+import { SqliteA2aTasksStore, type A2aTasksStore } from './a2a-tasks-store';
+import { SqliteAccountsStore, type AccountsStore } from './accounts-store';
+import { SqliteHistoryStore, type HistoryStore } from './history-store';
+import { SqliteAuthStore, type AuthStore } from './auth-store';
+import { SqliteAnalysisStore, type AnalysisStore } from './analysis-store';
+import { SqliteResearchStore, type ResearchStore } from './research-store';
+import { SqliteSearchStore, type SearchStore } from './search-store';
+import { SqliteVectorsStore, type VectorsStore } from './vectors-store';
+
+export interface Storage {
+  repos: ReposStore;
+  files: FilesStore;
+  a2aTasks: A2aTasksStore;
+  accounts: AccountsStore;
+  history: HistoryStore;
+  auth: AuthStore;
+  analysis: AnalysisStore;
+  research: ResearchStore;
+  search: SearchStore;
+  vectors: VectorsStore;
+  /** Runs `work` in one write transaction; a nested call becomes a savepoint; a throw keeps nothing. */
+  transaction<T>(work: () => T): T;
+  close(): void;
+}
+
+/** Every store on one SQLite connection (WAL, sqlite-vec, migrated) in `DATA_DIR/loupe.db`. */
+export interface SqliteStorage extends Storage {
+  /** The connection, for the services that still run their own transactions on it (accounts, credits, history). */
+  readonly db: Db;
+}
+
+export function openSqliteStorage(dataDir: string, log: Logger): SqliteStorage {
+  // The index (rebuildable) and the accounts (never rebuilt), one connection so that a charge and
+  // an operation's writes commit together.
+  const db = openDatabase(path.join(dataDir, 'loupe.db'), log, { accountsFile: path.join(dataDir, 'accounts.db') });
+  return {
+    db,
+    repos: new SqliteReposStore(db),
+    files: new SqliteFilesStore(db),
+    a2aTasks: new SqliteA2aTasksStore(db),
+    accounts: new SqliteAccountsStore(db),
+    history: new SqliteHistoryStore(db),
+    auth: new SqliteAuthStore(db),
+    analysis: new SqliteAnalysisStore(db),
+    research: new SqliteResearchStore(db),
+    search: new SqliteSearchStore(db),
+    vectors: new SqliteVectorsStore(db),
+    transaction: <T>(work: () => T): T => db.transaction(work)(),
+    close: () => db.close(),
+  };
+}
