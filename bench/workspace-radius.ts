@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
-import { Engine } from '../server/engine/engine';
+import { EngineCore } from '../server/engine/core';
 import { silentLogger } from '../server/engine/log';
 import { newId } from '../server/engine/util/ids';
 import { findWorkspaces } from '../server/engine/indexer/workspaces';
@@ -64,7 +64,7 @@ async function main() {
   if (!folderArg) throw new Error('usage: bench/workspace-radius.ts <monorepo folder> [core file …]');
   const folder = path.resolve(folderArg);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-ws-'));
-  const engine = new Engine({ dataDir, log: silentLogger, allowedRoots: [folder] });
+  const engine = new EngineCore({ dataDir, log: silentLogger, allowedRoots: [folder] });
   const links: string[] = [];
   const createdModules: string[] = []; // node_modules folders this run made (holding only its links)
   try {

@@ -13,6 +13,7 @@ import { detectLanguage } from '../indexer/languages';
 import { git, headOf } from './git';
 import type { IndexQueue } from './index-queue';
 import { parseRepoLocation, type RepoLocation } from './repo-url';
+import { mayRead } from './access';
 import { realPathOf, refuseDataDir, relationToDataDir } from './data-dir-guard';
 
 export interface RepositoriesConfig {
@@ -159,7 +160,7 @@ export class Repositories {
         repo = undefined;
       }
     }
-    if (!repo || !(this.repos.hasAccess(caller.userId, repo.id) || repo.visibility === 'public')) throw notFound('repository');
+    if (!mayRead(this.repos, caller.userId, repo)) throw notFound('repository');
     return repo;
   }
 

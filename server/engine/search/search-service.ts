@@ -7,6 +7,7 @@ import type { VectorIndex } from '../embed/vector-index';
 import type { RepoRecord } from '../types';
 import { isUuid } from '../util/ids';
 import { parseRepoLocation } from '../repos/repo-url';
+import { mayRead } from '../repos/access';
 import { allowedFiles, unindexedFiles } from './filters';
 import { grepCode, grepDocs, grepHits, type GrepContext } from './grep';
 import { GrepSamples, type GrepIndexUse } from './grep-plan';
@@ -128,7 +129,7 @@ export class SearchService {
       return out;
     }
     const unknown: string[] = [];
-    const readable = (r: RepoRecord | undefined) => !!r && (this.repos.hasAccess(userId, r.id) || r.visibility === 'public');
+    const readable = (r: RepoRecord | undefined): r is RepoRecord => mayRead(this.repos, userId, r);
     for (const id of repoIds) {
       const r = isUuid(id) ? this.repos.get(id.toLowerCase()) : undefined;
       if (readable(r)) out.set(r!.id, r!); else unknown.push(id);
