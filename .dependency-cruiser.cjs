@@ -53,7 +53,7 @@ module.exports = {
       severity: 'error',
       comment: 'The engine knows nothing of HTTP, LSP, A2A or how it was started.',
       from: { path: '^server/engine/' },
-      to: { path: ['^server/transport/', '^server/(host|settings|cli|main)\\.ts$'] },
+      to: { path: ['^server/transport/', '^server/(host|settings|cli|mcp-cli|main)\\.ts$'] },
     },
     {
       name: 'engine-not-to-editor-wire',

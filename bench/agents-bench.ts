@@ -22,9 +22,9 @@ import { request } from 'undici';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { encode } from 'gpt-tokenizer';
-import { Engine } from '../server/engine/engine';
+import { EngineCore } from '../server/engine/core';
 import { silentLogger } from '../server/engine/log';
-import { startSidecar } from '../server/sidecar';
+import { startSidecar } from '../server/host';
 import { newId } from '../server/engine/util/ids';
 import { corpus } from './corpora';
 
@@ -89,7 +89,7 @@ async function main() {
   const name = positionals[0] ?? 'phaser';
   const folder = corpus(name);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-agents-bench-'));
-  const engine = new Engine({ dataDir, log: silentLogger, allowedRoots: [folder] });
+  const engine = new EngineCore({ dataDir, log: silentLogger, allowedRoots: [folder] });
   try {
     const key = newId();
     const { userId } = engine.accounts.ensureOwner(key);

@@ -1,7 +1,8 @@
 /**
  * The one composition root. It builds the engine from one `HostSettings` object, makes sure the
- * machine's owner has a key, and mounts the transports: the HTTP API with A2A beside it, on a local
- * port. `cli.ts` (headless) and `main.ts` (the language server) both start here; the LSP binding
+ * machine's owner has a key, and mounts the transports: the HTTP API with A2A and MCP beside it, on a
+ * local port, or MCP alone over stdio. `cli.ts` (headless), `mcp-cli.ts` (MCP over stdio) and
+ * `main.ts` (the language server) all start here; the LSP binding
  * receives the host through an interface it declares itself, so no arrow runs from a transport
  * back up to this file.
  */
@@ -14,7 +15,8 @@ import type { Operations } from './engine/operations';
 import { newId } from './engine/util/ids';
 import { createApp, type AppOptions } from './transport/http/app';
 import { a2aRoutes, type A2aOptions } from './transport/a2a';
-import { mcpRoutes } from './transport/mcp';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { mcpRoutes, MCP_VERSION } from './transport/mcp';
 import type { HostSettings, HttpSettings } from './settings';
 
 export interface Sidecar {
@@ -62,6 +64,19 @@ export class Host {
     if (!this.settings.http) return null;
     this.http ??= await startSidecar(this.engine, this.settings.http);
     return this.http;
+  }
+
+  /**
+   * An MCP server for one client over stdio (`server/mcp-cli.ts`): the HTTP application without a
+   * socket, whose tools run the operations through inject as the owner, `folder` their default
+   * repository. The SDK loads here, not on every start. The caller connects it to its transport.
+   */
+  async mcpServer(folder: string): Promise<{ server: McpServer; close(): Promise<void> }> {
+    const app = await createHttpApp(this.engine);
+    await app.ready();
+    const { createMcpServer } = await import('./transport/mcp/server');
+    const server = createMcpServer(app, { auth: { 'x-api-key': this.owner.key }, defaultRepo: folder, version: MCP_VERSION });
+    return { server, close: async () => { await server.close().catch(() => {}); await app.close(); } };
   }
 
   async close(): Promise<void> {

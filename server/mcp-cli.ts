@@ -4,21 +4,15 @@
  * an agent's tool calls on stdin/stdout. stdout carries only MCP messages; logs go to stderr.
  * Tools run the HTTP operations in-process (inject) as the machine's owner; nothing listens.
  */
-import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { Engine } from './engine/engine';
 import { stderrLogger } from './engine/log';
+import { LoupeError } from './engine/errors';
 import { watchFolder } from './engine/indexer/watcher';
-import { ownerKey } from './owner-key';
-import { newId } from './engine/util/ids';
-import { openAIConfigFromEnv } from './engine/research/providers/openai-compatible';
-import { embedderConfigFromEnv } from './engine/embed/embedder';
-import { createApp } from './transport/http/app';
-import { createMcpServer } from './transport/mcp/server';
-import { MCP_VERSION } from './transport/mcp';
+import { Host } from './host';
+import { settingsFromMcp, SettingsError, type HostSettings } from './settings';
 
 const USAGE = `Usage: npm run --silent mcp -- <folder> [--data-dir DIR] [--no-watch]
 
@@ -44,46 +38,52 @@ async function main(): Promise<void> {
   if (args.positionals.length !== 1) fail(`give exactly one folder\n\n${USAGE}`);
   const folder = path.resolve(args.positionals[0]);
   if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory()) fail(`${folder} is not a folder`);
-  const dataDir = path.resolve(args.values['data-dir'] ?? process.env.LOUPE_HOME ?? path.join(os.homedir(), '.loupe'));
-  const log = stderrLogger(process.env.LOUPE_LOG === 'debug' ? 'debug' : 'warn');
-  const engine = new Engine({
-    dataDir, log, allowedRoots: [folder],
-    research: { openai: openAIConfigFromEnv(), defaultModel: process.env.LOUPE_CHAT_DEFAULT_MODEL },
-    search: { embedder: embedderConfigFromEnv(process.env) },
-  });
-  let key = ownerKey(engine, process.env.LOUPE_API_KEY || undefined);
-  if (!key) {
-    key = newId();
-    engine.accounts.addKey(engine.accounts.store.owner()!.id, key, 'active');
-    fs.writeFileSync(path.join(engine.dataDir, 'owner-key'), `${key}\n`, { mode: 0o600 });
-  }
-  const repo = engine.repos.registerLocalFolder(engine.accounts.store.owner()!.id, folder);
-  const stopWatching = args.values['no-watch'] ? () => {} : watchFolder(folder, (paths) => {
-    const current = engine.reposStore.get(repo.id);
-    if (!current) return;
-    if (engine.queue.current === repo.id || current.updating) engine.queue.enqueue(repo.id);
-    else engine.indexer.updatePaths(current, paths).catch((error) => log.warn('update failed:', error));
-  }, { excludeDirs: [dataDir] });
 
-  const app = await createApp(engine);
-  await app.ready();
-  const server = createMcpServer(app, { auth: { 'x-api-key': key }, defaultRepo: folder, version: MCP_VERSION });
+  let settings: HostSettings;
+  try {
+    settings = settingsFromMcp({ folder, dataDir: args.values['data-dir'] }, process.env);
+  } catch (error) {
+    if (error instanceof SettingsError) fail(error.message);
+    throw error;
+  }
+  const log = stderrLogger(settings.logLevel);
+  let loupe: Host;
+  try {
+    loupe = await Host.open(settings, log);
+  } catch (error) {
+    if (error instanceof LoupeError) fail(error.message);
+    throw error;
+  }
+  const { ops, owner } = loupe;
+  ops.indexing.resumeInterrupted();
+  let repo;
+  try {
+    repo = ops.indexing.registerFolder(owner.userId, folder);
+  } catch (error) {
+    if (!(error instanceof LoupeError)) throw error;
+    await loupe.close();
+    fail(error.message);
+  }
+  const stopWatching = args.values['no-watch'] ? () => {} : watchFolder(folder, (paths) => {
+    ops.indexing.applyChanges(repo.id, paths).catch((error) => log.warn('update failed:', error));
+  }, { excludeDirs: [settings.engine.dataDir] });
+
+  const mcp = await loupe.mcpServer(folder);
   const transport = new StdioServerTransport();
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
     stopWatching();
-    await server.close().catch(() => {});
-    await app.close();
-    await engine.close();
+    await mcp.close();
+    await loupe.close();
     process.exit(0);
   };
   transport.onclose = () => void stop();
   process.stdin.on('end', () => void stop());
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
-  await server.connect(transport);
+  await mcp.server.connect(transport);
 }
 
 main().catch((error) => {

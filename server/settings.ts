@@ -120,6 +120,17 @@ export function settingsFromCli(flags: CliFlags, processEnv: NodeJS.ProcessEnv):
 }
 
 /**
+ * `npm run mcp -- <folder>`: as the CLI, with no HTTP port (MCP speaks over stdio) and quieter
+ * logs on stderr (warnings only, unless LOUPE_LOG=debug).
+ */
+export function settingsFromMcp(flags: { folder: string; dataDir?: string }, processEnv: NodeJS.ProcessEnv): HostSettings {
+  const cli = settingsFromCli({
+    folder: flags.folder, dataDir: flags.dataDir, port: 0, host: '127.0.0.1', allow: [], allowOrigin: [], allowHost: [], ignore: [], maxFileBytes: 1024 * 1024,
+  }, processEnv);
+  return { ...cli, http: null, logLevel: cli.logLevel === 'debug' ? 'debug' : 'warn' };
+}
+
+/**
  * The language server: the extension's data folder, key and `loupe.*` settings, then the
  * environment. An editor setting that names a provider wins over the environment; left at
  * `built-in`, the environment's chat or embedding server applies, as it does for the CLI.

@@ -1,7 +1,7 @@
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
-import { listOperations, resolve, type OpenApiDocument, type Operation } from '../../server/transport/a2a/operations';
+import { listOperations, resolve, type OpenApiDocument, type Operation } from '../../server/transport/common/openapi-operations';
 
 /**
  * The contract as clients see it: the served /openapi.json, its operations, and a validator of

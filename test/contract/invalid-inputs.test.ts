@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { copyFixture, createTestApp } from '../helpers/engine';
-import type { OpenApiDocument, Operation } from '../../server/transport/a2a/operations';
-import { resolve } from '../../server/transport/a2a/operations';
+import type { OpenApiDocument, Operation } from '../../server/transport/common/openapi-operations';
+import { resolve } from '../../server/transport/common/openapi-operations';
 import { loadContract, validSample } from './contract-helpers';
 import { rowCounts } from '../helpers/db-snapshot';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { copyFixture, type TestApp } from '../helpers/engine';
 import { newId } from '../../server/engine/util/ids';
-import type { Operation } from '../../server/transport/a2a/operations';
+import type { Operation } from '../../server/transport/common/openapi-operations';
 import { validSample } from './contract-helpers';
 
 /**

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { copyFixture, createTestApp, indexFolder } from '../helpers/engine';
-import { startSidecar } from '../../server/sidecar';
+import { startSidecar } from '../../server/host';
 
 const run = promisify(execFile);
 const VERSION = '2.12.0';

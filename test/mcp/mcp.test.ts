@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { copyFixture, createTestApp, indexFolder, tempDir } from '../helpers/engine';
-import { startSidecar } from '../../server/sidecar';
+import { startSidecar } from '../../server/host';
 
 /**
  * The official MCP client (@modelcontextprotocol/sdk) against Loupe's MCP server, over

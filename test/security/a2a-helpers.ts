@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createApp, type AppOptions } from '../../server/transport/http/app';
+import { createHttpApp, type HttpAppOptions } from '../../server/host';
 import { createTestEngine, type TestEngine } from '../helpers/engine';
 import type { FastifyInstance } from 'fastify';
 
@@ -13,9 +13,9 @@ export interface A2aTestApp extends TestEngine {
 }
 
 /** A real engine on a temp data dir and the HTTP app with A2A, called in-process. */
-export async function a2aApp(options: AppOptions['a2a'] = {}): Promise<A2aTestApp> {
+export async function a2aApp(options: HttpAppOptions['a2a'] = {}): Promise<A2aTestApp> {
   const t = createTestEngine();
-  const app = await createApp(t.engine, { a2a: options });
+  const app = await createHttpApp(t.engine, { a2a: options });
   await app.ready();
   const rpc: A2aTestApp['rpc'] = async (method, params, headers = {}) => {
     const res = await app.inject({ method: 'POST', url: '/a2a/jsonrpc', headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });

@@ -29,6 +29,9 @@ export type { IndexRunProgress, IndexRunResult } from '../indexer/indexer';
 export type { ChangeOutcome } from '../repos/file-changes';
 export type { EditorModelBridge, EditorModel } from '../research/providers/editor-models';
 export { CODE_OP_COST, CODE_OPS, type CodeOp } from '../research/code-ops';
+// Small tools the transports share with the engine: the key format, and the rate limiter A2A applies to keyless callers.
+export { isUuid } from '../util/ids';
+export { RateLimiter, type RateRule } from '../accounts/rate-limit';
 
 export class Operations {
   readonly repos: RepoOperations;

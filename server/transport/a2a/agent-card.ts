@@ -1,5 +1,5 @@
 import type { AgentCard, AgentSkill } from '@a2a-js/sdk';
-import { exampleDataPart, type OpenApiDocument, type Operation } from './operations';
+import { exampleDataPart, type OpenApiDocument, type Operation } from '../common/openapi-operations';
 
 export const A2A_PROTOCOL_VERSION = '0.3.0';
 export const AGENT_CARD_VERSION = '2.0.0';

@@ -6,13 +6,12 @@ import type { Operations } from '../../engine/operations';
 import type { Logger } from '../../engine/log';
 import { buildAgentCard } from './agent-card';
 import { OperationExecutor } from './executor';
-import { listOperations, type OpenApiDocument, type Operation } from './operations';
+import { listOperations, type OpenApiDocument, type Operation } from '../common/openapi-operations';
 import { A2aUser, DEFAULT_RETENTION, SqliteTaskStore, type TaskRetention } from './task-store';
 import { sendEventStream } from './sse';
-import { callerFor, unauthorized } from './credentials';
+import { callerFor, unauthorized } from '../common/credentials';
 import { checkMessageSize, DEFAULT_LIMITS, findCredential, takeSecrets, type A2aLimits } from './limits';
-import type { Caller } from '../../engine/accounts/accounts';
-import { RateLimiter } from '../../engine/accounts/rate-limit';
+import { RateLimiter, type Caller } from '../../engine/operations';
 
 // JSON of no fixed schema (A2A messages, the OpenAPI document), walked field by field.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above

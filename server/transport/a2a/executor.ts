@@ -5,8 +5,8 @@ import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/s
 import type { Logger } from '../../engine/log';
 import { LoupeError } from '../../engine/errors';
 import { errorBody } from '../common/error-body';
-import { findOperation, type Operation } from './operations';
-import { invokeOperation, type OperationOutput } from './invoke';
+import { findOperation, type Operation } from '../common/openapi-operations';
+import { invokeOperation, type OperationOutput } from '../common/invoke';
 import { A2aUser } from './task-store';
 import { helpParts, isHelpRequest, needsKeyParts } from './help';
 import { pastedOperation } from './limits';

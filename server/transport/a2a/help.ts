@@ -1,5 +1,5 @@
 import type { Part } from '@a2a-js/sdk';
-import type { Operation } from './operations';
+import type { Operation } from '../common/openapi-operations';
 
 /** Messages that ask for the help text rather than ask a question. */
 export const isHelpRequest = (text: string) => /^\s*(\/?help|\?|usage|commands|operations)\s*[.!?]*\s*$/i.test(text) || !text.trim();

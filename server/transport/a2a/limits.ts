@@ -1,7 +1,9 @@
 import { A2AError } from '@a2a-js/sdk/server';
-import type { RateRule } from '../../engine/accounts/rate-limit';
-import { credentialIn, isCredentialHeader, type Credential } from './credentials';
+import type { RateRule } from '../../engine/operations';
+import { credentialIn, isCredentialHeader, type Credential } from '../common/credentials';
 
+// JSON of no fixed schema (A2A messages), walked field by field.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 type Json = Record<string, any>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 

@@ -1,5 +1,5 @@
 import type { LoupeError } from '../../engine/errors';
-import { WWW_AUTHENTICATE } from './credentials';
+import { WWW_AUTHENTICATE } from '../common/credentials';
 
 /** JSON-RPC code of a caller refused before any method runs (bad key, rate limit): see data.code. */
 export const REFUSED_CODE = -32000;

@@ -2,8 +2,8 @@ import type { Task } from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore, User } from '@a2a-js/sdk/server';
 import type { Caller } from '../../engine/operations';
 import type { A2aTaskOperations } from '../../engine/operations/a2a-tasks';
-import { isUuid } from '../../engine/util/ids';
-import { credentialHeaders, isCredentialHeader, type Credential } from './credentials';
+import { isUuid } from '../../engine/operations';
+import { credentialHeaders, isCredentialHeader, type Credential } from '../common/credentials';
 
 /**
  * Who is calling over A2A: the user behind the credential found on the request (X-API-Key or

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Artifact, Part } from '@a2a-js/sdk';
-import type { OperationOutput } from './invoke';
+import type { OperationOutput } from '../common/invoke';
 
+// JSON of no fixed schema (the API answers an agent reads), walked field by field.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 type Json = Record<string, any>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 

@@ -2,6 +2,8 @@
  * Compact text renderings of the HTTP answers for a language model: what it needs to act on,
  * without the envelope, timings or account meta (agents pay for every token).
  */
+// JSON of no fixed schema (the API answers rendered for a model), walked field by field.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 type Json = Record<string, any>;
 
 const lines = (range: { start_line?: number; end_line?: number }) =>

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Operations } from '../../engine/operations';
 import { LoupeError } from '../../engine/errors';
-import { callerFor, credentialHeaders, credentialIn, unauthorized, WWW_AUTHENTICATE } from '../a2a/credentials';
+import { callerFor, credentialHeaders, credentialIn, unauthorized, WWW_AUTHENTICATE } from '../common/credentials';
 
 /** The SDK and the tools load on the first MCP request: they cost start-up time to every sidecar that never sees one. */
 const loadMcp = async () => {

@@ -2,10 +2,12 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { findOperation, listOperations, type OpenApiDocument, type Operation } from '../a2a/operations';
-import { invokeOperation, type OperationOutput } from '../a2a/invoke';
+import { findOperation, listOperations, type OpenApiDocument, type Operation } from '../common/openapi-operations';
+import { invokeOperation, type OperationOutput } from '../common/invoke';
 import { radiusText, reposText, searchText, sourcesText } from './format';
 
+// JSON of no fixed schema (the API answers and tool arguments), walked field by field.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 type Json = Record<string, any>;
 
 export interface McpOptions {
@@ -74,7 +76,7 @@ export function createMcpServer(app: FastifyInstance, options: McpOptions): McpS
     return invokeOperation(app, { operation, ...input, auth: options.auth }, signal);
   };
   /** The JSON body's `data` of a 2xx answer, or the operation's error as a failed tool call. */
-  const data = async (key: string, input: Parameters<typeof call>[1], signal?: AbortSignal): Promise<any> => {
+  const data = async (key: string, input: Parameters<typeof call>[1], signal?: AbortSignal): Promise<Json[keyof Json]> => {
     const out = await call(key, input, signal);
     const body = out.body as Json | undefined;
     if (out.status >= 400) throw new OperationFailed(`${key} failed with ${out.status}: ${typeof body?.message === 'string' ? body.message : 'error'}${body?.code ? ` (${body.code})` : ''}`);
@@ -89,7 +91,7 @@ export function createMcpServer(app: FastifyInstance, options: McpOptions): McpS
     throw new OperationFailed(repos.length ? 'name the repository (`repo`): you have several; the repos tool lists them' : 'no indexed repositories yet');
   };
   const text = (t: string): CallToolResult => ({ content: [{ type: 'text', text: t }] });
-  const run = (fn: (signal: AbortSignal, extra: any) => Promise<CallToolResult>) => async (extra: any): Promise<CallToolResult> => {
+  const run = (fn: (signal: AbortSignal, extra: Json) => Promise<CallToolResult>) => async (extra: Json): Promise<CallToolResult> => {
     try {
       return await fn(extra.signal as AbortSignal, extra);
     } catch (error) {

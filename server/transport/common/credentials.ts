@@ -1,7 +1,6 @@
-import type { Caller } from '../../engine/accounts/accounts';
 import type { AuthOperations } from '../../engine/operations/auth';
 import { LoupeError } from '../../engine/errors';
-import { isUuid } from '../../engine/util/ids';
+import { isUuid, type Caller } from '../../engine/operations';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);

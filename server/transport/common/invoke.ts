@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { invalid } from '../../engine/errors';
-import type { Operation } from './operations';
+import type { Operation } from './openapi-operations';
 
 /** What an agent asks for in its data part. */
 export interface OperationCall {
