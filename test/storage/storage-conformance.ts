@@ -12,7 +12,7 @@ import { newId, sha256 } from '../../server/engine/util/ids';
 type Open = () => Promise<Storage> | Storage;
 
 const file = (path: string, over: Partial<ParsedFile> = {}): ParsedFile => ({
-  path, language: 'typescript', size: 40, lines: 3, hash: sha256(path), mtimeMs: 1000, description: null,
+  path, language: 'typescript', size: 40, lines: 3, hash: sha256(path), mtimeMs: 1000, description: null, generated: false, unit: null,
   symbols: [{ name: 'f', kind: 'function', parent: null, startLine: 1, endLine: 2, exported: true, signature: 'f(): number', doc: 'Docs.' }],
   imports: [],
   chunks: [{ startLine: 1, endLine: 3, symbols: ['f'], content: `// ${path}\nexport function f() {\n  return 1;\n}` }],
