@@ -6,13 +6,12 @@
  * receives the host through an interface it declares itself, so no arrow runs from a transport
  * back up to this file.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Engine } from './engine/engine';
 import type { Logger } from './engine/log';
 import type { Operations } from './engine/operations';
 import { newId } from './engine/util/ids';
+import { readOwnerKeyFile, writeOwnerKeyFile } from './engine/accounts/owner-key-file';
 import { createApp, type AppOptions } from './transport/http/app';
 import { a2aRoutes, type A2aOptions } from './transport/a2a';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -130,23 +129,18 @@ export async function startSidecar(engine: EngineSurface, options: HttpSettings)
  * leave the owner locked out.
  */
 async function ensureOwnerKey(engine: Engine, seed: string | undefined): Promise<Owner> {
-  const file = path.join(engine.dataDir, 'owner-key');
   const { userId, createdKey } = await engine.ops.owner.ensure(seed);
   if (seed) return { userId, key: seed.toLowerCase() };
   if (createdKey) {
-    fs.writeFileSync(file, `${createdKey}\n`, { mode: 0o600 });
+    writeOwnerKeyFile(engine.dataDir, createdKey);
     return { userId, key: createdKey };
   }
-  let key = '';
-  try {
-    key = fs.readFileSync(file, 'utf8').trim();
-  } catch {
-    // missing: minted below
-  }
+  let key = readOwnerKeyFile(engine.dataDir);
   if (!key) {
+    // The key file was removed: mint a fresh owner key rather than leave the owner locked out.
     key = newId();
     await engine.ops.owner.addKey(userId, key);
-    fs.writeFileSync(file, `${key}\n`, { mode: 0o600 });
+    writeOwnerKeyFile(engine.dataDir, key);
   }
   return { userId, key };
 }

@@ -131,7 +131,7 @@ test('a data dir from before the accounts database (fixture schema-v12.db) moves
   const f = V12_FIXTURE;
   const log = recordingLogger();
   const engine = openEngine(dataDir, log);
-  const app = await createApp(engine);
+  const app = await createHttpApp(engine);
   const get = async (url: string, headers: Record<string, string>) => {
     const res = await app.inject({ method: 'GET', url, headers });
     return { status: res.statusCode, body: JSON.parse(res.body) };

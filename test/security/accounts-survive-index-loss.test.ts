@@ -5,9 +5,9 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { createTestApp, copyFixture, tempDir, FIXTURES } from '../helpers/engine';
 import { addUser } from '../accounts/helpers';
-import { Engine } from '../../server/engine/engine';
+import { EngineCore } from '../../server/engine/core';
 import { createLogger } from '../../server/engine/log';
-import { createApp } from '../../server/transport/http/app';
+import { createHttpApp } from '../../server/host';
 
 /**
  * Attack: damage the index, and every account goes with it. Users, keys, the ledger and history
@@ -42,8 +42,8 @@ test('a corrupt index is rebuilt; users, keys, balances, history and A2A tasks a
   fs.rmSync(`${indexFile}-wal`, { force: true });
 
   const lines: string[] = [];
-  const engine = new Engine({ dataDir, log: createLogger((level, line) => lines.push(`[${level}] ${line}`), 'debug'), allowedRoots: [FIXTURES] });
-  const app = await createApp(engine);
+  const engine = new EngineCore({ dataDir, log: createLogger((level, line) => lines.push(`[${level}] ${line}`), 'debug'), allowedRoots: [FIXTURES] });
+  const app = await createHttpApp(engine);
   try {
     assert.ok(lines.some((l) => l.includes('moved it to')), 'the index was rebuilt');
     const as = (url: string, key: string) => app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });

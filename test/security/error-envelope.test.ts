@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { createTestApp } from '../helpers/engine';
-import { startSidecar } from '../../server/sidecar';
+import { startSidecar } from '../../server/host';
 import { ERROR_CODES } from '../../server/engine/errors';
 
 /**

@@ -4,7 +4,7 @@ import { createTestApp } from '../helpers/engine';
 import { loadContract } from '../contract/contract-helpers';
 import { setUp, buildRequest } from '../contract/valid-requests';
 import { rowCounts } from '../helpers/db-snapshot';
-import { resolve } from '../../server/transport/a2a/operations';
+import { resolve } from '../../server/transport/common/openapi-operations';
 
 /**
  * Attack: paging past the end of the number line. `offset=Infinity`, `1e308` and `2^53` are

@@ -10,7 +10,7 @@ export class KeyOperations {
   constructor(private readonly e: EngineParts) {}
 
   /** Masked: the first and last four characters; newest first, a page at a time. */
-  list(caller: Caller, q: Static<typeof KeysQuery> = {}): Promise<Answer<KeyListItem[]>> {
+  list(caller: Caller, q: Static<typeof KeysQuery> = { limit: 50, offset: 0 }): Promise<Answer<KeyListItem[]>> {
     return metered(this.e.accounts, caller, { operation: 'keys.list', cost: 0 }, (meter) => {
       const { items, total } = this.e.accounts.listKeys(caller.userId, q.limit, q.offset);
       return meter.answer(items, { pagination: page(total, q.limit, q.offset) });

@@ -1,4 +1,5 @@
 import type { Db } from '../db';
+import { LoupeError } from '../../errors';
 import { TABLES } from '../accounts-migrations/001-accounts';
 
 /**
@@ -14,7 +15,8 @@ import { TABLES } from '../accounts-migrations/001-accounts';
  */
 export function copy(db: Db): void {
   const attached = (db.prepare("SELECT count(*) AS n FROM pragma_database_list WHERE name = 'accounts'").get() as { n: number }).n > 0;
-  if (!attached) throw new Error('migration 14 needs the accounts database attached (open the index with openDatabase(file, log, { accountsFile }))');
+  // A broken invariant of ours, not of the data: INTERNAL.
+  if (!attached) throw new LoupeError('INTERNAL', 'migration 14 needs the accounts database attached (open the index with openDatabase(file, log, { accountsFile }))');
   const here = new Set((db.prepare("SELECT name FROM main.sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name));
   for (const { name, columns } of TABLES) {
     if (!here.has(name)) continue;
