@@ -8,6 +8,7 @@ import { ParsePool } from './parse-pool';
 import { resetTreeSitterResolution, resolveTreeSitterImport } from './parse-tree-sitter';
 import { detectLanguage } from './languages';
 import { isIndexable, walk, type WalkOptions } from './walk';
+import { ChangedNames, NAME_LOOKUP_LANGUAGES, parsedText, providedNames } from './name-references';
 import fs from 'node:fs';
 import path from 'node:path';
 import { LoupeError } from '../errors';
@@ -73,6 +74,8 @@ export class Indexer {
     const skipped = this.files.skipped(repo.id);
     const removed = [...known.keys()].filter((p) => !seen.has(p));
     const forgotten = [...removed, ...[...skipped.keys()].filter((p) => !seen.has(p))];
+    const names = new ChangedNames();
+    for (const p of removed) names.note(detectLanguage(path.basename(p)), this.providedBefore(p, known.get(p)?.id), []);
     if (forgotten.length) this.files.deletePaths(repo.id, forgotten);
 
     const jobs: ParseJob[] = [];
@@ -110,16 +113,20 @@ export class Indexer {
       this.repos.setProgress(repo.id, done, total);
       onProgress({ repoId: repo.id, phase: 'parsing', done, total, rate: rate() });
     };
+    const parsed = new Set<string>();
     const accept = (results: ParseResult[]) => {
       for (const r of results) {
         if (r.kind === 'parsed') {
           if (known.has(r.file.path)) result.changed++; else result.added++;
+          parsed.add(r.file.path);
+          names.note(r.file.language, this.providedBefore(r.file.path, known.get(r.file.path)?.id), this.providedNow(r.file));
           pendingWrite.push(r.file);
         } else if (r.kind === 'unchanged') {
           result.unchanged++;
           pendingTouch.push({ path: r.relPath, mtimeMs: r.mtimeMs, size: r.size });
         } else {
           result.skipped++;
+          names.note(detectLanguage(path.basename(r.relPath)), this.providedBefore(r.relPath, known.get(r.relPath)?.id), []);
           pendingSkip.push({ path: r.relPath, size: r.size, mtimeMs: r.mtimeMs, reason: r.reason });
         }
       }
@@ -136,10 +143,10 @@ export class Indexer {
         // parsing the rest of the repository for nothing.
         if (signal?.aborted || failed) return;
         const batch = batches[next++];
-        const parsed = await this.pool.parse(root, parseOptions, batch);
+        const results = await this.pool.parse(root, parseOptions, batch);
         if (failed) return;
         try {
-          accept(parsed);
+          accept(results);
         } catch (error) {
           failed = true;
           throw error;
@@ -163,6 +170,8 @@ export class Indexer {
       onProgress({ repoId: repo.id, phase: 'linking', done, total, rate: rate() });
       this.relinkImports(repo);
     }
+    // Files parsed in this run saw every file on disk; the others may name what was added or removed.
+    if (!names.empty) await this.refreshNameReferences(repo, names, parsed);
     await this.runDerived(repo.id, onProgress, signal);
     this.repos.setState(repo.id, 'ready');
     result.durationMs = Date.now() - started;
@@ -183,14 +192,18 @@ export class Indexer {
     const write: ParsedFile[] = [];
     const remove: string[] = [];
     const skip: SkippedFile[] = [];
+    const names = new ChangedNames();
     for (const relPath of new Set(relPaths)) {
       const abs = path.join(repo.rootPath, relPath);
       const stat = safeStat(abs);
       const existing = this.files.getByPath(repo.id, relPath);
+      const language = detectLanguage(path.basename(relPath));
+      const before = this.providedBefore(relPath, existing?.id);
       if (!stat || !stat.isFile() || !isIndexable(repo.rootPath, relPath, this.options)) {
         // Forgotten whether it was indexed or skipped (deletePaths handles both).
         remove.push(relPath);
         if (existing) result.removed++;
+        names.note(language, before, []);
         continue;
       }
       const content = contents.get(relPath);
@@ -198,9 +211,17 @@ export class Indexer {
         relPath, size: content !== undefined ? Buffer.byteLength(content) : stat.size, mtimeMs: Math.trunc(stat.mtimeMs),
         knownHash: existing?.hash, content,
       });
-      if (r.kind === 'parsed') { write.push(r.file); if (existing) result.changed++; else result.added++; }
-      else if (r.kind === 'unchanged') result.unchanged++;
-      else { result.skipped++; skip.push({ path: relPath, size: r.size, mtimeMs: r.mtimeMs, reason: r.reason }); if (existing) result.removed++; }
+      if (r.kind === 'parsed') {
+        write.push(r.file);
+        if (existing) result.changed++; else result.added++;
+        names.note(language, before, this.providedNow(r.file));
+      } else if (r.kind === 'unchanged') result.unchanged++;
+      else {
+        result.skipped++;
+        skip.push({ path: relPath, size: r.size, mtimeMs: r.mtimeMs, reason: r.reason });
+        if (existing) result.removed++;
+        names.note(language, before, []);
+      }
     }
     if (write.length) this.files.writeBatch(repo.id, write);
     if (remove.length) this.files.deletePaths(repo.id, remove);
@@ -209,6 +230,8 @@ export class Indexer {
       parser.resetResolution();
       this.relinkImports(repo);
     }
+    // The files just parsed are looked at again too: they were resolved before the caches were reset.
+    if (!names.empty) await this.refreshNameReferences(repo, names, new Set());
     // Skipped files are not in the index: only files written or taken out of it change what it holds.
     const changed = write.length > 0 || result.removed > 0;
     if (changed) {
@@ -254,6 +277,39 @@ export class Indexer {
         ?? resolver.resolve(i.filePath, i.specifier)),
     }));
     if (updates.length) this.files.setImportTarget(updates);
+  }
+
+  /** Names an indexed file provides to name lookups (Java, C#, Ruby, PHP), read from the index before it changes. */
+  private providedBefore(relPath: string, fileId: number | undefined): string[] {
+    if (fileId === undefined) return [];
+    const language = detectLanguage(path.basename(relPath));
+    if (!language || !NAME_LOOKUP_LANGUAGES.has(language)) return [];
+    return providedNames(language, relPath, language === 'csharp' ? this.files.content(fileId) : null);
+  }
+
+  private providedNow(file: ParsedFile): string[] {
+    return providedNames(file.language, file.path, file.language === 'csharp' ? parsedText(file) : null);
+  }
+
+  /**
+   * Edges found by name lookup (a Java type of the same package, a C# type of a used namespace, a Ruby
+   * constant, a PHP class of the file's namespace) exist only while the named file does: when files that
+   * provide names were added, removed or re-declared, the files whose code uses one of those names are
+   * parsed again from their indexed text (not `skip`), and their edges replaced where they differ.
+   */
+  private async refreshNameReferences(repo: RepoRecord, names: ChangedNames, skip: ReadonlySet<string>): Promise<void> {
+    const parser = this.localParser(repo.rootPath);
+    parser.resetResolution();
+    const updates: { path: string; imports: ParsedFile['imports'] }[] = [];
+    for (const [language, words] of names.byLanguage) {
+      for (const { id, path: relPath } of this.files.filesMentioning(repo.id, language, words, skip)) {
+        const record = this.files.getByPath(repo.id, relPath);
+        if (!record) continue;
+        const r = await parser.parse({ relPath, size: record.size, mtimeMs: record.mtimeMs, content: this.files.content(id) });
+        if (r.kind === 'parsed') updates.push({ path: relPath, imports: r.file.imports });
+      }
+    }
+    if (updates.length) this.files.replaceImports(repo.id, updates);
   }
 
   private async runDerived(repoId: string, onProgress: (p: IndexRunProgress) => void, signal?: AbortSignal): Promise<void> {

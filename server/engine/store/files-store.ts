@@ -254,6 +254,66 @@ export class SqliteFilesStore {
     })();
   }
 
+  /**
+   * Files of one language whose indexed text holds one of `words` (lower case) as a whole word, case
+   * ignored. A few words are looked up through the trigram index first; many (a branch switch) scan the
+   * language's files. Each candidate (not in `exclude`) is confirmed by splitting its text into words.
+   */
+  filesMentioning(repoId: string, language: string, words: ReadonlySet<string>, exclude: ReadonlySet<string> = new Set()): { id: number; path: string }[] {
+    if (!words.size) return [];
+    let rows: { id: number; path: string }[];
+    if (words.size <= 32 && [...words].every((w) => w.length >= 3)) {
+      const match = [...words].map((w) => {
+        const grams = new Set<string>();
+        for (let i = 0; i + 3 <= w.length; i++) grams.add(w.slice(i, i + 3));
+        return `(${[...grams].map((g) => `"${g.replace(/"/g, '""')}"`).join(' AND ')})`;
+      }).join(' OR ');
+      rows = this.db.prepare(
+        `SELECT DISTINCT f.id, f.path FROM chunks_trigram JOIN chunks c ON c.id = chunks_trigram.rowid
+         JOIN files f ON f.id = c.file_id WHERE chunks_trigram MATCH ? AND f.repo_id = ? AND f.language = ?`,
+      ).all(match, repoId, language) as { id: number; path: string }[];
+    } else {
+      rows = this.db.prepare('SELECT id, path FROM files WHERE repo_id = ? AND language = ?').all(repoId, language) as { id: number; path: string }[];
+    }
+    return rows
+      .filter((r) => !exclude.has(r.path) && (this.content(r.id).toLowerCase().match(/\w+/g) ?? []).some((w) => words.has(w)))
+      .sort((a, b) => (a.path < b.path ? -1 : 1));
+  }
+
+  /**
+   * Puts a file's import edges in place of its stored ones (its text unchanged: names it uses resolve
+   * differently). Only files whose edges differ are written; the repository's generation moves once.
+   */
+  replaceImports(repoId: string, updates: { path: string; imports: ParsedImport[] }[]): number {
+    const key = (list: ParsedImport[]) => JSON.stringify(list.map((i) => [i.specifier, i.kind, i.typeOnly, i.targetPath, i.packageName, i.names, i.line]).sort());
+    const insertImport = this.db.prepare(
+      `INSERT INTO imports (file_id, specifier, kind, type_only, target_path, package, names, line)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    let written = 0;
+    this.db.transaction(() => {
+      for (const u of updates) {
+        const row = this.db.prepare('SELECT id FROM files WHERE repo_id = ? AND path = ?').get(repoId, u.path) as { id: number } | undefined;
+        if (!row || key(this.imports(row.id)) === key(u.imports)) continue;
+        this.db.prepare('DELETE FROM imports WHERE file_id = ?').run(row.id);
+        for (const i of u.imports) {
+          insertImport.run(row.id, i.specifier, i.kind, i.typeOnly ? 1 : 0, i.targetPath, i.packageName,
+            i.names.length ? JSON.stringify(i.names) : null, i.line);
+        }
+        written++;
+      }
+      // Inserted and deleted edges fire no trigger (only a relinked target does): analyses cached by
+      // generation must see the new edges.
+      if (written) {
+        this.db.prepare(
+          `INSERT INTO repo_generations (repo_id, generation) VALUES (?, 1)
+           ON CONFLICT (repo_id) DO UPDATE SET generation = generation + 1`,
+        ).run(repoId);
+      }
+    })();
+    return written;
+  }
+
   /** The files imported by the most other files of the repository. */
   mostImported(repoId: string, limit: number): { file_path: string; dependents: number }[] {
     return this.db.prepare(

@@ -53,7 +53,7 @@ function blankLiterals(text: string): string {
 }
 
 /** The top-level types a C# file declares, by namespace (block or file-scoped), from a light scan of its text. */
-function declarationsOf(text: string): [string, string][] {
+export function declarationsOf(text: string): [string, string][] {
   const out: [string, string][] = [];
   const code = blankLiterals(text);
   // Each open brace is a namespace body or something else; types count only directly in a namespace body.
