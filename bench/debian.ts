@@ -12,14 +12,41 @@ export const DEBIAN_DIR = process.env.LOUPE_DEBIAN_CACHE ?? path.join(CORPORA_DI
 
 const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
 
-function download(specs: string[], into: string): void {
-  const run = () => execFileSync('apt-get', ['download', '-q', ...specs], { cwd: into, stdio: ['ignore', 'ignore', 'pipe'], env });
+/**
+ * Downloads `name=version` into a folder and returns the version obtained. A pinned version can leave the
+ * archive (a stable point release or a security update replaces it, and the mirrors keep only the newest):
+ * then, after refreshing the package lists once, the version the archive has now is taken and said so on
+ * stderr. Callers compare what they got with what they pinned (`.complete` records it) and loosen only the
+ * checks a new upstream release may change; see test/helpers/real-code.ts.
+ */
+export function aptDownload(name: string, version: string, into: string, refreshLists = true): string {
+  const get = (spec: string) => execFileSync('apt-get', ['download', '-q', spec], { cwd: into, stdio: ['ignore', 'ignore', 'pipe'], env });
+  const obtained = () => {
+    const deb = fs.readdirSync(into).find((f) => f.startsWith(`${name}_`) && f.endsWith('.deb'))!;
+    return execFileSync('dpkg-deb', ['-f', path.join(into, deb), 'Version'], { encoding: 'utf8' }).trim();
+  };
   try {
-    run();
-  } catch {
-    execFileSync('apt-get', ['update', '-qq'], { stdio: 'ignore', env });
-    run();
+    get(`${name}=${version}`);
+    return version;
+  } catch { /* not in the lists this machine has: refresh them, then try again */ }
+  if (refreshLists) {
+    try { execFileSync('apt-get', ['update', '-qq'], { stdio: 'ignore', env }); } catch { /* not root, or offline: the lists stay */ }
   }
+  try {
+    get(`${name}=${version}`);
+    return version;
+  } catch { /* gone from the archive */ }
+  get(name);
+  const got = obtained();
+  process.stderr.write(`${name}=${version} is no longer in the Debian archive: using ${got}\n`);
+  return got;
+}
+
+function download(specs: string[], into: string): string[] {
+  return specs.map((spec) => {
+    const cut = spec.indexOf('=');
+    return `${spec.slice(0, cut)}=${aptDownload(spec.slice(0, cut), spec.slice(cut + 1), into)}`;
+  });
 }
 
 /**
@@ -35,13 +62,19 @@ export function debianPackages(name: string, specs: string[]): string {
   fs.mkdirSync(debs, { recursive: true });
   try {
     process.stderr.write(`fetching ${specs.join(' ')} from Debian…\n`);
-    download(specs, debs);
+    const obtained = download(specs, debs);
     for (const deb of fs.readdirSync(debs).filter((f) => f.endsWith('.deb'))) execFileSync('dpkg-deb', ['-x', path.join(debs, deb), dir]);
-    fs.writeFileSync(path.join(dir, '.complete'), specs.join('\n'));
+    fs.writeFileSync(path.join(dir, '.complete'), obtained.join('\n'));
   } finally {
     fs.rmSync(debs, { recursive: true, force: true });
   }
   return dir;
+}
+
+/** True when the packages unpacked under `name` are the versions `specs` pin (not newer ones the archive had instead). */
+export function debianPinned(name: string, specs: string[]): boolean {
+  const complete = path.join(DEBIAN_DIR, name, '.complete');
+  return !fs.existsSync(complete) || fs.readFileSync(complete, 'utf8').trim() === specs.join('\n');
 }
 
 /** One package (`name=version`) unpacked; the folder holds its files as installed (`usr/…`). */
@@ -64,6 +97,12 @@ export const DEBIAN_CORPORA = {
 } as const satisfies Record<string, { language: string; spec: string; sub: string; nested?: Record<string, string> }>;
 
 export type DebianCorpus = keyof typeof DEBIAN_CORPORA;
+
+/** True when a corpus is the version pinned above (the archive may have replaced it: see aptDownload). */
+export function debianCorpusPinned(name: DebianCorpus): boolean {
+  const spec = DEBIAN_CORPORA[name].spec;
+  return debianPinned(spec.replace(/[=:+~]/g, '_'), [spec]);
+}
 
 /** The folder to index for a Debian corpus (assembled once when it has a nested module to put back). */
 export function debianCorpus(name: DebianCorpus): string {

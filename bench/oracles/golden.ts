@@ -11,18 +11,21 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { oracleGraph, type OracleGraph, type OracleLanguage } from '../radius-exactness';
-import { debianCorpus, type DebianCorpus } from '../debian';
+import { debianCorpus, debianCorpusPinned, type DebianCorpus } from '../debian';
 
 export const GOLDEN_DIR = path.join(__dirname, '..', '..', 'test', 'fixtures', 'oracle');
 const FIXTURES = path.join(__dirname, '..', '..', 'test', 'fixtures');
 
-/** The corpora with golden graphs: fixtures (folder name) and pinned Debian corpora. */
-export const GOLDEN: Record<string, { language: OracleLanguage; dir: () => string }> = {
-  'go-root-module': { language: 'go', dir: () => path.join(FIXTURES, 'go-root-module') },
-  'python-src-layout': { language: 'python', dir: () => path.join(FIXTURES, 'python-src-layout') },
-  gin: { language: 'go', dir: () => debianCorpus('gin' satisfies DebianCorpus) },
-  flask: { language: 'python', dir: () => debianCorpus('flask') },
-  requests: { language: 'python', dir: () => debianCorpus('requests') },
+/**
+ * The corpora with golden graphs: fixtures (folder name) and pinned Debian corpora. `pinned` is false when the
+ * archive no longer had the pinned version and a newer one was unpacked: its golden graph is then not its own.
+ */
+export const GOLDEN: Record<string, { language: OracleLanguage; dir: () => string; pinned: () => boolean }> = {
+  'go-root-module': { language: 'go', dir: () => path.join(FIXTURES, 'go-root-module'), pinned: () => true },
+  'python-src-layout': { language: 'python', dir: () => path.join(FIXTURES, 'python-src-layout'), pinned: () => true },
+  gin: { language: 'go', dir: () => debianCorpus('gin' satisfies DebianCorpus), pinned: () => debianCorpusPinned('gin') },
+  flask: { language: 'python', dir: () => debianCorpus('flask'), pinned: () => debianCorpusPinned('flask') },
+  requests: { language: 'python', dir: () => debianCorpus('requests'), pinned: () => debianCorpusPinned('requests') },
 };
 
 /** Files, and edges as [from, to, type-only] indexes into them: small enough to commit. */

@@ -6,7 +6,7 @@ import { analyzeScript } from '../../server/engine/indexer/parse-typescript';
 import { ModuleResolver } from '../../server/engine/indexer/resolver';
 import { analyzeWithTreeSitter } from '../../server/engine/indexer/parse-tree-sitter';
 import { detectLanguage } from '../../server/engine/indexer/languages';
-import { debianPackage, npmPackage } from '../helpers/real-code';
+import { debianPackage, npmPackage, within } from '../helpers/real-code';
 
 const resolver = new ModuleResolver(__dirname);
 const symbolsOf = (file: string, text: string) => analyzeScript(file, text, resolver).symbols;
@@ -103,11 +103,11 @@ test('phaser (npm): no signature holds a body, a comment or a line break', () =>
 
 test('tree-sitter languages (tokio, bazel buildjar, symfony/console, libxcrypt, rack): headers without bodies, comments or line breaks', async () => {
   const projects: [string, string][] = [
-    [debianPackage('librust-tokio-dev', '1.24.2-1'), 'usr/share/cargo/registry/tokio-1.24.2/src'],
+    [within(debianPackage('librust-tokio-dev', '1.24.2-1'), 'usr/share/cargo/registry/tokio-*'), 'src'],
     [debianPackage('bazel-bootstrap-source', '4.2.3+ds-9'), 'usr/src/bazel-bootstrap/src/java_tools/buildjar'],
     [debianPackage('php-symfony-console', '5.4.53+dfsg-0+deb12u1'), 'usr/share/php/Symfony/Component/Console'],
     [debianPackage('libxcrypt-source', '1:4.4.33-2'), 'usr/src/libxcrypt/lib'],
-    [debianPackage('ruby-rack', '2.2.22-0+deb12u1'), 'usr/share/rubygems-integration/all/gems/rack-2.2.22/lib'],
+    [within(debianPackage('ruby-rack', '2.2.22-0+deb12u1'), 'usr/share/rubygems-integration/all/gems/rack-*'), 'lib'],
   ];
   const found = new Map<string, string>();
   let checked = 0;
