@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { analyzeWithTreeSitter, resetTreeSitterResolution } from '../../server/engine/indexer/parse-tree-sitter';
@@ -150,6 +151,53 @@ test('C: libxcrypt (libxcrypt-source) with a compile_commands.json, as a build w
     'lib/crypt.c include crypt-port.h -> lib/crypt-port.h',
   );
   checkGolden('c-libxcrypt', graph);
+});
+
+test('C without a compilation database (libxcrypt): every include resolved is the file gcc opens (gcc -H), all of lib/, none of the -I lib ones from test/', async (t) => {
+  if (spawnSync('gcc', ['--version']).status !== 0) return t.skip('gcc is not installed: the oracle is the compiler itself');
+  const root = copyOf(path.join(debianPackage('libxcrypt-source', '1:4.4.33-2'), 'usr/src/libxcrypt'), 'loupe-c-');
+  // The headers ./configure and the build's scripts write (the source package has none): little-endian, every
+  // hash of lib/hashes.conf enabled (so that no #if hides an include), no symbol versions. Outside the repository.
+  const generated = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-c-generated-'));
+  try {
+    fs.writeFileSync(path.join(generated, 'config.h'), '#define ENDIANNESS_IS_LITTLE 1\n');
+    fs.writeFileSync(path.join(generated, 'crypt-symbol-vers.h'), '');
+    const hashes = fs.readFileSync(path.join(root, 'lib/hashes.conf'), 'utf8').split('\n').filter((l) => l.trim() && !l.startsWith('#')).map((l) => l.split(/\s+/)[0]);
+    fs.writeFileSync(path.join(generated, 'crypt-hashes.h'), hashes.map((h) => `#define INCLUDE_${h} 1\n`).join(''));
+    const sources = ['lib', 'test'].flatMap((d) => fs.readdirSync(path.join(root, d)).filter((f) => f.endsWith('.c')).map((f) => `${d}/${f}`));
+    // gcc -H prints every header it opens, one dot per level of inclusion: the include tree, file by file.
+    const compiler = new Set<string>();
+    for (const file of sources) {
+      // Makefile.am: AM_CPPFLAGS = -I$(srcdir)/lib; the library adds -DIN_LIBCRYPT.
+      const flags = ['-E', '-H', '-DHAVE_CONFIG_H', ...(file.startsWith('lib/') ? ['-DIN_LIBCRYPT'] : []), '-Ilib', `-I${generated}`, file, '-o', '/dev/null'];
+      const tree = spawnSync('gcc', flags, { cwd: root, encoding: 'utf8' }).stderr;
+      const stack = [file];
+      for (const [, dots, opened] of tree.matchAll(/^(\.+) (.+)$/gm)) {
+        const rel = path.relative(root, path.resolve(root, opened));
+        stack.length = dots.length;
+        stack[dots.length] = rel;
+        const from = stack[dots.length - 1];
+        if (!rel.startsWith('..') && !from.startsWith('..')) compiler.add(`${from} -> ${rel}`);
+      }
+    }
+    const ours = new Set<string>();
+    const graph = await graphOf(root, () => true);
+    for (const e of graph.edges) ours.add(e.replace(/ \S+ .* -> /, ' -> '));
+    const opened = new Set([...sources, ...[...compiler].map((e) => e.split(' -> ')[1])]);
+    const wrong = [...ours].filter((e) => opened.has(e.split(' -> ')[0]) && !compiler.has(e));
+    const missed = [...compiler].filter((e) => !ours.has(e));
+    const lib = [...compiler].filter((e) => e.startsWith('lib/'));
+    t.diagnostic(`gcc opened ${compiler.size} includes of repository files; Loupe has ${compiler.size - missed.length}, and ${wrong.length} the compiler did not open; lib/ ${lib.filter((e) => ours.has(e)).length}/${lib.length}`);
+    assert.ok(compiler.size > 100 && lib.length > 60, `${compiler.size} includes seen`);
+    assert.deepEqual(wrong, []);
+    // What the fallback cannot know: test/ reaches lib/ only through the build's -I lib (found with a
+    // compile_commands.json, test above). Everything else, lib/ whole and test/'s own headers, is found.
+    assert.deepEqual(missed.filter((e) => !/^test\/\S+ -> lib\//.test(e)), []);
+    // An include inside an initializer, which the grammar leaves as an ERROR node.
+    assert.ok(ours.has('test/ka-tester.c -> test/ka-table.inc'));
+  } finally {
+    fs.rmSync(generated, { recursive: true, force: true });
+  }
 });
 
 test('Ruby: rack (ruby-rack) by require and autoload; nanoc-core (ruby-nanoc-core) by Zeitwerk conventions', async () => {

@@ -80,6 +80,23 @@ export const cpp: LanguageSpec = {
     const specifier = path.type === 'system_lib_string' ? path.text : stringValue(path);
     return [{ specifier, kind: 'include', names: [], typeOnly: false, line: startLineOf(path) }];
   },
+  // The preprocessor reads `#include` on any line; the grammar makes a directive only where a declaration or a
+  // statement may stand, so one inside an initializer (`tests[] = {\n#include "ka-table.inc"\n}`) is an ERROR
+  // node. Such lines (outside comments and strings) are parsed on their own, at their row.
+  embedded(root) {
+    const parsed = new Set(root.descendantsOfType('preproc_include').map((n) => n!.startPosition.row));
+    const hidden = root.descendantsOfType(['comment', 'string_literal', 'raw_string_literal'])
+      .filter((n) => n!.endPosition.row > n!.startPosition.row).map((n) => [n!.startPosition.row, n!.endPosition.row]);
+    const out: { text: string; row: number }[] = [];
+    // The root node starts at the first token, not at the top of the file.
+    root.text.split('\n').forEach((line, index) => {
+      const row = root.startPosition.row + index;
+      if (!/^\s*#\s*include\b/.test(line) || parsed.has(row)) return;
+      if (hidden.some(([first, last]) => row > first && row <= last)) return;
+      out.push({ text: line, row });
+    });
+    return out;
+  },
   nameOf(node, kind) {
     if (node.type.startsWith('preproc')) return null;
     // `int a, *b;` declares each of its declarators; a function definition has exactly one.
