@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createTestApp, type TestApp } from '../helpers/engine';
-import { copyOf, debianPackage, npmPackage } from '../helpers/real-code';
+import { copyOf, debianPackage, npmPackage, within } from '../helpers/real-code';
 
 /**
- * Edges found by name lookup (Java same-package types, C# namespace types, PHP classes of the file's
+ * Edges found by name lookup (Java same-package types, C# namespace types, Ruby constants under Zeitwerk, PHP classes of the file's
  * namespace; ARCHITECTURE "What an edge is") follow edits without a full re-index: a file added, removed or
  * re-declared changes the edges of files that were not touched. Real projects (Debian, npm), edited the way
  * a user would, each through the path the server takes (an editor save: updatePaths; a restart or a
@@ -95,6 +95,23 @@ test('Java (bazel buildjar): a same-package class added while the server was dow
     const run = await t.engine.indexer.indexRepository(record);
     assert.deepEqual({ added: run.added, changed: run.changed }, { added: 1, changed: 0 });
     assert.deepEqual(await directDependents(t, repo.id, `${pkg}/Widget.java`), [`${pkg}/VanillaJavaBuilder.java`]);
+  } finally {
+    await t.close();
+  }
+});
+
+test('Ruby (nanoc-core, Zeitwerk): a constant used before its file exists gains its dependent when the file is saved', async () => {
+  const root = copyOf(within(debianPackage('ruby-nanoc-core', '4.12.14-3'), 'usr/share/rubygems-integration/all/gems/nanoc-core-*'), 'loupe-rb-');
+  const t = await createTestApp();
+  try {
+    const repo = t.engine.repos.registerLocalFolder(t.ownerId, root);
+    await t.engine.queue.idle();
+    const record = t.engine.reposStore.get(repo.id)!;
+    edit(path.join(root, 'lib/nanoc/core/basic_item_rep_view.rb'), '      def item_view_class\n', '      def status_widget\n        StatusWidget.new\n      end\n\n      def item_view_class\n');
+    await t.engine.indexer.updatePaths(record, ['lib/nanoc/core/basic_item_rep_view.rb']);
+    fs.writeFileSync(path.join(root, 'lib/nanoc/core/status_widget.rb'), '# frozen_string_literal: true\n\nmodule Nanoc\n  module Core\n    class StatusWidget\n    end\n  end\nend\n');
+    await t.engine.indexer.updatePaths(record, ['lib/nanoc/core/status_widget.rb']);
+    assert.deepEqual(await directDependents(t, repo.id, 'lib/nanoc/core/status_widget.rb'), ['lib/nanoc/core/basic_item_rep_view.rb']);
   } finally {
     await t.close();
   }
