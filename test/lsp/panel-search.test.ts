@@ -26,7 +26,7 @@ after(async () => lsp?.stop());
 
 const search = (params: SearchParams) => lsp.connection.sendRequest('loupe/search', params) as Promise<SearchResult>;
 const ledger = () => {
-  const db = new Database(path.join(dataDir, 'loupe.db'), { readonly: true });
+  const db = new Database(path.join(dataDir, 'accounts.db'), { readonly: true });
   try {
     return db.prepare('SELECT operation, credits FROM credit_ledger ORDER BY id').all() as { operation: string; credits: number }[];
   } finally {
