@@ -13,7 +13,7 @@ export class Ctx implements vscode.Disposable {
   client!: LanguageClient;
   status: LoupeStatus | null = null;
   private readonly disposables: vscode.Disposable[] = [];
-  private readonly statusListeners = new Set<(s: LoupeStatus) => void>();
+  private readonly statusListeners = new Set<(s: LoupeStatus | null) => void>();
 
   constructor(readonly extension: vscode.ExtensionContext) {
     this.log = vscode.window.createOutputChannel('Loupe', { log: true });
@@ -45,7 +45,8 @@ export class Ctx implements vscode.Disposable {
       debug: { module: serverModule, transport: TransportKind.ipc, options: { env, execArgv: ['--nolazy', '--inspect=6019'] } },
     };
     const dataDir = this.extension.globalStorageUri.fsPath;
-    const initializationOptions: LoupeInitOptions = { dataDir, ownerKey: key, settings: currentSettings() };
+    // A function, so a restart (settings changed) starts the server with the settings of that moment.
+    const initializationOptions = (): LoupeInitOptions => ({ dataDir, ownerKey: key, settings: currentSettings() });
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: 'file' }],
       outputChannel: this.log,
@@ -63,6 +64,16 @@ export class Ctx implements vscode.Disposable {
     this.setStatus((await this.client.sendRequest('loupe/status')) as LoupeStatus);
   }
 
+  /** Stops and starts the language server (same index, current settings); requests wait for it. */
+  async restart(): Promise<void> {
+    await this.start();
+    this.setStatus(null);
+    this.startup = this.client.restart().then(async () => {
+      this.setStatus((await this.client.sendRequest('loupe/status')) as LoupeStatus);
+    });
+    await this.startup;
+  }
+
   async request<M extends keyof LoupeRequests>(method: M, params: LoupeRequests[M][0], token?: vscode.CancellationToken): Promise<LoupeRequests[M][1]> {
     await this.start();
     return (params === undefined ? this.client.sendRequest(method, token) : this.client.sendRequest(method, params, token)) as Promise<LoupeRequests[M][1]>;
@@ -72,14 +83,17 @@ export class Ctx implements vscode.Disposable {
     return this.client.onNotification(method, handler);
   }
 
-  onStatus(listener: (s: LoupeStatus) => void): vscode.Disposable {
+  /** Every status the server reports; null while it (re)starts. */
+  onStatus(listener: (s: LoupeStatus | null) => void): vscode.Disposable {
     this.statusListeners.add(listener);
     if (this.status) listener(this.status);
     return { dispose: () => this.statusListeners.delete(listener) };
   }
 
-  private setStatus(s: LoupeStatus): void {
+  private setStatus(s: LoupeStatus | null): void {
     this.status = s;
+    void vscode.commands.executeCommand('setContext', 'loupe.paused', s?.paused ?? false);
+    void vscode.commands.executeCommand('setContext', 'loupe.running', s !== null);
     for (const l of this.statusListeners) l(s);
   }
 

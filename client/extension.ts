@@ -2,28 +2,32 @@ import * as vscode from 'vscode';
 import { Ctx } from './ctx';
 import { registerStatusBar } from './status-bar';
 import { registerCommands } from './commands';
-import { PanelHost } from './panel/panel-host';
+import { SearchViewHost } from './views/search-view';
+import { DependentsTree } from './views/dependents-tree';
+import { ChangeRadiusTree } from './views/change-radius-tree';
 import { registerLanguageModelBridge } from './lm-bridge';
+import { registerLiveSettings } from './live-settings';
 
 let ctx: Ctx | null = null;
 
 /**
- * Activation: everything the user sees is registered first (status bar, commands), then the
+ * Activation: everything the user sees is registered first (status bar, views, commands), then the
  * language server starts; indexing runs in that separate process, never in the extension host.
  */
 export function activate(context: vscode.ExtensionContext): void {
   const started = Date.now();
   ctx = new Ctx(context);
   context.subscriptions.push(ctx);
-  const panel = new PanelHost(ctx);
-  ctx.push(panel);
+  const views = { search: new SearchViewHost(ctx), dependents: new DependentsTree(ctx), changes: new ChangeRadiusTree(ctx) };
+  ctx.push(views.search, views.dependents, views.changes);
   registerStatusBar(ctx);
-  registerCommands(ctx, panel);
+  registerCommands(ctx, views);
+  registerLiveSettings(ctx);
   // The language server starts in the background: activation returns as soon as the UI is wired.
   const c = ctx;
   void c.start().then(() => {
     c.log.info(`Loupe language server ready ${Date.now() - started} ms after activation; indexing runs in the server process`);
-    panel.listen();
+    views.search.listen();
     registerLanguageModelBridge(c);
     // Without SMTP, sign-up codes for the local sidecar land in the outbox: show them where the user is.
     c.push(c.onNotification('loupe/mail', (m) => {
@@ -33,12 +37,6 @@ export function activate(context: vscode.ExtensionContext): void {
     c.log.error(`Loupe could not start its language server: ${error.message}`);
     void vscode.window.showErrorMessage(`Loupe could not start: ${error.message}`, 'Show logs').then((choice) => choice && c.log.show());
   });
-  ctx.push(vscode.workspace.onDidChangeConfiguration((e) => {
-    if (e.affectsConfiguration('loupe')) {
-      void vscode.window.showInformationMessage('Loupe settings changed: reload the window to apply them.', 'Reload')
-        .then((choice) => choice && vscode.commands.executeCommand('workbench.action.reloadWindow'));
-    }
-  }));
   ctx.log.info(`Loupe activated in ${Date.now() - started} ms`);
 }
 

@@ -17,17 +17,21 @@ export function registerStatusBar(ctx: Ctx): void {
   ctx.push(item);
 
   let notifying = false;
+  let dismissed = false;
   ctx.push(ctx.onStatus((status) => {
     render();
-    if (status.firstIndex && !notifying) {
+    if (status?.firstIndex && !notifying && !dismissed) {
       notifying = true;
-      void Promise.resolve(showFirstIndexProgress(ctx)).finally(() => { notifying = false; });
+      void Promise.resolve(showFirstIndexProgress(ctx, () => { dismissed = true; })).finally(() => { notifying = false; });
     }
   }));
 }
 
-/** First indexing of a workspace: a cancellable notification (Cancel pauses; the menu resumes). */
-function showFirstIndexProgress(ctx: Ctx): Thenable<void> {
+/**
+ * First indexing of a workspace: a notification with the progress. Its close button only hides it:
+ * indexing goes on in the background (the status bar shows it); pausing is in the status bar menu.
+ */
+function showFirstIndexProgress(ctx: Ctx, onDismiss: () => void): Thenable<void> {
   return vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: 'Loupe: indexing the workspace', cancellable: true },
     (progress, token) => new Promise<void>((resolve) => {
@@ -42,16 +46,16 @@ function showFirstIndexProgress(ctx: Ctx): Thenable<void> {
         resolve();
       }
       subscriptions.push(token.onCancellationRequested(() => {
-        void ctx.request('loupe/cancelIndex', undefined).then(() => {
-          void vscode.window.showInformationMessage('Loupe: indexing paused. Resume it from the Loupe status bar menu.');
-        });
+        onDismiss();
+        void vscode.window.showInformationMessage('Loupe: indexing continues in the background (see the status bar). To pause it, use "Pause indexing" in the Loupe status bar menu.');
         finish();
       }));
       const sub = ctx.onStatus((s) => {
+        if (!s) return;
         const percent = progressPercent(s);
         const done = s.repos.reduce((n, r) => n + r.filesDone, 0);
         const total = s.repos.reduce((n, r) => n + r.filesTotal, 0);
-        progress.report({ increment: Math.max(0, percent - reported), message: total ? `${done}/${total} files` : 'listing files' });
+        progress.report({ increment: Math.max(0, percent - reported), message: total ? `${done}/${total} files` : 'listing files…' });
         reported = Math.max(reported, percent);
         if (!s.firstIndex || s.paused) finish();
       });

@@ -6,7 +6,7 @@ import type { LoupeStatus } from '../protocol/lsp';
 export interface StatusText { text: string; tooltip: string; busy: boolean }
 
 export function statusText(status: LoupeStatus | null): StatusText {
-  if (!status) return { text: '$(loading~spin) Loupe', tooltip: 'Loupe is starting', busy: true };
+  if (!status) return { text: '$(loading~spin) Loupe starting…', tooltip: 'Loupe is starting its language server (the index opens in a separate process)', busy: true };
   const repos = status.repos;
   const failed = repos.filter((r) => r.phase === 'failed');
   const busy = repos.filter((r) => r.phase !== 'ready' && r.phase !== 'failed' && r.phase !== 'paused');
@@ -19,7 +19,7 @@ export function statusText(status: LoupeStatus | null): StatusText {
   if (status.paused && repos.some((r) => r.phase === 'paused')) return { text: '$(debug-pause) Loupe paused', tooltip, busy: false };
   if (busy.length) {
     const counting = busy.some((r) => r.phase === 'parsing' || r.phase === 'linking' || r.phase === 'derived') && total > 0;
-    return { text: counting ? `$(sync~spin) Loupe ${done}/${total}` : '$(sync~spin) Loupe indexing', tooltip, busy: true };
+    return { text: counting ? `$(sync~spin) Loupe indexing ${done}/${total}` : `$(sync~spin) Loupe ${describePhase(busy[0].phase)}…`, tooltip, busy: true };
   }
   if (failed.length) return { text: '$(error) Loupe', tooltip, busy: false };
   if (!repos.length) return { text: '$(eye) Loupe', tooltip: ['No folder open', sidecar].join('\n'), busy: false };

@@ -61,6 +61,24 @@ export interface RadiusResult {
   note: string | null;
 }
 
+/** The radius of my change: what the working tree's changes (or the branch's, against its base) affect. */
+export type ChangeBase = 'workingTree' | 'branch';
+export interface ChangeRadiusParams { against: ChangeBase }
+export interface ChangedFile { repoName: string; path: string; uri: string; status: 'added' | 'modified' | 'deleted' | 'renamed' | 'untracked'; dependents: number }
+export interface ChangeRadiusResult {
+  against: ChangeBase;
+  /** What the changes are compared with: `HEAD`, or the merge base with the base branch (`main @ 1a2b3c4`). */
+  base: string | null;
+  changed: ChangedFile[];
+  /** The union of the changed files' dependents (nearest depth), without the changed files themselves. */
+  dependents: (DependentEntry & { repoName: string })[];
+  /** Tests to run first: changed tests (depth 0), then dependent tests, nearest first. */
+  tests: (DependentEntry & { repoName: string })[];
+  entryPoints: number;
+  /** Why a folder gave nothing (not a git repository, no base branch found). */
+  notes: string[];
+}
+
 /** Files that use one exported symbol (the "used in N files" lens). */
 export interface SymbolUsersParams { uri: string; symbol: string }
 export interface SymbolUsersResult { symbol: string; files: { path: string; uri: string; line: number }[] }
@@ -125,6 +143,10 @@ export type ResearchChunk =
 
 export interface HistoryEntry { id: string; query: string; kind: 'search' | 'research'; at: string; conversationId: string | null }
 
+/** A past research conversation as it was answered, to reopen from History. */
+export interface ConversationTurn { question: string; answer: string; citations: Citation[]; error: string | null; at: string }
+export interface ConversationResult { threadId: string; turns: ConversationTurn[] }
+
 // ---- the owner key and sidecar ----
 
 export interface SidecarInfo { url: string | null; docsUrl: string | null; error: string | null }
@@ -146,6 +168,10 @@ export interface LoupeRequests {
   'loupe/research': [ResearchParams, { conversationId: string | null }];
   'loupe/cancelResearch': [{ streamId: string }, void];
   'loupe/history': [{ limit?: number }, HistoryEntry[]];
+  'loupe/conversation': [{ threadId: string }, ConversationResult];
+  'loupe/changeRadius': [ChangeRadiusParams, ChangeRadiusResult];
+  /** New settings: applied at once where they can be; `restart` when the engine must be built again. */
+  'loupe/applySettings': [LoupeSettings, { applied: string[]; restart: string[] }];
 }
 
 /** Notifications: method → params. */
@@ -178,6 +204,9 @@ export const Method = {
   research: 'loupe/research',
   cancelResearch: 'loupe/cancelResearch',
   history: 'loupe/history',
+  conversation: 'loupe/conversation',
+  changeRadius: 'loupe/changeRadius',
+  applySettings: 'loupe/applySettings',
   statusChanged: 'loupe/statusChanged',
   researchChunk: 'loupe/researchChunk',
 } as const satisfies Record<string, keyof LoupeRequests | keyof LoupeNotifications>;

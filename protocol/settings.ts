@@ -1,10 +1,9 @@
 /**
  * The extension's settings (`loupe.*` in VS Code), as the client reads them and the server receives
  * them. package.json's `contributes.configuration` declares the same keys and defaults; a unit test
- * keeps the two equal.
+ * keeps the two equal. Account internals (the owner's plan and credits) are not settings: the
+ * machine's owner is ENTERPRISE, and DATA_DIR/accounts.json configures accounts for the sidecar.
  */
-export type PlanName = 'FREE' | 'DEV' | 'PRO' | 'ENTERPRISE';
-
 export interface LoupeSettings {
   sidecar: { enabled: boolean; port: number };
   /** `endpoint`: the server's base URL, or for `onnx` the local folder holding the model. */
@@ -19,7 +18,6 @@ export interface LoupeSettings {
   };
   /** gitignore-style patterns skipped in addition to .gitignore and .loupeignore. */
   ignore: string[];
-  plan: { default: PlanName; credits: number | null };
 }
 
 export const DEFAULT_SETTINGS: LoupeSettings = {
@@ -28,7 +26,6 @@ export const DEFAULT_SETTINGS: LoupeSettings = {
   models: { provider: 'built-in', endpoint: '', model: '' },
   codeLens: { enabled: true, minDependents: 1, minSymbolUsers: 1 },
   ignore: [],
-  plan: { default: 'ENTERPRISE', credits: null },
 };
 
 /** Every setting key, flattened (`codeLens.minDependents`) with its default. */
@@ -55,4 +52,12 @@ export function readSettings(get: (key: string) => unknown): LoupeSettings {
     target[parts[parts.length - 1]] = value;
   }
   return result as unknown as LoupeSettings;
+}
+
+/** Settings the language server applies while it runs; the others configure the engine when it starts. */
+export const LIVE_SETTINGS = ['codeLens', 'sidecar'] as const;
+
+/** The top-level groups (`codeLens`, `embedding`, …) whose values differ. */
+export function changedGroups(before: LoupeSettings, after: LoupeSettings): (keyof LoupeSettings)[] {
+  return (Object.keys(after) as (keyof LoupeSettings)[]).filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]));
 }

@@ -3,10 +3,10 @@
  * host forwards requests to the language server; the webview never computes results itself.
  */
 import type {
-  HistoryEntry, ModelInfo, RadiusResult, ResearchChunk, ScanMode, SearchParams, SearchResult, SearchScope,
+  ConversationResult, HistoryEntry, ModelInfo, ResearchChunk, ScanMode, SearchParams, SearchResult, SearchScope,
 } from './lsp';
 
-export type PanelTab = 'search' | 'research' | 'history' | 'radius';
+export type PanelTab = 'search' | 'research' | 'history';
 
 /** Webview → host. */
 export type WebviewMessage =
@@ -16,15 +16,19 @@ export type WebviewMessage =
   | { type: 'cancelResearch'; streamId: string }
   | { type: 'open'; uri: string; line: number }
   | { type: 'loadHistory' }
-  | { type: 'loadModels' };
+  | { type: 'loadModels' }
+  /** Reopen a past research conversation with its answers. */
+  | { type: 'openConversation'; threadId: string }
+  /** Empty the History list (entries before now are no longer listed; the API's history is kept). */
+  | { type: 'clearHistory' };
 
 /** Host → webview. */
 export type HostMessage =
-  | { type: 'init'; tab: PanelTab; query?: string; mode?: ScanMode }
   | { type: 'searchResult'; requestId: number; result: SearchResult }
   | { type: 'searchError'; requestId: number; message: string }
   | { type: 'researchChunk'; chunk: ResearchChunk }
   | { type: 'models'; models: ModelInfo[] }
   | { type: 'history'; entries: HistoryEntry[] }
-  | { type: 'radiusTree'; result: RadiusResult }
-  | { type: 'focus'; tab: PanelTab; query?: string };
+  | { type: 'conversation'; conversation: ConversationResult }
+  /** Show a tab; with `query`, fill it in and run it (search) or ask it (research). */
+  | { type: 'focus'; tab: PanelTab; query?: string; mode?: ScanMode; run?: boolean };

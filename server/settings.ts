@@ -177,12 +177,13 @@ function fromEnvironment(env: EnvironmentSettings): Omit<EngineConfig, 'log' | '
 type EditorPart = Pick<EngineConfig, 'indexer' | 'accounts' | 'research' | 'search'>;
 
 /**
- * The editor's settings as engine configuration. A DATA_DIR/accounts.json stays authoritative for
- * accounts: settings only fill what it leaves out. Providers left at `built-in` set nothing.
+ * The editor's settings as engine configuration. Accounts come from DATA_DIR/accounts.json (or the
+ * environment), not from settings. Providers left at `built-in` set nothing.
  */
 export function engineConfigFromSettings(settings: LoupeSettings, accounts: AccountsConfig): EditorPart {
-  const { embedding, models, plan } = settings;
-  const owner = { plan: plan.default, ...(plan.credits !== null ? { credits: plan.credits } : {}), ...accounts.owner };
+  const { embedding, models } = settings;
+  // The machine's owner is never limited on their own machine unless accounts.json says otherwise.
+  const owner = { plan: 'ENTERPRISE' as const, ...accounts.owner };
   const config: EditorPart = {
     indexer: { ignoreGlobs: settings.ignore },
     accounts: { ...accounts, owner },

@@ -4,11 +4,17 @@ import { escapeHtml } from './markdown';
 
 export interface SnippetLine { number: number; html: string; hasMatch: boolean }
 
-export function snippetLines(startLine: number, text: string, highlights: SearchHighlight[]): SnippetLine[] {
+/**
+ * `wholeWords`: a match inside an identifier (`Cookie` of `setCookie`, as semantic search matches
+ * sub-words) is marked on the whole identifier, so the eye finds the name rather than a piece of it.
+ * Grep results keep their exact ranges.
+ */
+export function snippetLines(startLine: number, text: string, highlights: SearchHighlight[], wholeWords = false): SnippetLine[] {
   return text.split('\n').map((line, i) => {
     const number = startLine + i;
     const ranges = highlights
       .filter((h) => h.line === number && h.end > h.start)
+      .map((h) => (wholeWords ? widenToWord(line, h) : h))
       .sort((a, b) => a.start - b.start);
     let html = '';
     let at = 0;
@@ -22,6 +28,16 @@ export function snippetLines(startLine: number, text: string, highlights: Search
     html += escapeHtml(line.slice(at));
     return { number, html, hasMatch: ranges.length > 0 };
   });
+}
+
+const WORD = /[\p{L}\p{N}_$]/u;
+
+/** The range grown to the identifier around it. */
+export function widenToWord<T extends { start: number; end: number }>(line: string, range: T): T {
+  let { start, end } = range;
+  while (start > 0 && WORD.test(line[start - 1])) start--;
+  while (end < line.length && WORD.test(line[end])) end++;
+  return { ...range, start, end };
 }
 
 /**

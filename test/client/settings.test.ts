@@ -14,12 +14,12 @@ test('package.json declares every setting the code reads, with the same defaults
 });
 
 test('readSettings takes what VS Code returns and falls back to defaults for missing or mistyped values', () => {
-  const values: Record<string, unknown> = { 'sidecar.port': 9000, 'codeLens.enabled': 'yes', ignore: ['dist/**'], 'plan.credits': 100 };
+  const values: Record<string, unknown> = { 'sidecar.port': 9000, 'codeLens.enabled': 'yes', ignore: ['dist/**'], 'codeLens.minDependents': 3 };
   const settings = readSettings((k) => values[k]);
   assert.equal(settings.sidecar.port, 9000);
   assert.equal(settings.codeLens.enabled, true, 'a string is not a boolean: the default stays');
   assert.deepEqual(settings.ignore, ['dist/**']);
-  assert.equal(settings.plan.credits, 100);
+  assert.equal(settings.codeLens.minDependents, 3);
   assert.equal(settings.models.provider, DEFAULT_SETTINGS.models.provider);
 });
 

@@ -12,10 +12,11 @@ const status = (repos: RepoStatus[], over: Partial<LoupeStatus> = {}): LoupeStat
 });
 
 test('while indexing the status bar counts files done of total, then shows the index size', () => {
-  assert.equal(statusText(status([repo({ phase: 'parsing', filesDone: 120, filesTotal: 900 })])).text, '$(sync~spin) Loupe 120/900');
-  assert.equal(statusText(status([repo({ phase: 'scanning' })])).text, '$(sync~spin) Loupe indexing');
+  assert.equal(statusText(status([repo({ phase: 'parsing', filesDone: 120, filesTotal: 900 })])).text, '$(sync~spin) Loupe indexing 120/900');
+  assert.equal(statusText(status([repo({ phase: 'scanning' })])).text, '$(sync~spin) Loupe listing files…');
   assert.equal(statusText(status([repo({ phase: 'ready', filesDone: 1234, filesTotal: 1234 })])).text, '$(eye) Loupe 1.2k files');
-  assert.equal(statusText(null).text, '$(loading~spin) Loupe');
+  // Before the server answers, it says it is starting rather than spinning without a word.
+  assert.equal(statusText(null).text, '$(loading~spin) Loupe starting…');
 });
 
 test('paused and failed states say so; the tooltip names each folder and the API address', () => {

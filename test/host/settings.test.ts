@@ -16,7 +16,7 @@ const flags = (dataDir: string, over: Partial<CliFlags> = {}): CliFlags => ({
   folder: dataDir, port: 0, host: '127.0.0.1', dataDir, allow: [], allowOrigin: [], allowHost: [], ignore: [], maxFileBytes: 1024, ...over,
 });
 
-test('defaults: built-in embedder and model, the owner on the settings plan, ignore globs passed on', () => {
+test('defaults: built-in embedder and model, the owner ENTERPRISE, ignore globs passed on', () => {
   const config = engineConfigFromSettings(settings({ ignore: ['dist/**'] }), {});
   assert.deepEqual(config.indexer, { ignoreGlobs: ['dist/**'] });
   assert.deepEqual(config.accounts?.owner, { plan: 'ENTERPRISE' });
@@ -28,8 +28,7 @@ test('configured providers become engine configuration; accounts.json keeps the 
   const config = engineConfigFromSettings(settings({
     embedding: { provider: 'openai-compatible', endpoint: 'http://127.0.0.1:11434/v1', model: 'nomic-embed-text' },
     models: { provider: 'ollama', endpoint: 'http://127.0.0.1:11434/v1', model: 'qwen2.5-coder' },
-    plan: { default: 'DEV', credits: 5000 },
-  }), { owner: { credits: 42 } });
+  }), { owner: { plan: 'DEV', credits: 42 } });
   assert.deepEqual(config.search, { embedder: { kind: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', model: 'nomic-embed-text' } });
   assert.deepEqual(config.research, { openai: { baseUrl: 'http://127.0.0.1:11434/v1', models: ['qwen2.5-coder'] }, defaultModel: 'qwen2.5-coder' });
   assert.deepEqual(config.accounts?.owner, { plan: 'DEV', credits: 42 });

@@ -49,3 +49,13 @@ test('the rows are drawn grouped by file and row i is displayOrder()[i], even wh
   assert.deepEqual(displayOrder(ranked), drawn);
   assert.deepEqual(displayOrder(ranked).map((h) => `${h.file_path}:${h.line}`), ['src/cookie.ts:3', 'src/cookie.ts:40', 'src/helper/cookie/index.ts:99']);
 });
+
+test('semantic highlights cover the whole identifier; grep highlights stay exact', () => {
+  const text = 'export function setCookie(name) {';
+  const highlights = [{ line: 3, start: 19, end: 25 }]; // "Cookie"
+  assert.equal(snippetLines(3, text, highlights, true)[0].html, 'export function <mark>setCookie</mark>(name) {');
+  assert.equal(snippetLines(3, text, highlights)[0].html, 'export function set<mark>Cookie</mark>(name) {');
+  // Two sub-words of one name become one mark.
+  const two = [{ line: 1, start: 3, end: 9 }, { line: 1, start: 9, end: 11 }];
+  assert.equal(snippetLines(1, 'a  getCookieOf(x)', two, true)[0].html, 'a  <mark>getCookieOf</mark>(x)');
+});

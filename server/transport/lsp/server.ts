@@ -16,6 +16,7 @@ import { bindHover } from './features/hover';
 import { bindPanel } from './features/panel';
 import { bindPanelSearch } from './features/panel-search';
 import { bindEditorModels } from './features/editor-models';
+import { bindEditorFeatures } from './features/editor-features';
 
 function connectionLogger(connection: Connection, minimum: LogLevel): Logger {
   // window/logMessage lands in the client's LogOutputChannel; stdout carries nothing but LSP.
@@ -106,4 +107,5 @@ function bindFeatures(connection: Connection, documents: TextDocuments<TextDocum
   bindPanel(connection, session, log);
   bindPanelSearch(connection, session, log);
   bindEditorModels(connection, session);
+  bindEditorFeatures(connection, documents, session, log);
 }

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 
 /**
- * The panel's HTML: a strict CSP (scripts only with this load's nonce, styles and fonts only from
+ * The search view's HTML: a strict CSP (scripts only with this load's nonce, styles and fonts only from
  * the extension), assets only from dist/ and media/, colours only from VS Code theme variables.
  */
-export function panelHtml(webview: vscode.Webview, root: vscode.Uri): string {
+export function viewHtml(webview: vscode.Webview, root: vscode.Uri): string {
   const nonce = randomBytes(16).toString('base64');
   const script = webview.asWebviewUri(vscode.Uri.joinPath(root, 'dist', 'webview.js'));
   const style = webview.asWebviewUri(vscode.Uri.joinPath(root, 'media', 'panel.css'));

@@ -1,0 +1,139 @@
+import * as vscode from 'vscode';
+import type { HistoryEntry } from '../../protocol/lsp';
+import type { HostMessage, PanelTab, WebviewMessage } from '../../protocol/webview';
+import type { Ctx } from '../ctx';
+import { viewHtml } from './view-html';
+
+export const SEARCH_VIEW_ID = 'loupe.search';
+const HISTORY_CLEARED_AT = 'loupe.historyClearedAt';
+
+/**
+ * The search and research view: a `WebviewView` in Loupe's sidebar container (drag it to the
+ * secondary sidebar or the panel like any view). It only relays: every result comes from a
+ * `loupe/…` request to the language server, which runs the same engine operations as the HTTP API.
+ * The webview keeps its own state (`setState`), so closing or moving the view loses nothing.
+ */
+export class SearchViewHost implements vscode.WebviewViewProvider, vscode.Disposable {
+  private view: vscode.WebviewView | null = null;
+  private ready = false;
+  private queued: HostMessage[] = [];
+  private readonly subscriptions: vscode.Disposable[] = [];
+
+  constructor(private readonly ctx: Ctx) {
+    this.subscriptions.push(vscode.window.registerWebviewViewProvider(SEARCH_VIEW_ID, this, {
+      // Research answers stream while the view may be hidden behind another one.
+      webviewOptions: { retainContextWhenHidden: true },
+    }));
+  }
+
+  /** Starts relaying server notifications; called once the language client runs. */
+  listen(): void {
+    this.subscriptions.push(this.ctx.onNotification('loupe/researchChunk', (chunk) => this.post({ type: 'researchChunk', chunk })));
+  }
+
+  /** Reveals the view on a tab; with a query, runs it there. */
+  async show(tab: PanelTab, query?: string): Promise<void> {
+    this.queueOrPost({ type: 'focus', tab, query });
+    await vscode.commands.executeCommand(`${SEARCH_VIEW_ID}.focus`);
+  }
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    const root = this.ctx.extension.extensionUri;
+    view.webview.options = {
+      enableScripts: true,
+      localResourceRoots: [vscode.Uri.joinPath(root, 'dist'), vscode.Uri.joinPath(root, 'media')],
+    };
+    view.webview.html = viewHtml(view.webview, root);
+    this.view = view;
+    this.ready = false;
+    view.webview.onDidReceiveMessage((m: WebviewMessage) => void this.receive(m), undefined, this.subscriptions);
+    view.onDidDispose(() => {
+      if (this.view === view) { this.view = null; this.ready = false; }
+    }, undefined, this.subscriptions);
+  }
+
+  private queueOrPost(message: HostMessage): void {
+    if (this.view && this.ready) void this.view.webview.postMessage(message);
+    else this.queued.push(message);
+  }
+
+  private post(message: HostMessage): void {
+    if (this.view && this.ready) void this.view.webview.postMessage(message);
+  }
+
+  private async receive(message: WebviewMessage): Promise<void> {
+    try {
+      switch (message.type) {
+        case 'ready': {
+          this.ready = true;
+          for (const m of this.queued.splice(0)) this.post(m);
+          void this.sendModels();
+          return;
+        }
+        case 'search': {
+          const active = vscode.window.activeTextEditor?.document.uri.toString();
+          try {
+            const result = await this.ctx.request('loupe/search', { ...message.params, activeUri: message.params.activeUri ?? active });
+            this.post({ type: 'searchResult', requestId: message.requestId, result });
+          } catch (error) {
+            this.post({ type: 'searchError', requestId: message.requestId, message: (error as Error).message });
+          }
+          return;
+        }
+        case 'research': {
+          const active = vscode.window.activeTextEditor?.document.uri.toString();
+          try {
+            await this.ctx.request('loupe/research', { ...message.params, activeUri: active });
+          } catch (error) {
+            this.post({ type: 'researchChunk', chunk: { streamId: message.params.streamId, type: 'error', message: (error as Error).message } });
+          }
+          return;
+        }
+        case 'cancelResearch':
+          await this.ctx.request('loupe/cancelResearch', { streamId: message.streamId });
+          return;
+        case 'open': {
+          const line = Math.max(0, message.line - 1);
+          await vscode.window.showTextDocument(vscode.Uri.parse(message.uri), {
+            selection: new vscode.Range(line, 0, line, 0), preview: true,
+          });
+          return;
+        }
+        case 'loadHistory':
+          return this.sendHistory();
+        case 'loadModels':
+          return this.sendModels();
+        case 'openConversation':
+          this.post({ type: 'conversation', conversation: await this.ctx.request('loupe/conversation', { threadId: message.threadId }) });
+          return;
+        case 'clearHistory':
+          await this.ctx.extension.globalState.update(HISTORY_CLEARED_AT, new Date().toISOString());
+          return this.sendHistory();
+      }
+    } catch (error) {
+      this.ctx.log.error(`search view: ${message.type} failed: ${(error as Error).message}`);
+    }
+  }
+
+  private async sendModels(): Promise<void> {
+    try {
+      this.post({ type: 'models', models: await this.ctx.request('loupe/models', undefined) });
+    } catch (error) {
+      this.ctx.log.warn(`search view: models: ${(error as Error).message}`);
+    }
+  }
+
+  private async sendHistory(): Promise<void> {
+    try {
+      const clearedAt = this.ctx.extension.globalState.get<string>(HISTORY_CLEARED_AT) ?? '';
+      const entries: HistoryEntry[] = (await this.ctx.request('loupe/history', { limit: 200 })).filter((e) => e.at > clearedAt);
+      this.post({ type: 'history', entries });
+    } catch (error) {
+      this.ctx.log.warn(`search view: history: ${(error as Error).message}`);
+    }
+  }
+
+  dispose(): void {
+    for (const s of this.subscriptions.splice(0)) s.dispose();
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * What the panel remembers across being hidden, moved, closed or the window reloading: VS Code keeps
+ * it for the view (`setState`/`getState`), so search results and the conversation come back as they were.
+ */
+import type { Citation, ScanMode, SearchResult, SearchScope } from '../protocol/lsp';
+import type { PanelTab, WebviewMessage } from '../protocol/webview';
+
+export interface Turn {
+  question: string;
+  answer: string;
+  citations: Citation[];
+  status: string;
+  error: string | null;
+  done: boolean;
+  streamId: string;
+}
+
+export interface PanelState {
+  version: 1;
+  tab: PanelTab;
+  search: { query: string; scope: SearchScope; mode: ScanMode; types: string[]; paths: string[]; result: SearchResult | null; selected: number };
+  research: { turns: Turn[]; threadId: string | null; model: string; draft: string };
+}
+
+export function initialState(): PanelState {
+  return {
+    version: 1,
+    tab: 'search',
+    search: { query: '', scope: 'code', mode: 'semantic', types: [], paths: [], result: null, selected: -1 },
+    research: { turns: [], threadId: null, model: '', draft: '' },
+  };
+}
+
+/** A state read back from VS Code: unknown or older shapes start fresh; an answer cut off by a reload says so. */
+export function restoreState(saved: unknown): PanelState {
+  const state = saved as Partial<PanelState> | undefined;
+  if (!state || state.version !== 1 || !state.search || !state.research) return initialState();
+  for (const turn of state.research.turns) {
+    if (!turn.done) Object.assign(turn, { done: true, status: '', error: turn.error ?? 'interrupted (the panel was closed while it streamed)' });
+  }
+  return state as PanelState;
+}
+
+export interface VsCodeApi { postMessage(message: WebviewMessage): void; getState(): unknown; setState(state: unknown): void }
