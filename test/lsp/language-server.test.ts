@@ -48,25 +48,40 @@ test('loupe/radius lists dependents with depth; loupe/symbolUsers the importing 
   assert.deepEqual(users.files.map((f) => f.path), ['src/cart/cart.ts', 'test/format.spec.ts']);
 });
 
-test('hover on an import specifier shows the target file\'s docs with a link', async () => {
+test('hover on an import specifier shows the target file\'s compact doc: link and radius, summary, short export list, no headings', async () => {
   const text = fs.readFileSync(path.join(folder, 'src/cart/cart.ts'), 'utf8');
   await lsp.open('src/cart/cart.ts', text);
   const hover = await lsp.connection.sendRequest('textDocument/hover', {
     textDocument: { uri: lsp.uri('src/cart/cart.ts') }, position: { line: 0, character: 32 },
   }) as { contents: { value: string } } | null;
   assert.ok(hover, 'a hover');
-  assert.match(hover.contents.value, /\[src\/util\/format\.ts\]\(file:\/\/.*format\.ts\)/);
-  assert.match(hover.contents.value, /formatPrice|processing/);
+  assert.match(hover.contents.value, /^\[src\/util\/format\.ts\]\(file:\/\/.*format\.ts\) · 5 dependents · 1 entry point · 1 test\n/);
+  assert.match(hover.contents.value, /Exports `formatPrice`, `formatDate`$/);
+  assert.doesNotMatch(hover.contents.value, /^#/m, 'no headings');
 });
 
-test('hover on an imported symbol shows its signature, doc comment and users', async () => {
+test('hover on an imported symbol adds what Loupe knows: its users (tests last), the declaring file\'s radius and summary; not a second signature', async () => {
   const hover = await lsp.connection.sendRequest('textDocument/hover', {
     textDocument: { uri: lsp.uri('src/cart/cart.ts') }, position: { line: 0, character: 12 },
   }) as { contents: { value: string } } | null;
   assert.ok(hover);
-  assert.match(hover.contents.value, /formatPrice\(cents: number/);
-  assert.match(hover.contents.value, /Formats an amount in cents/);
-  assert.match(hover.contents.value, /Used in 2 files/);
+  const text = hover.contents.value;
+  assert.match(text, /`formatPrice` is used in \*\*2 files\*\*: \[cart\.ts\]\([^)]*cart\.ts#L\d+\); 1 test: \[format\.spec\.ts\]/);
+  assert.match(text, /Declared in \[src\/util\/format\.ts:4\]\([^)]*#L4\) · 5 dependents · 1 entry point · 1 test/);
+  assert.match(text, /format\.ts: Formatting helpers for prices and dates shown to shoppers\.$/);
+  assert.doesNotMatch(text, /cents: number/, 'the signature is the language\'s own hover');
+  assert.doesNotMatch(text, /Formats an amount in cents/, 'so is the doc comment');
+});
+
+test('a name inside a comment, a string, a member name or a local gets no hover', async () => {
+  const at = (line: number, character: number) => lsp.connection.sendRequest('textDocument/hover', {
+    textDocument: { uri: lsp.uri('src/cart/cart.ts') }, position: { line, character },
+  }) as Promise<{ contents: { value: string } } | null>;
+  const line = fs.readFileSync(path.join(folder, 'src/cart/cart.ts'), 'utf8').split('\n')[17];
+  assert.equal(await at(17, line.indexOf('// formatPrice') + 5), null, 'formatPrice in a comment');
+  assert.notEqual(await at(17, line.indexOf('formatPrice(') + 2), null, 'the same name in code');
+  assert.equal(await at(13, 20), null, '`lines` of this.lines is a member');
+  assert.equal(await at(13, 32), null, '`sum`, a parameter');
 });
 
 test('an unsaved edit changes the lens: removing report.ts\'s import drops a dependent', async () => {

@@ -28,6 +28,9 @@ const SPECS: Record<string, LanguageSpec> = {
  */
 export const treeSitterLanguages: ReadonlySet<string> = new Set(Object.keys(SPECS));
 
+/** The grammar file stem of a tree-sitter language (`cpp` for C), or undefined for others. */
+export const treeSitterGrammar = (language: string): string | undefined => SPECS[language]?.grammar;
+
 const repoFiles = new Map<string, RepoFiles>();
 
 function filesOf(root: string): RepoFiles {

@@ -1,32 +1,68 @@
-/** Pure text helpers for hover: what is under the cursor, and Markdown links that open files. */
+/** Hover's pieces of text: links that open files, the users line, radius and doc summaries. */
+import type { FilesStore } from '../../../engine/store/files-store';
+import type { ParsedSymbol } from '../../../engine/types';
 
-export interface Span { text: string; start: number; end: number }
-
-/** The string literal ('…', "…" or `…` without interpolation) around `character`, quotes excluded. */
-export function stringAt(line: string, character: number): Span | null {
-  const re = /(['"`])((?:\\.|(?!\1)[^\\\n])*)\1/g;
-  for (let m = re.exec(line); m; m = re.exec(line)) {
-    const start = m.index + 1;
-    const end = m.index + m[0].length - 1;
-    if (character >= m.index && character <= end) {
-      if (m[1] === '`' && m[2].includes('${')) return null;
-      return { text: m[2], start, end };
-    }
-  }
-  return null;
-}
-
-/** The identifier around `character`. */
-export function wordAt(line: string, character: number): Span | null {
-  const re = /[A-Za-z_$][\w$]*/g;
-  for (let m = re.exec(line); m; m = re.exec(line)) {
-    if (character >= m.index && character <= m.index + m[0].length) return { text: m[0], start: m.index, end: m.index + m[0].length };
-  }
-  return null;
-}
+const MAX_USERS_LISTED = 6;
+const MAX_EXPORTS_LISTED = 6;
+const MAX_SUMMARY_CHARS = 240;
 
 /** A Markdown link VS Code opens in the editor (`#L12` selects the line). */
 export function fileLink(label: string, uri: string): string {
   const safe = label.replace(/[[\]\\`*_]/g, (c) => `\\${c}`);
   return `[${safe}](${uri.replace(/[()\s]/g, (c) => encodeURIComponent(c))})`;
+}
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** "5 dependents · 1 entry point · 1 test" (the file lens' words). */
+export function radiusLine(impact: { dependents: unknown[]; entryPoints: number; tests: number }): string {
+  const parts = [plural(impact.dependents.length, 'dependent', 'dependents')];
+  if (impact.entryPoints) parts.push(plural(impact.entryPoints, 'entry point', 'entry points'));
+  if (impact.tests) parts.push(plural(impact.tests, 'test', 'tests'));
+  return parts.join(' · ');
+}
+
+/** "`name` is used in 7 files: a.ts, b.ts, … and 2 more; tests: x.test.ts" — non-tests first. */
+export function usersLine(name: string, users: { path: string; uri: string; test: boolean }[]): string {
+  if (!users.length) return `\`${name}\` is exported but no other file of the workspace uses it.`;
+  const code = users.filter((u) => !u.test);
+  const tests = users.filter((u) => u.test);
+  const list = (items: typeof users, max: number) => {
+    const shown = items.slice(0, max).map((u) => fileLink(u.path.split('/').pop()!, u.uri)).join(', ');
+    return items.length > max ? `${shown} and ${items.length - max} more` : shown;
+  };
+  const parts = [`\`${name}\` is used in **${plural(users.length, 'file', 'files')}**`];
+  if (code.length) parts.push(`: ${list(code, MAX_USERS_LISTED)}`);
+  if (tests.length) parts.push(`${code.length ? '; ' : ': '}${plural(tests.length, 'test', 'tests')}: ${list(tests, Math.max(2, MAX_USERS_LISTED - code.length))}`);
+  return parts.join('');
+}
+
+/** "`a`, `b`, `c` and 4 more" */
+export function exportList(names: string[]): string {
+  const shown = names.slice(0, MAX_EXPORTS_LISTED).map((n) => `\`${n}\``).join(', ');
+  return names.length > MAX_EXPORTS_LISTED ? `${shown} and ${names.length - MAX_EXPORTS_LISTED} more` : shown;
+}
+
+/** The first paragraph of a file's doc (what it is for), without headings, cut to a line or two. */
+export function docSummary(markdown: string): string {
+  const paragraph = markdown.split(/\n\s*\n/).map((p) => p.trim()).find((p) => p && !p.startsWith('#') && !p.startsWith('_')) ?? '';
+  // The doc's own "Used by N files…" sentence repeats the radius shown beside it.
+  const flat = paragraph.replace(/\s+/g, ' ').replace(/\s*(Used by \d+ files? directly|No indexed file imports it)[^]*$/, '');
+  return flat.length > MAX_SUMMARY_CHARS ? `${flat.slice(0, MAX_SUMMARY_CHARS - 1).replace(/\s+\S*$/, '')}…` : flat;
+}
+
+/** The symbol `name` declared in `relPath`, following re-exports (barrels) a few levels. */
+export function declarationOf(store: FilesStore, repoId: string, relPath: string, name: string, depth = 0): { symbol: ParsedSymbol; path: string } | null {
+  const file = store.getByPath(repoId, relPath);
+  if (!file) return null;
+  const symbol = store.symbols(file.id).find((s) => s.name === name && s.parent === null);
+  if (symbol) return { symbol, path: relPath };
+  if (depth >= 3) return null;
+  for (const i of store.imports(file.id)) {
+    if ((i.kind === 'export' || i.kind === 'export-all') && i.targetPath && (i.names.includes(name) || i.names.includes('*'))) {
+      const found = declarationOf(store, repoId, i.targetPath, name, depth + 1);
+      if (found) return found;
+    }
+  }
+  return null;
 }

@@ -3,111 +3,87 @@ import type { Connection, Hover, TextDocuments } from 'vscode-languageserver/nod
 import { MarkupKind } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Logger } from '../../../engine/log';
-import type { ParsedSymbol, RepoRecord } from '../../../engine/types';
+import type { RepoRecord } from '../../../engine/types';
+import { isTestPath } from '../../../engine/analysis/entry-points';
+import { detectLanguage } from '../../../engine/indexer/languages';
+import { tokenAt } from '../../../engine/editor/token-at';
 import type { Session } from '../session';
 import { guarded } from '../guarded';
-import { fileLink, stringAt, wordAt } from './hover-text';
-
-const MAX_USERS_LISTED = 8;
+import { declarationOf, docSummary, exportList, fileLink, radiusLine, usersLine } from './hover-text';
 
 /**
- * Hover: on an import specifier or a path in a string, that file's documentation (summary depth)
- * with links; on a symbol, its signature, doc comment and the files that use it.
+ * Hover adds only what Loupe knows, next to the language's own hover (which already shows the
+ * signature and doc comment): on an import specifier or a path in a string, that file's compact
+ * doc; on a name that is an export of this file or an import, who uses it (non-tests first), the
+ * declaring file's blast radius and its doc summary. The position is resolved with the language's
+ * parser, so words in comments and strings, member names and locals get nothing.
  */
 export function bindHover(connection: Connection, documents: TextDocuments<TextDocument>, session: Session, log: Logger): void {
   connection.onHover(guarded(log, 'hover', async (params): Promise<Hover | null> => {
     const doc = documents.get(params.textDocument.uri);
     const located = session.workspace.locate(params.textDocument.uri);
     if (!doc || !located) return null;
-    const line = doc.getText({ start: { line: params.position.line, character: 0 }, end: { line: params.position.line + 1, character: 0 } });
-    const literal = stringAt(line, params.position.character);
-    if (literal) {
-      const target = resolveTarget(session, located.repo, located.relPath, literal.text);
+    const text = doc.getText();
+    const token = await tokenAt(detectLanguage(path.basename(located.relPath)), text, doc.offsetAt(params.position));
+    const range = (start: number, end: number) => ({ start: doc.positionAt(start), end: doc.positionAt(end) });
+    if (token.kind === 'string') {
+      const target = resolveTarget(session, located.repo, located.relPath, token.text);
       if (!target) return null;
-      return {
-        contents: { kind: MarkupKind.Markdown, value: await fileHover(session, located.repo, target) },
-        range: { start: { line: params.position.line, character: literal.start }, end: { line: params.position.line, character: literal.end } },
-      };
+      return { contents: { kind: MarkupKind.Markdown, value: await fileHover(session, located.repo, target) }, range: range(token.start, token.end) };
     }
-    const word = wordAt(line, params.position.character);
-    if (!word) return null;
-    const value = symbolHover(session, located.repo, located.relPath, word.text);
-    if (!value) return null;
-    return {
-      contents: { kind: MarkupKind.Markdown, value },
-      range: { start: { line: params.position.line, character: word.start }, end: { line: params.position.line, character: word.end } },
-    };
+    if (token.kind !== 'identifier' || token.member) return null;
+    const value = await symbolHover(session, located.repo, located.relPath, token.text);
+    return value ? { contents: { kind: MarkupKind.Markdown, value }, range: range(token.start, token.end) } : null;
   }));
 }
 
 /** An import specifier of this file (resolved by the indexer), else a path relative to the file or the root. */
 function resolveTarget(session: Session, repo: RepoRecord, relPath: string, text: string): string | null {
-  const editor = session.ops.editor;
-  const file = editor.file(repo, relPath);
+  const store = session.engine.filesStore;
+  const file = store.getByPath(repo.id, relPath);
   if (file) {
-    const imp = editor.imports(file).find((i) => i.specifier === text && i.targetPath);
+    const imp = store.imports(file.id).find((i) => i.specifier === text && i.targetPath);
     if (imp?.targetPath) return imp.targetPath;
   }
   if (!/[/.]/.test(text) || text.includes('\n')) return null;
   const candidates = [path.posix.normalize(path.posix.join(path.posix.dirname(relPath), text)), path.posix.normalize(text.replace(/^\/+/, ''))];
-  return candidates.find((c) => !c.startsWith('..') && editor.file(repo, c)) ?? null;
+  return candidates.find((c) => !c.startsWith('..') && store.getByPath(repo.id, c)) ?? null;
 }
 
+/** A file's compact doc: link and radius on one line, its summary, a short export list. */
 async function fileHover(session: Session, repo: RepoRecord, target: string): Promise<string> {
   const uri = session.workspace.uriOf(repo, target);
-  const doc = await session.ops.editor.fileDoc(repo, target);
-  const lines = [`**${fileLink(target, uri)}**`, ''];
-  if (doc.processing) lines.push('_Loupe is still writing the documentation for this file (processing)…_', '');
-  // The doc's own title repeats the path the link above already shows.
-  if (doc.markdown) lines.push(doc.markdown.replace(/^#{1,6} [^\n]*\n+/, (title) => (title.includes(target) ? '' : title)));
+  const [doc, impact] = await Promise.all([session.fileDoc(repo, target), session.editorFacts.impact(repo, target)]);
+  const file = session.engine.filesStore.getByPath(repo.id, target);
+  const exports = file ? session.engine.filesStore.symbols(file.id).filter((s) => s.exported && s.parent === null).map((s) => s.name) : [];
+  const lines = [`${fileLink(target, uri)}${impact ? ` · ${radiusLine(impact)}` : ''}`];
+  const summary = docSummary(doc.markdown);
+  if (summary) lines.push('', summary);
+  if (doc.processing) lines.push('', '_Loupe is still writing this file\'s documentation (processing)…_');
+  if (exports.length) lines.push('', `Exports ${exportList(exports)}`);
   return lines.join('\n');
 }
 
-function symbolHover(session: Session, repo: RepoRecord, relPath: string, name: string): string | null {
-  const editor = session.ops.editor;
-  const file = editor.file(repo, relPath);
+async function symbolHover(session: Session, repo: RepoRecord, relPath: string, name: string): Promise<string | null> {
+  const store = session.engine.filesStore;
+  const file = store.getByPath(repo.id, relPath);
   if (!file) return null;
-  // Imported here? Then describe it where it is declared.
-  let declaredIn = relPath;
-  const imp = editor.imports(file).find((i) => i.targetPath && i.names.includes(name));
-  if (imp?.targetPath) declaredIn = imp.targetPath;
-  const origin = declarationOf(session, repo, declaredIn, name);
-  if (!origin) return null;
-  const { symbol, path: where } = origin;
-  const uri = session.workspace.uriOf(repo, where);
-  const lines: string[] = [];
-  if (symbol.signature) lines.push('```typescript', symbol.signature, '```');
-  else lines.push(`\`${symbol.kind} ${symbol.name}\``);
-  if (symbol.doc) lines.push('', symbol.doc);
-  lines.push('', `Declared in ${fileLink(`${where}:${symbol.startLine}`, `${uri}#L${symbol.startLine}`)}`);
-  if (symbol.exported) {
-    const uses = session.ops.editor.symbolUses(repo, where, name);
-    const files = [...new Map(uses.map((u) => [u.path, u])).values()];
-    if (files.length) {
-      const listed = files.slice(0, MAX_USERS_LISTED)
-        .map((u) => fileLink(u.path, `${session.workspace.uriOf(repo, u.path)}#L${u.line}`)).join(', ');
-      const more = files.length > MAX_USERS_LISTED ? ` and ${files.length - MAX_USERS_LISTED} more` : '';
-      lines.push('', `Used in ${files.length} ${files.length === 1 ? 'file' : 'files'}: ${listed}${more}`);
-    } else {
-      lines.push('', 'Not used by other files of the workspace.');
-    }
-  }
+  // Imported here? Then it is declared where the import leads (through barrels).
+  const imp = store.imports(file.id).find((i) => i.targetPath && i.names.includes(name));
+  const origin = declarationOf(store, repo.id, imp?.targetPath ?? relPath, name);
+  // Only exports have users elsewhere: for a local, the language's hover says everything.
+  if (!origin || !origin.symbol.exported) return null;
+  const where = origin.path;
+  const uses = session.editorFacts.symbolUses(repo, where, name);
+  const users = [...new Map(uses.map((u) => [u.path, u])).values()]
+    .sort((a, b) => Number(isTestPath(a.path)) - Number(isTestPath(b.path)) || a.path.localeCompare(b.path))
+    .map((u) => ({ path: u.path, uri: `${session.workspace.uriOf(repo, u.path)}#L${u.line}`, test: isTestPath(u.path) }));
+  const [impact, doc] = await Promise.all([session.editorFacts.impact(repo, where), session.fileDoc(repo, where)]);
+  const declared = where === relPath
+    ? `Declared here, line ${origin.symbol.startLine}`
+    : `Declared in ${fileLink(`${where}:${origin.symbol.startLine}`, `${session.workspace.uriOf(repo, where)}#L${origin.symbol.startLine}`)}`;
+  const lines = [usersLine(name, users), '', `${declared}${impact ? ` · ${radiusLine(impact)}` : ''}`];
+  const summary = docSummary(doc.markdown);
+  if (summary && where !== relPath) lines.push('', `${path.posix.basename(where)}: ${summary}`);
   return lines.join('\n');
-}
-
-/** The symbol `name` declared in `relPath`, following one level of re-export (a barrel `index.ts`). */
-function declarationOf(session: Session, repo: RepoRecord, relPath: string, name: string, depth = 0): { symbol: ParsedSymbol; path: string } | null {
-  const editor = session.ops.editor;
-  const file = editor.file(repo, relPath);
-  if (!file) return null;
-  const symbol = editor.symbols(file).find((s) => s.name === name && s.parent === null);
-  if (symbol) return { symbol, path: relPath };
-  if (depth >= 3) return null;
-  for (const i of editor.imports(file)) {
-    if ((i.kind === 'export' || i.kind === 'export-all') && i.targetPath && (i.names.includes(name) || i.names.includes('*'))) {
-      const found = declarationOf(session, repo, i.targetPath, name, depth + 1);
-      if (found) return found;
-    }
-  }
-  return null;
 }
