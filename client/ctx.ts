@@ -1,8 +1,10 @@
+import path from 'node:path';
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
-import type { LoupeInitOptions, LoupeNotifications, LoupeRequests, LoupeStatus } from '../protocol/lsp';
+import type { LoupeInitOptions, LoupeNotifications, LoupeRequests, LoupeStatus, ResearchChunk } from '../protocol/lsp';
 import { ownerKey } from './owner-key';
 import { currentSettings } from './settings';
+import { runtimeModules } from './onnx-runtime';
 
 /**
  * Owns everything the extension creates (as rust-analyzer's `Ctx` does): the language client, the
@@ -14,6 +16,7 @@ export class Ctx implements vscode.Disposable {
   status: LoupeStatus | null = null;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly statusListeners = new Set<(s: LoupeStatus | null) => void>();
+  private readonly chunkListeners = new Set<(c: ResearchChunk) => void>();
 
   constructor(readonly extension: vscode.ExtensionContext) {
     this.log = vscode.window.createOutputChannel('Loupe', { log: true });
@@ -39,7 +42,9 @@ export class Ctx implements vscode.Disposable {
     // binary loads there without a rebuild.
     // Node's compile cache (Node 22.1+) keeps the server bundle's and TypeScript's compiled code on
     // disk: the second start of the server parses ~4 MB of JavaScript about twice as fast.
-    const env = { ...process.env, NODE_COMPILE_CACHE: vscode.Uri.joinPath(this.extension.globalStorageUri, 'compile-cache').fsPath };
+    // Optional runtimes installed on demand (the ONNX embedding provider's) resolve from NODE_PATH.
+    const nodePath = [runtimeModules(this.extension), process.env.NODE_PATH].filter(Boolean).join(path.delimiter);
+    const env = { ...process.env, NODE_PATH: nodePath, NODE_COMPILE_CACHE: vscode.Uri.joinPath(this.extension.globalStorageUri, 'compile-cache').fsPath };
     const serverOptions: ServerOptions = {
       run: { module: serverModule, transport: TransportKind.ipc, options: { env } },
       debug: { module: serverModule, transport: TransportKind.ipc, options: { env, execArgv: ['--nolazy', '--inspect=6019'] } },
@@ -60,6 +65,8 @@ export class Ctx implements vscode.Disposable {
     this.client = new LanguageClient('loupe', 'Loupe', serverOptions, clientOptions);
     this.push({ dispose: () => void this.client.stop() });
     this.client.onNotification('loupe/statusChanged', (s: LoupeStatus) => this.setStatus(s));
+    // One handler per method is all the client keeps: research chunks fan out from here (view, chat).
+    this.client.onNotification('loupe/researchChunk', (c: ResearchChunk) => { for (const l of this.chunkListeners) l(c); });
     await this.client.start();
     this.setStatus((await this.client.sendRequest('loupe/status')) as LoupeStatus);
   }
@@ -67,9 +74,11 @@ export class Ctx implements vscode.Disposable {
   /** Stops and starts the language server (same index, current settings); requests wait for it. */
   async restart(): Promise<void> {
     await this.start();
+    const started = Date.now();
     this.setStatus(null);
     this.startup = this.client.restart().then(async () => {
       this.setStatus((await this.client.sendRequest('loupe/status')) as LoupeStatus);
+      this.log.info(`language server restarted in ${Date.now() - started} ms`);
     });
     await this.startup;
   }
@@ -81,6 +90,12 @@ export class Ctx implements vscode.Disposable {
 
   onNotification<M extends keyof LoupeNotifications>(method: M, handler: (params: LoupeNotifications[M]) => void): vscode.Disposable {
     return this.client.onNotification(method, handler);
+  }
+
+  /** Streamed research pieces, for whoever started that stream (the view, the chat participant). */
+  onResearchChunk(listener: (c: ResearchChunk) => void): vscode.Disposable {
+    this.chunkListeners.add(listener);
+    return { dispose: () => this.chunkListeners.delete(listener) };
   }
 
   /** Every status the server reports; null while it (re)starts. */

@@ -7,6 +7,9 @@ import { DependentsTree } from './views/dependents-tree';
 import { ChangeRadiusTree } from './views/change-radius-tree';
 import { registerLanguageModelBridge } from './lm-bridge';
 import { registerLiveSettings } from './live-settings';
+import { registerLanguageModelTools } from './lm-tools';
+import { registerChatParticipant } from './chat-participant';
+import { registerOnnxRuntime } from './onnx-runtime';
 
 let ctx: Ctx | null = null;
 
@@ -23,6 +26,10 @@ export function activate(context: vscode.ExtensionContext): void {
   registerStatusBar(ctx);
   registerCommands(ctx, views);
   registerLiveSettings(ctx);
+  // Tools and @loupe are registered at once (requests wait for the server), so chat lists them from the start.
+  registerLanguageModelTools(ctx);
+  registerChatParticipant(ctx);
+  registerOnnxRuntime(ctx);
   // The language server starts in the background: activation returns as soon as the UI is wired.
   const c = ctx;
   void c.start().then(() => {

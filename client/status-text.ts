@@ -18,8 +18,9 @@ export function statusText(status: LoupeStatus | null): StatusText {
   const tooltip = [...lines, sidecar, 'Click for Loupe actions'].join('\n');
   if (status.paused && repos.some((r) => r.phase === 'paused')) return { text: '$(debug-pause) Loupe paused', tooltip, busy: false };
   if (busy.length) {
-    const counting = busy.some((r) => r.phase === 'parsing' || r.phase === 'linking' || r.phase === 'derived') && total > 0;
-    return { text: counting ? `$(sync~spin) Loupe indexing ${done}/${total}` : `$(sync~spin) Loupe ${describePhase(busy[0].phase)}…`, tooltip, busy: true };
+    // Files while they are parsed; the search index (vectors, docs) counts its own items after.
+    const phase = busy.some((r) => r.phase === 'parsing' || r.phase === 'linking') ? 'indexing' : busy.some((r) => r.phase === 'derived') ? 'search index' : null;
+    return { text: phase && total > 0 ? `$(sync~spin) Loupe ${phase} ${done}/${total}` : `$(sync~spin) Loupe ${describePhase(busy[0].phase)}…`, tooltip, busy: true };
   }
   if (failed.length) return { text: '$(error) Loupe', tooltip, busy: false };
   if (!repos.length) return { text: '$(eye) Loupe', tooltip: ['No folder open', sidecar].join('\n'), busy: false };

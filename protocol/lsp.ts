@@ -170,6 +170,10 @@ export interface LoupeRequests {
   'loupe/history': [{ limit?: number }, HistoryEntry[]];
   'loupe/conversation': [{ threadId: string }, ConversationResult];
   'loupe/changeRadius': [ChangeRadiusParams, ChangeRadiusResult];
+  /** A file's documentation (the engine's file docs, as GET /v2/files/{id}/docs gives them). */
+  'loupe/fileDoc': [{ uri: string; depth?: 'basic' | 'summary' | 'full' }, { path: string; markdown: string; processing: boolean }];
+  /** Each workspace folder's blueprint (README, structure, dependencies, top symbols), as POST /v2/blueprint. */
+  'loupe/blueprint': [void, { repoName: string; markdown: string }[]];
   /** New settings: applied at once where they can be; `restart` when the engine must be built again. */
   'loupe/applySettings': [LoupeSettings, { applied: string[]; restart: string[] }];
 }
@@ -207,6 +211,8 @@ export const Method = {
   conversation: 'loupe/conversation',
   changeRadius: 'loupe/changeRadius',
   applySettings: 'loupe/applySettings',
+  fileDoc: 'loupe/fileDoc',
+  blueprint: 'loupe/blueprint',
   statusChanged: 'loupe/statusChanged',
   researchChunk: 'loupe/researchChunk',
 } as const satisfies Record<string, keyof LoupeRequests | keyof LoupeNotifications>;

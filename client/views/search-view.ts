@@ -26,9 +26,9 @@ export class SearchViewHost implements vscode.WebviewViewProvider, vscode.Dispos
     }));
   }
 
-  /** Starts relaying server notifications; called once the language client runs. */
+  /** Relays the research pieces of the streams this view started. */
   listen(): void {
-    this.subscriptions.push(this.ctx.onNotification('loupe/researchChunk', (chunk) => this.post({ type: 'researchChunk', chunk })));
+    this.subscriptions.push(this.ctx.onResearchChunk((chunk) => { if (chunk.streamId.startsWith('s')) this.post({ type: 'researchChunk', chunk }); }));
   }
 
   /** Reveals the view on a tab; with a query, runs it there. */

@@ -14,6 +14,7 @@ const status = (repos: RepoStatus[], over: Partial<LoupeStatus> = {}): LoupeStat
 test('while indexing the status bar counts files done of total, then shows the index size', () => {
   assert.equal(statusText(status([repo({ phase: 'parsing', filesDone: 120, filesTotal: 900 })])).text, '$(sync~spin) Loupe indexing 120/900');
   assert.equal(statusText(status([repo({ phase: 'scanning' })])).text, '$(sync~spin) Loupe listing files…');
+  assert.equal(statusText(status([repo({ phase: 'derived', filesDone: 512, filesTotal: 1531 })])).text, '$(sync~spin) Loupe search index 512/1531');
   assert.equal(statusText(status([repo({ phase: 'ready', filesDone: 1234, filesTotal: 1234 })])).text, '$(eye) Loupe 1.2k files');
   // Before the server answers, it says it is starting rather than spinning without a word.
   assert.equal(statusText(null).text, '$(loading~spin) Loupe starting…');
@@ -50,4 +51,19 @@ test('dependents are listed nearest first with depth, entry points and tests mar
     ['$(beaker) test/a.spec.ts', 'depth 1 · test'],
     ['  $(rocket) src/main.ts', 'depth 2 · entry point'],
   ]);
+});
+
+test('the radius of my change in one line, and tool answers a model reads', async () => {
+  const { changeSummary } = await import('../../client/views/change-text');
+  const entry = { path: 'test/a.test.ts', uri: 'file:///w/test/a.test.ts', depth: 1, isEntryPoint: false, isTest: true, repoName: 'w' };
+  assert.equal(changeSummary({ changed: [{} as never], dependents: [entry, { ...entry, path: 'src/main.ts', isTest: false, isEntryPoint: true }], tests: [entry], entryPoints: 1 }),
+    '1 changed file affects 2 files · 1 entry point · 1 test to run');
+  const { radiusText, searchText } = await import('../../client/tool-text');
+  assert.equal(radiusText({ uri: '', path: 'src/a.ts', dependents: [], entryPoints: 0, tests: 0, note: null }), 'src/a.ts: no file depends on it.');
+  assert.match(radiusText({ uri: '', path: 'src/a.ts', dependents: [entry, { ...entry, path: 'src/b.ts', isTest: false, depth: 2 }], entryPoints: 0, tests: 1, note: null }),
+    /^src\/a\.ts: 2 dependents · 1 test\.\nDepth 1 \(1\): test\/a\.test\.ts \[test\]\nDepth 2 \(1\): src\/b\.ts$/);
+  assert.match(searchText('cart', { hits: [{ kind: 'code', repoName: 'w', path: 'src/cart.ts', uri: null, line: 3, endLine: 5, snippet: { startLine: 3, text: 'class Cart {}', highlights: [] }, score: 1 }], total: 1, tookMs: 2, warnings: [] }),
+    /1 results for "cart" \(best first\):\n\nsrc\/cart\.ts:3\n```\nclass Cart \{\}\n```/);
+  const { selectionQuestion } = await import('../../client/ask-text');
+  assert.equal(selectionQuestion('why?', 'src/a.ts', { start: 4, end: 6, text: 'x()' }), 'why?\n\n(about src/a.ts:4-6)\n```\nx()\n```');
 });

@@ -81,6 +81,9 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
   const child: ChildProcess = spawn(node, [
     codeServerBin(), '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', ...common,
     '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override',
+    // A reloaded or closed window's extension host (and language server) ends soon, as in desktop VS Code,
+    // instead of waiting three hours for the browser to reconnect.
+    '--reconnection-grace-time', '1',
     options.workspace,
   ], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', (d) => output.push(String(d)));

@@ -42,13 +42,16 @@ export class Workbench {
     return this.page.locator('.statusbar-item').filter({ hasText: 'Loupe' }).first();
   }
 
+  /** Runs the palette command whose label is exactly `title` (a click: Enter would take the top row, which may be a recently used fuzzy match). */
   async command(title: string): Promise<void> {
     await this.page.keyboard.press('F1');
     const input = this.page.locator('.quick-input-widget input');
     await input.waitFor();
     await input.fill(`>${title}`);
-    await this.page.locator('.quick-input-list .monaco-list-row').filter({ hasText: title }).first().waitFor();
-    await this.page.keyboard.press('Enter');
+    const row = this.page.locator('.quick-input-list .monaco-list-row')
+      .filter({ has: this.page.locator('.label-name', { hasText: new RegExp(`^${escape(title)}$`) }) }).first();
+    await row.waitFor();
+    await row.click();
   }
 
   /** Opens a workspace file with Quick Open and waits for its editor tab. */
@@ -84,15 +87,72 @@ export class Workbench {
     return (await lens.textContent()) ?? '';
   }
 
-  /** Hovers the first span of the active editor containing `text` and returns the hover's text. */
+  /**
+   * Hovers the first span of the active editor containing `text` and returns the hover's text. The
+   * mouse comes back every few seconds: a hover asked while the language's own server was still
+   * starting may never show, and VS Code asks again only when the mouse moves.
+   */
   async hover(text: string, expect: RegExp, timeoutMs = 15_000): Promise<string> {
     const target = this.activeEditor().locator('.view-line span span').filter({ hasText: text }).first();
     await target.waitFor();
-    const box = (await target.boundingBox())!;
-    await this.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     const hover = this.page.locator('.monaco-hover:not(.hidden)').filter({ hasText: expect }).first();
-    await hover.waitFor({ timeout: timeoutMs });
-    return (await hover.innerText()) ?? '';
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const box = (await target.boundingBox())!;
+      await this.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      try {
+        await hover.waitFor({ timeout: Math.min(5_000, Math.max(1, deadline - Date.now())) });
+        return (await hover.innerText()) ?? '';
+      } catch (error) {
+        if (Date.now() >= deadline) throw error;
+        await this.page.mouse.move(box.x + box.width / 2, box.y + 200);
+      }
+    }
+  }
+
+  /** A view of the side bar (or wherever the user moved it) by its title: "Dependents", "Search"… */
+  viewPane(title: string) {
+    return this.page.locator('.pane').filter({ has: this.page.locator('.pane-header h3.title', { hasText: new RegExp(`^${escape(title)}$`, 'i') }) }).first();
+  }
+
+  /** The rows of a tree view, as text. */
+  async treeRows(title: string): Promise<string[]> {
+    return this.viewPane(title).locator('.monaco-list-row').allInnerTexts();
+  }
+
+  /** Reloads the window (the extension host and the language server start again) and waits for the workbench. */
+  async reload(): Promise<void> {
+    await this.page.reload();
+    await this.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+  }
+
+  /** Right-clicks `target` and returns the labels of the context menu that opens. */
+  async contextMenu(target: ReturnType<Page['locator']>): Promise<string[]> {
+    await target.click({ button: 'right' });
+    const menu = this.page.locator('.context-view .monaco-menu');
+    await menu.waitFor();
+    return menu.locator('.action-label').allInnerTexts();
+  }
+
+  /** Opens the Settings UI searching `query`; returns the settings editor. */
+  async openSettings(query: string) {
+    await this.command('Preferences: Open User Settings');
+    const editor = this.page.locator('.settings-editor').first();
+    const search = editor.locator('.settings-header .suggest-input-container .monaco-editor textarea, .settings-header input').first();
+    await search.waitFor();
+    await search.focus();
+    await this.page.keyboard.press('Control+A');
+    await this.page.keyboard.type(query);
+    await editor.locator('.setting-item-label').first().waitFor();
+    return editor;
+  }
+
+  /** Runs a command from the palette that asks for text, and answers it. */
+  async answerInput(text: string): Promise<void> {
+    const input = this.page.locator('.quick-input-widget input');
+    await input.waitFor();
+    await input.fill(text);
+    await this.page.keyboard.press('Enter');
   }
 
   /** The frame of the webview whose document has an element `#marker` (VS Code nests webviews in two iframes). */

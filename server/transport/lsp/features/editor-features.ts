@@ -5,6 +5,9 @@ import type { Session } from '../session';
 import { bindConversation } from './conversation';
 import { bindChangeRadius } from './change-radius';
 import { bindSettings } from './settings';
+import { logIndexRuns } from './index-log';
+import { bindAgentTools } from './agent-tools';
+import { refreshLensesWhenGraphIsWritten } from './lens-refresh';
 
 /**
  * The extension's own requests beyond lenses, hovers and the panel's search: one hook for the
@@ -14,4 +17,7 @@ export function bindEditorFeatures(connection: Connection, _documents: TextDocum
   bindConversation(connection, session, log);
   bindChangeRadius(connection, session, log);
   bindSettings(connection, session, log);
+  logIndexRuns(session, log);
+  bindAgentTools(connection, session, log);
+  refreshLensesWhenGraphIsWritten(session);
 }

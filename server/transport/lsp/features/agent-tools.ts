@@ -1,0 +1,46 @@
+import type { Connection } from 'vscode-languageserver/node';
+import type { Logger } from '../../../engine/log';
+import { Method } from '../../../../protocol/lsp';
+import type { Session } from '../session';
+import { guarded } from '../guarded';
+import { onLoupeRequest } from '../typed';
+
+const DOC_WAIT_MS = 3_000;
+const BLUEPRINT_SYMBOLS = 25;
+
+/**
+ * The requests behind the editor's language model tools (file docs and blueprint; search and radius
+ * have their own): the engine's FileDocs and blueprint, for the owner, converted to Markdown.
+ */
+export function bindAgentTools(connection: Connection, session: Session, log: Logger): void {
+  const { engine } = session;
+
+  onLoupeRequest(connection, Method.fileDoc, guarded(log, 'fileDoc', async ({ uri, depth }) => {
+    const located = session.workspace.locate(uri);
+    if (!located) return { path: uri, markdown: 'This file is outside the indexed workspace folders.', processing: false };
+    const file = engine.filesStore.getByPath(located.repo.id, located.relPath);
+    if (!file) return { path: located.relPath, markdown: 'This file is not in the index (ignored, binary or not indexed yet).', processing: false };
+    let answer = engine.docs.get(located.repo.id, file, depth ?? 'full');
+    // A tool call can wait a little longer than a hover for a doc being written.
+    if (answer.state !== 'ready') {
+      await Promise.race([engine.docs.idle(), new Promise((r) => setTimeout(r, DOC_WAIT_MS))]);
+      answer = engine.docs.get(located.repo.id, file, depth ?? 'full');
+    }
+    return answer.state === 'ready'
+      ? { path: located.relPath, markdown: answer.markdown, processing: false }
+      : { path: located.relPath, markdown: file.description ?? '', processing: true };
+  }));
+
+  onLoupeRequest(connection, Method.blueprint, guarded(log, 'blueprint', () => session.workspace.repos().map((repo) => {
+    const result = engine.analysis.blueprint(repo, { symbolLimit: BLUEPRINT_SYMBOLS, conventions: true });
+    const symbols = result.symbols.map((s) => `- \`${s.signature ?? s.name}\` (${s.kind}) in ${s.file_path}:${s.line}, used by ${s.used_by} files`);
+    const dependencies = result.dependencies.slice(0, 20).map((d) => `- ${d.name}${d.version ? ` ${d.version}` : ''} (${d.ecosystem}, ${d.files} files)`);
+    const markdown = [
+      result.documentation,
+      dependencies.length ? `\n## Dependencies\n\n${dependencies.join('\n')}` : '',
+      symbols.length ? `\n## Most used symbols\n\n${symbols.join('\n')}` : '',
+      result.notes.length ? `\n${result.notes.map((n) => `_${n}_`).join('\n')}` : '',
+    ].join('\n');
+    return { repoName: repo.name, markdown };
+  })));
+}
