@@ -17,7 +17,6 @@ const nodeExternals = [
   'better-sqlite3',
   'sqlite-vec',
   'typescript',
-  'web-tree-sitter',
   '@vscode/tree-sitter-wasm',
   '@fastify/swagger-ui',
   'onnxruntime-node',

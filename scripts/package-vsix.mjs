@@ -37,8 +37,14 @@ function isMusl() {
   try { return !process.report.getReport().header.glibcVersionRuntime; } catch { return false; }
 }
 
+// The tree-sitter grammars the indexer loads (`grammar: '…'` in its language specs); TypeScript and
+// JavaScript go through the TypeScript compiler, and VS Code's other grammars are never loaded.
+const GRAMMARS = new Set(fs.readdirSync(path.join(root, 'server', 'engine', 'indexer', 'tree-sitter'))
+  .flatMap((f) => [...fs.readFileSync(path.join(root, 'server', 'engine', 'indexer', 'tree-sitter', f), 'utf8').matchAll(/grammar: '([\w-]+)'/g)].map((m) => m[1])));
+
 /** Within a copied package: what a platform package needs at run time, by package. */
 const KEEP = {
+  '@vscode/tree-sitter-wasm': (rel) => !/^wasm[/\\]tree-sitter-.+\.wasm$/.test(rel) || GRAMMARS.has(/tree-sitter-(.+)\.wasm$/.exec(rel)[1]),
   'better-sqlite3': (rel) => !/^(deps|src|build)([/\\]|$)/.test(rel) && (!rel.startsWith(`prebuilds${path.sep}`) || rel === path.join('prebuilds', `${SQLITE_BUILD}.node`)),
   typescript: (rel) => rel === 'package.json' || rel === 'LICENSE.txt' || rel === 'lib' || rel === path.join('lib', 'typescript.js'),
 };

@@ -24,6 +24,9 @@ export interface CodeServerOptions {
   extensionFolder?: string;
   vsix?: string;
   settings?: Record<string, unknown>;
+  /** More command-line arguments (VS Code's own, such as --extensionTestsPath) and environment. */
+  args?: string[];
+  env?: Record<string, string>;
 }
 
 export async function freePort(): Promise<number> {
@@ -66,6 +69,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
     XDG_DATA_HOME: path.join(root, 'xdg-data'),
     XDG_CACHE_HOME: path.join(root, 'xdg-cache'),
     HOME: process.env.HOME,
+    ...options.env,
   };
   const node = process.execPath; // the project's Node 22, which code-server 4.117 needs
   if (options.extensionFolder) {
@@ -84,6 +88,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
     // A reloaded or closed window's extension host (and language server) ends soon, as in desktop VS Code,
     // instead of waiting three hours for the browser to reconnect.
     '--reconnection-grace-time', '1',
+    ...(options.args ?? []),
     options.workspace,
   ], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', (d) => output.push(String(d)));

@@ -142,9 +142,21 @@ export class Workbench {
     await search.waitFor();
     await search.focus();
     await this.page.keyboard.press('Control+A');
-    await this.page.keyboard.type(query);
+    await this.page.keyboard.insertText(query);
     await editor.locator('.setting-item-label').first().waitFor();
     return editor;
+  }
+
+  /** The input of the setting whose title ends with `label` ("Min Dependents"), in an open Settings editor. */
+  settingInput(label: string) {
+    return this.page.locator('.settings-editor .setting-item-contents')
+      .filter({ has: this.page.locator('.setting-item-label', { hasText: new RegExp(`${escape(label)}$`) }) }).locator('input').first();
+  }
+
+  /** Closes the Settings editor (a modal in recent VS Code, an editor tab in older ones). */
+  async closeSettings(): Promise<void> {
+    await this.page.keyboard.press('Escape');
+    if (await this.page.locator('.settings-editor').isVisible()) await this.page.keyboard.press('Control+W');
   }
 
   /** Runs a command from the palette that asks for text, and answers it. */

@@ -75,11 +75,15 @@ export function fixtureScenarios(workspace: () => string): void {
     await rows.filter({ hasText: 'Dependents view' }).click();
     const pane = wb.viewPane('Dependents');
     await pane.locator('.monaco-list-row', { hasText: 'checkout.ts' }).waitFor();
+    // Room for the whole tree (a tree draws only the rows in view): fold the Search view above it.
+    await wb.viewPane('Search').locator('.pane-header').click();
+    await pane.locator('.monaco-list-row', { hasText: 'index.ts' }).waitFor();
     const tree = (await wb.treeRows('Dependents')).join(' | ');
     assert.match(tree, /Depth 1[\s\S]*3 files[\s\S]*cart\.ts[\s\S]*report\.ts[\s\S]*format\.spec\.ts[\s\S]*test/);
     assert.match(tree, /Depth 2[\s\S]*2 files[\s\S]*checkout\.ts[\s\S]*index\.ts[\s\S]*entry point/);
     assert.match(await pane.locator('.pane-header').innerText(), /format\.ts · 5 dependents · 1 entry point · 1 test/);
     await wb.screenshot('02c-dependents-view');
+    await wb.viewPane('Search').locator('.pane-header').click();
   });
 
   scenario('a file nobody imports says so: a message, not an empty list; the Dependents view follows the editor', async () => {
@@ -134,6 +138,7 @@ export function fixtureScenarios(workspace: () => string): void {
     assert.ok(editorMenu.some((l) => /Show Dependents$/.test(l)), editorMenu.join(' | '));
     await wb.screenshot('09-editor-context-menu');
     await wb.page.keyboard.press('Escape');
+    await wb.command('View: Show Explorer');
     const explorerMenu = await wb.contextMenu(wb.page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'format.ts' }).first());
     assert.ok(explorerMenu.some((l) => /Ask about Selection/.test(l)) && explorerMenu.some((l) => /Show Dependents$/.test(l)), explorerMenu.join(' | '));
     await wb.screenshot('09b-explorer-context-menu');
@@ -168,27 +173,28 @@ export function fixtureScenarios(workspace: () => string): void {
     const { wb } = e2e;
     await wb.openFile('src/util/format.ts');
     await wb.waitForLens(/^5 dependents/);
-    const settings = await wb.openSettings('loupe.codeLens.minDependents');
+    await wb.openSettings('loupe.codeLens.minDependents');
     const from = extensionLog().length;
-    const field = settings.locator('.setting-item-number input').first();
+    const field = wb.settingInput('Min Dependents');
     await field.fill('6');
     await field.press('Tab');
     await waitForLog(/settings applied: codeLens/, 30_000, from);
     await wb.screenshot('10-settings-live');
-    await wb.page.locator('.tab', { hasText: 'format.ts' }).first().click();
+    await wb.closeSettings();
     await wb.codeLensTexts().filter({ hasText: /dependents/ }).first().waitFor({ state: 'detached', timeout: 30_000 });
     await wb.openSettings('loupe.codeLens.minDependents');
-    await field.fill('1');
-    await field.press('Tab');
-    await wb.page.locator('.tab', { hasText: 'format.ts' }).first().click();
+    await wb.settingInput('Min Dependents').fill('1');
+    await wb.settingInput('Min Dependents').press('Tab');
+    await wb.closeSettings();
     await wb.waitForLens(/^5 dependents/, 30_000);
     assert.equal(await wb.page.locator('.notifications-toasts').filter({ hasText: /reload/i }).count(), 0, 'no reload prompt');
     // The owner's plan and credits are account internals, not settings.
-    await wb.openSettings('@ext:loupe.loupe');
+    const settings = await wb.openSettings('@ext:loupe.loupe');
     await settings.locator('.setting-item-label', { hasText: /Min Dependents/ }).first().waitFor();
     const labels = (await settings.locator('.setting-item-category, .setting-item-label').allInnerTexts()).join(' | ');
     assert.doesNotMatch(labels, /Plan|Credits/, labels);
     await wb.screenshot('10b-settings-ui');
+    await wb.closeSettings();
   });
 
   scenario('an engine setting restarts the language server, not the window', async () => {

@@ -1,0 +1,47 @@
+/**
+ * The in-host suite (test/vscode/suite, which `npm run test:vscode` runs with @vscode/test-electron
+ * where VS Code can be downloaded) run here inside code-server: the repository as
+ * --extensionDevelopmentPath, the bundled suite as --extensionTestsPath. The extension host starts
+ * when a window connects, so Chromium opens the workspace; the suite writes its results to a file.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { copyFixture } from '../helpers/engine';
+import { ensureE2eTools } from './harness/install';
+import { startCodeServer, type CodeServer } from './harness/code-server';
+import { launchBrowser, Workbench } from './harness/workbench';
+import { REPO } from './harness/extension-under-test';
+
+test('the in-host suite passes inside code-server (--extensionDevelopmentPath + --extensionTestsPath)', async () => {
+  ensureE2eTools();
+  assert.ok(fs.existsSync(path.join(REPO, 'dist', 'client.js')), 'run `npm run build` first');
+  const { buildSuite } = await import('../vscode/build');
+  const suite = await buildSuite();
+  const workspace = copyFixture('e2e-app');
+  const results = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-vscode-tests-')), 'results.json');
+  let server: CodeServer | undefined;
+  const browser = await launchBrowser();
+  try {
+    server = await startCodeServer({
+      workspace, settings: { 'loupe.sidecar.port': 0 },
+      args: [`--extensionDevelopmentPath=${REPO}`, `--extensionTestsPath=${suite}`],
+      env: { LOUPE_VSCODE_TEST_RESULTS: results },
+    });
+    await Workbench.open(browser, server.url, workspace);
+    const deadline = Date.now() + 240_000;
+    while (!fs.existsSync(results)) {
+      if (Date.now() > deadline) throw new Error(`the in-host suite wrote no results:\n${server.output.join('').slice(-4000)}`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const report = JSON.parse(fs.readFileSync(results, 'utf8')) as { failures: number; results: { title: string; state: string; error?: string }[] };
+    const failed = report.results.filter((r) => r.state !== 'passed');
+    assert.deepEqual(failed, [], 'every in-host test passed');
+    assert.ok(report.results.length >= 5, `the suite ran: ${report.results.map((r) => r.title).join(', ')}`);
+  } finally {
+    await browser.close();
+    await server?.stop();
+  }
+});
