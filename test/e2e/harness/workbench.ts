@@ -138,11 +138,20 @@ export class Workbench {
   async openSettings(query: string) {
     await this.command('Preferences: Open User Settings');
     const editor = this.page.locator('.settings-editor').first();
-    const search = editor.locator('.settings-header .suggest-input-container .monaco-editor textarea, .settings-header input').first();
-    await search.waitFor();
-    await search.focus();
-    await this.page.keyboard.press('Control+A');
-    await this.page.keyboard.insertText(query);
+    const box = editor.locator('.settings-header .suggest-input-container').first();
+    await box.waitFor();
+    // The search box is a small editor: type only once it has the focus, and check what it holds.
+    for (let attempt = 0; ; attempt++) {
+      await box.click();
+      await this.page.keyboard.press('Control+A');
+      await this.page.keyboard.insertText(query);
+      try {
+        await box.locator('.view-line', { hasText: query }).waitFor({ timeout: 3_000 });
+        break;
+      } catch (error) {
+        if (attempt >= 5) throw error;
+      }
+    }
     await editor.locator('.setting-item-label').first().waitFor();
     return editor;
   }

@@ -19,7 +19,7 @@ export function fixtureScenarios(workspace: () => string): void {
     if (e2e.extension.vsix) {
       // Installed from the .vsix: the native SQLite binary came inside the package, for this platform only.
       const installed = findFiles(path.join(e2e.server.userDataDir, '..', 'extensions'), /\.node$/).filter((f) => f.includes('better-sqlite3'));
-      assert.deepEqual(installed.map((f) => path.basename(f)), ['better_sqlite3.node'], `one better-sqlite3 build: ${installed.join(', ')}`);
+      assert.deepEqual(installed.map((f) => path.basename(f)), ['linux-x64.node'], `one better-sqlite3 build: ${installed.join(', ')}`);
       const cli = findFiles(path.join(e2e.server.userDataDir, '..', 'extensions'), /^cli\.js$/);
       assert.deepEqual(cli, [], 'the headless CLI is not in the extension');
     }
@@ -173,6 +173,15 @@ export function fixtureScenarios(workspace: () => string): void {
     const { wb } = e2e;
     await wb.openFile('src/util/format.ts');
     await wb.waitForLens(/^5 dependents/);
+    try {
+      await liveLensThreshold();
+    } finally {
+      await wb.closeSettings();
+    }
+  });
+
+  async function liveLensThreshold(): Promise<void> {
+    const { wb } = e2e;
     await wb.openSettings('loupe.codeLens.minDependents');
     const from = extensionLog().length;
     const field = wb.settingInput('Min Dependents');
@@ -194,8 +203,7 @@ export function fixtureScenarios(workspace: () => string): void {
     const labels = (await settings.locator('.setting-item-category, .setting-item-label').allInnerTexts()).join(' | ');
     assert.doesNotMatch(labels, /Plan|Credits/, labels);
     await wb.screenshot('10b-settings-ui');
-    await wb.closeSettings();
-  });
+  }
 
   scenario('an engine setting restarts the language server, not the window', async () => {
     const { wb } = e2e;
