@@ -1,8 +1,10 @@
 /**
  * The in-host suite (test/vscode/suite, which `npm run test:vscode` runs with @vscode/test-electron
  * where VS Code can be downloaded) run here inside code-server: the repository as
- * --extensionDevelopmentPath, the bundled suite as --extensionTestsPath. The extension host starts
- * when a window connects, so Chromium opens the workspace; the suite writes its results to a file.
+ * extensionDevelopmentPath, the bundled suite as extensionTestsPath. code-server's command line does not
+ * take those; VS Code for the web takes them from the window's URL (`payload`, as VS Code's own web
+ * test runner passes them), as remote URIs. The extension host starts when that window connects; the
+ * suite writes its results to a file.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +17,7 @@ import { startCodeServer, type CodeServer } from './harness/code-server';
 import { launchBrowser, Workbench } from './harness/workbench';
 import { REPO } from './harness/extension-under-test';
 
-test('the in-host suite passes inside code-server (--extensionDevelopmentPath + --extensionTestsPath)', async () => {
+test('the in-host suite passes inside code-server (extensionDevelopmentPath + extensionTestsPath)', async () => {
   ensureE2eTools();
   assert.ok(fs.existsSync(path.join(REPO, 'dist', 'client.js')), 'run `npm run build` first');
   const { buildSuite } = await import('../vscode/build');
@@ -27,10 +29,11 @@ test('the in-host suite passes inside code-server (--extensionDevelopmentPath + 
   try {
     server = await startCodeServer({
       workspace, settings: { 'loupe.sidecar.port': 0 },
-      args: [`--extensionDevelopmentPath=${REPO}`, `--extensionTestsPath=${suite}`],
       env: { LOUPE_VSCODE_TEST_RESULTS: results },
     });
-    await Workbench.open(browser, server.url, workspace);
+    const remote = (p: string) => `vscode-remote://127.0.0.1:${server!.port}${p}`;
+    const payload = JSON.stringify([['extensionDevelopmentPath', remote(REPO)], ['extensionTestsPath', remote(suite)]]);
+    await Workbench.open(browser, server.url, workspace, `&payload=${encodeURIComponent(payload)}`);
     const deadline = Date.now() + 240_000;
     while (!fs.existsSync(results)) {
       if (Date.now() > deadline) throw new Error(`the in-host suite wrote no results:\n${server.output.join('').slice(-4000)}`);

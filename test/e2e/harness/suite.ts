@@ -57,14 +57,23 @@ export async function writeUserSettings(change: Record<string, unknown>): Promis
     else settings[key] = value;
   }
   const { wb } = e2e;
+  const text = JSON.stringify(settings, null, 2);
   await wb.command('Preferences: Open User Settings (JSON)');
-  await wb.page.locator('.tab.active', { hasText: 'settings.json' }).waitFor();
-  const editor = wb.activeEditor();
-  await editor.locator('.view-lines').click();
-  await wb.page.keyboard.press('Control+A');
-  await wb.page.keyboard.press('Delete');
-  await wb.page.keyboard.insertText(JSON.stringify(settings, null, 2));
-  await wb.page.keyboard.press('Control+S');
-  await wb.page.locator('.tab.active:not(.dirty)', { hasText: 'settings.json' }).waitFor();
-  await wb.page.keyboard.press('Control+W');
+  // An editor tab in older VS Code, a modal editor in recent ones: the editor showing this file's text.
+  const editor = wb.page.locator('.monaco-editor', { hasText: '"workbench.startupEditor"' }).first();
+  try {
+    await editor.locator('.view-lines').click();
+    await wb.page.keyboard.press('Control+A');
+    await wb.page.keyboard.press('Delete');
+    await wb.page.keyboard.insertText(text);
+    await wb.page.keyboard.press('Control+S');
+    const deadline = Date.now() + 30_000;
+    while (JSON.stringify(JSON.parse(fs.readFileSync(file, 'utf8')), null, 2) !== text) {
+      if (Date.now() > deadline) throw new Error(`settings.json was not saved:\n${fs.readFileSync(file, 'utf8')}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    await wb.page.keyboard.press('Escape');
+    if (await editor.isVisible()) await wb.page.keyboard.press('Control+W');
+  }
 }

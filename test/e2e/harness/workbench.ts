@@ -21,11 +21,12 @@ export async function launchBrowser(): Promise<Browser> {
 export class Workbench {
   constructor(readonly page: Page) {}
 
-  static async open(browser: Browser, url: string, folder: string): Promise<Workbench> {
+  /** `query`: more URL parameters for the workbench (e.g. `payload`, VS Code web's development options). */
+  static async open(browser: Browser, url: string, folder: string, query = ''): Promise<Workbench> {
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
     const page = await context.newPage();
-    await page.goto(`${url}/?folder=${encodeURIComponent(folder)}`);
+    await page.goto(`${url}/?folder=${encodeURIComponent(folder)}${query}`);
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     return new Workbench(page);
   }
