@@ -26,8 +26,9 @@ export class Workbench {
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
     const page = await context.newPage();
-    await page.goto(`${url}/?folder=${encodeURIComponent(folder)}${query}`);
-    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    // A loaded machine takes long to serve the workbench: the wait is on the page, not a sleep.
+    await page.goto(`${url}/?folder=${encodeURIComponent(folder)}${query}`, { timeout: 180_000 });
+    await page.locator('.monaco-workbench').waitFor({ timeout: 180_000 });
     return new Workbench(page);
   }
 
