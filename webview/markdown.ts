@@ -21,7 +21,9 @@ function inline(text: string, files: FileRef[]): string {
   out = out.replace(/[\w@.-]+(?:\/[\w@.-]+)*\.\w+(?::\d+(?:-\d+)?)?/g, (ref) => (ref.includes('/') || ref.includes(':') ? fileLink(ref, ref, files) ?? ref : ref));
   out = out
     .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
-    .replace(/(^|[^*])\*([^*\s][^*]*)\*/g, '$1<em>$2</em>');
+    .replace(/(^|[^*])\*([^*\s][^*]*)\*/g, '$1<em>$2</em>')
+    // `_italics_` as CommonMark reads them: the underscores stand at word edges (snake_case stays).
+    .replace(/(^|[^\p{L}\p{N}_])_([^_\s](?:[^_]*[^_\s])?)_(?![\p{L}\p{N}_])/gu, '$1<em>$2</em>');
   return out.replace(/\u0000(\d+)\u0000/g, (_, i: string) => held[Number(i)]);
 }
 

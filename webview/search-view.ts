@@ -121,7 +121,7 @@ export class SearchView {
     const rank = new Map(result.hits.map((h, i) => [h, i]));
     const wholeWords = this.state.search.mode === 'semantic';
     document.getElementById('search-status')!.textContent =
-      `${result.total} results in ${result.tookMs} ms${result.warnings.length ? ` — ${result.warnings.join('; ')}` : ''}`;
+      `${result.total} results for “${this.state.search.query}” in ${result.tookMs} ms${result.warnings.length ? ` — ${result.warnings.join('; ')}` : ''}`;
     let index = 0;
     const html = groupHits(this.hits).map((repo) => `
       <div class="repo"><div class="repo-name">${escapeHtml(repo.repo)}</div>

@@ -12,6 +12,12 @@ test('answers are escaped: HTML in a streamed answer never becomes markup', () =
   assert.equal(escapeHtml(`"'&`), '&quot;&#39;&amp;');
 });
 
+test('italics with underscores at word edges, as the grounded answer writes its note; snake_case and __init__ stay', () => {
+  const html = renderMarkdown('_Extractive answer by loupe-grounded: composed from the index._ See snake_case_name in __init__.py and _note_.');
+  assert.match(html, /^<p><em>Extractive answer by loupe-grounded: composed from the index\.<\/em> /);
+  assert.match(html, /snake_case_name in __init__\.py and <em>note<\/em>\.<\/p>$/);
+});
+
 test('headings, lists and fenced code render; a half-streamed fence still renders', () => {
   const html = renderMarkdown('## Where\n- one\n- two\n\n```ts\nconst a = 1 < 2;\n');
   assert.match(html, /<h4>Where<\/h4>/);
