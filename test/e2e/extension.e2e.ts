@@ -35,7 +35,7 @@ before(async () => {
   commitAll(workspace);
   e2e.extension = await extensionUnderTest();
   e2e.server = await startCodeServer({
-    workspace, ...e2e.extension,
+    workspace, name: 'scenarios', ...e2e.extension,
     // Port 0: never collide with a Loupe already serving 7341 on this machine.
     settings: { 'loupe.sidecar.port': 0 },
   });
@@ -66,7 +66,7 @@ after(async () => {
   await e2e.server?.stop();
 });
 
-fixtureScenarios(() => workspace);
+fixtureScenarios();
 viewScenarios(() => workspace);
 changeScenarios(() => workspace);
 honoScenarios(commitAll);

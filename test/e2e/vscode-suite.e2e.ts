@@ -13,11 +13,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { copyFixture } from '../helpers/engine';
 import { ensureE2eTools } from './harness/install';
-import { startCodeServer, type CodeServer } from './harness/code-server';
+import { findFiles, startCodeServer, type CodeServer } from './harness/code-server';
 import { launchBrowser, Workbench } from './harness/workbench';
 import { REPO } from './harness/extension-under-test';
 
-test('the in-host suite passes inside code-server (extensionDevelopmentPath + extensionTestsPath)', async () => {
+test('the in-host suite passes inside code-server (extensionDevelopmentPath + extensionTestsPath)', { timeout: 420_000 }, async () => {
   ensureE2eTools();
   assert.ok(fs.existsSync(path.join(REPO, 'dist', 'client.js')), 'run `npm run build` first');
   const { buildSuite } = await import('../vscode/build');
@@ -28,7 +28,7 @@ test('the in-host suite passes inside code-server (extensionDevelopmentPath + ex
   const browser = await launchBrowser();
   try {
     server = await startCodeServer({
-      workspace, settings: { 'loupe.sidecar.port': 0 },
+      workspace, name: 'in-host-suite', settings: { 'loupe.sidecar.port': 0 },
       env: { LOUPE_VSCODE_TEST_RESULTS: results },
     });
     const remote = (p: string) => `vscode-remote://127.0.0.1:${server!.port}${p}`;
@@ -41,7 +41,8 @@ test('the in-host suite passes inside code-server (extensionDevelopmentPath + ex
     }
     const report = JSON.parse(fs.readFileSync(results, 'utf8')) as { failures: number; results: { title: string; state: string; error?: string }[] };
     const failed = report.results.filter((r) => r.state !== 'passed');
-    assert.deepEqual(failed, [], 'every in-host test passed');
+    const log = () => findFiles(server!.userDataDir, /Loupe\.log$/).map((f) => fs.readFileSync(f, 'utf8')).join('\n').slice(-6000);
+    assert.deepEqual(failed, [], `every in-host test passed; the extension's log:\n${log()}`);
     assert.ok(report.results.length >= 5, `the suite ran: ${report.results.map((r) => r.title).join(', ')}`);
   } finally {
     await browser.close();

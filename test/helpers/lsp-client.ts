@@ -25,8 +25,10 @@ export interface TestLspClient {
 
 export async function startLspClient(
   folder: string, dataDir: string, ownerKey: string, settings: Partial<LoupeSettings> = {}, env: NodeJS.ProcessEnv = process.env,
+  /** Another build of the server (the one inside an installed .vsix). */
+  serverJs = SERVER_JS,
 ): Promise<TestLspClient> {
-  const child = spawn(process.execPath, [SERVER_JS, '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'], env });
+  const child = spawn(process.execPath, [serverJs, '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'], env });
   const connection = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
   const logs: string[] = [];
   const statuses: LoupeStatus[] = [];

@@ -24,6 +24,8 @@ export interface CodeServerOptions {
   extensionFolder?: string;
   vsix?: string;
   settings?: Record<string, unknown>;
+  /** Where stop() keeps the logs (test-output/e2e/logs/<name>), to read after a failure. */
+  name?: string;
   /** More command-line arguments (VS Code's own, such as --extensionTestsPath) and environment. */
   args?: string[];
   env?: Record<string, string>;
@@ -57,6 +59,8 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
     'update.mode': 'none',
     'chat.disableAIFeatures': true,
     'editor.codeLens': true,
+    // VS Code for the web saves after a delay by default, the desktop does not: scenarios edit without saving.
+    'files.autoSave': 'off',
     'editor.hover.delay': 100,
     'window.commandCenter': false,
     'workbench.secondarySideBar.defaultVisibility': 'hidden',
@@ -93,17 +97,45 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
   ], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', (d) => output.push(String(d)));
   child.stderr!.on('data', (d) => output.push(String(d)));
+  // Killed as a group (code-server, its extension hosts, their language servers) even if this test
+  // process ends without reaching stop(): a hang or an uncaught error must not leave a VS Code behind.
+  const killGroup = (signal: NodeJS.Signals) => { try { process.kill(-child.pid!, signal); } catch { /* gone */ } };
+  const onExit = () => killGroup('SIGKILL');
+  process.once('exit', onExit);
+  // A signal (the runner cancelled, Ctrl+C) skips 'exit' handlers: stop the group, then end as the signal would.
+  const onSignal = (signal: NodeJS.Signals) => { killGroup('SIGKILL'); process.exit(signal === 'SIGINT' ? 130 : 143); };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const forget = () => { process.off('exit', onExit); process.off('SIGINT', onSignal); process.off('SIGTERM', onSignal); };
   const url = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${url}/healthz`, 60_000, output);
+  try {
+    await waitForHttp(`${url}/healthz`, 60_000, output);
+  } catch (error) {
+    killGroup('SIGKILL');
+    forget();
+    fs.rmSync(root, { recursive: true, force: true });
+    throw error;
+  }
   return {
     url, port, userDataDir, workspace: options.workspace, output,
     async stop() {
-      try { process.kill(-child.pid!, 'SIGTERM'); } catch { /* gone */ }
+      killGroup('SIGTERM');
       await new Promise((r) => setTimeout(r, 500));
-      try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ }
+      killGroup('SIGKILL');
+      forget();
+      keepLogs(options.name ?? 'code-server', userDataDir, output);
       fs.rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/** Copies the extension's logs and code-server's output out of the temp folder about to be removed. */
+function keepLogs(name: string, userDataDir: string, output: string[]): void {
+  const dir = path.join(__dirname, '..', '..', '..', 'test-output', 'e2e', 'logs', name);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'code-server.log'), output.join(''));
+  findFiles(userDataDir, /^(Loupe|exthost|remoteexthost)\.log$/).forEach((f, i) => fs.copyFileSync(f, path.join(dir, `${i}-${path.basename(f)}`)));
 }
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {

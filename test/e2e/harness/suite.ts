@@ -18,9 +18,11 @@ export const e2e = {
 };
 
 /** A scenario that saves a screenshot of the workbench when it fails, to see why. */
-export function scenario(name: string, fn: () => Promise<void>): void {
-  test(name, async () => {
+export function scenario(name: string, fn: () => Promise<void>, timeoutMs = 240_000): void {
+  // A bound per scenario: a wait that never ends fails the scenario; the after hook still stops everything.
+  test(name, { timeout: timeoutMs }, async () => {
     try {
+      await e2e.wb?.dismiss();
       await fn();
     } catch (error) {
       await e2e.wb?.screenshot(`failed-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`).catch(() => {});
@@ -61,19 +63,34 @@ export async function writeUserSettings(change: Record<string, unknown>): Promis
   await wb.command('Preferences: Open User Settings (JSON)');
   // An editor tab in older VS Code, a modal editor in recent ones: the editor showing this file's text.
   const editor = wb.page.locator('.monaco-editor', { hasText: '"workbench.startupEditor"' }).first();
+  const lines = editor.locator('.view-lines');
+  const bare = (t: string) => t.replace(/\s+/g, '');
   try {
-    await editor.locator('.view-lines').click();
-    await wb.page.keyboard.press('Control+A');
-    await wb.page.keyboard.press('Delete');
-    await wb.page.keyboard.insertText(text);
+    // The editor holds the new text before it is saved: a paste into a not yet focused editor is lost.
+    for (let attempt = 1; ; attempt++) {
+      await lines.click();
+      await wb.page.keyboard.press('Control+A');
+      await wb.page.keyboard.press('Delete');
+      // Pasted, not typed: typing goes through the editor's auto-closing brackets and auto-indent,
+      // which leave a stray `}` behind.
+      await wb.page.evaluate((t) => navigator.clipboard.writeText(t), text);
+      await wb.page.keyboard.press('Control+V');
+      const deadline = Date.now() + 5_000;
+      while (bare(await lines.innerText()) !== bare(text) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      if (bare(await lines.innerText()) === bare(text)) break;
+      if (attempt >= 5) throw new Error(`the settings editor does not show the new settings:\n${await lines.innerText()}`);
+    }
     await wb.page.keyboard.press('Control+S');
     const deadline = Date.now() + 30_000;
-    while (JSON.stringify(JSON.parse(fs.readFileSync(file, 'utf8')), null, 2) !== text) {
+    while (fs.readFileSync(file, 'utf8').trim() !== text) {
       if (Date.now() > deadline) throw new Error(`settings.json was not saved:\n${fs.readFileSync(file, 'utf8')}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   } finally {
     await wb.page.keyboard.press('Escape');
     if (await editor.isVisible()) await wb.page.keyboard.press('Control+W');
+    // Closed unsaved after a failure: leave the file as it is on disk.
+    const dontSave = wb.page.locator('.monaco-dialog-box .monaco-button', { hasText: "Don't Save" });
+    if (await dontSave.isVisible().catch(() => false)) await dontSave.click();
   }
 }

@@ -44,34 +44,79 @@ export class Workbench {
     return this.page.locator('.statusbar-item').filter({ hasText: 'Loupe' }).first();
   }
 
-  /** Runs the palette command whose label is exactly `title` (a click: Enter would take the top row, which may be a recently used fuzzy match). */
-  async command(title: string): Promise<void> {
-    await this.page.keyboard.press('F1');
-    const input = this.page.locator('.quick-input-widget input');
-    await input.waitFor();
-    await input.fill(`>${title}`);
+  /**
+   * Runs the palette command whose label is exactly `title` (a click: Enter would take the top row,
+   * which may be a recently used fuzzy match). The palette closes when something else takes the focus
+   * (an editor a previous step opened, a view revealing itself): then it is opened again, as a user
+   * would press F1 again; every wait is on the palette's state.
+   */
+  async command(title: string, timeoutMs = 60_000): Promise<void> {
+    const widget = this.page.locator('.quick-input-widget');
+    const input = widget.locator('input');
     const row = this.page.locator('.quick-input-list .monaco-list-row')
       .filter({ has: this.page.locator('.label-name', { hasText: new RegExp(`^${escape(title)}$`) }) }).first();
-    await row.waitFor();
-    await row.click();
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const left = () => Math.max(1_000, deadline - Date.now());
+      try {
+        if (!(await input.isVisible())) await this.page.keyboard.press('F1');
+        await input.waitFor({ timeout: Math.min(10_000, left()) });
+        await input.fill(`>${title}`, { timeout: Math.min(10_000, left()) });
+        await row.waitFor({ timeout: Math.min(20_000, left()) });
+        await row.click({ timeout: Math.min(10_000, left()) });
+        return;
+      } catch (error) {
+        // Still open: the command is not offered (a real failure). Closed: the focus moved; again.
+        if (Date.now() >= deadline || (await input.isVisible())) throw error;
+      }
+    }
   }
 
-  /** Opens a workspace file with Quick Open and waits for its editor tab. */
-  async openFile(relPath: string): Promise<void> {
-    await this.page.keyboard.press('Control+P');
+  /**
+   * Opens a workspace file with Quick Open and waits for its editor tab. On a loaded machine a click
+   * can land while the list redraws and be lost: then the row is clicked again, as a user would.
+   */
+  async openFile(relPath: string, timeoutMs = 60_000): Promise<void> {
     const input = this.page.locator('.quick-input-widget input');
-    await input.waitFor();
-    await input.fill(relPath);
     const name = path.basename(relPath);
     const dir = path.dirname(relPath);
     // Click the row naming both the file and its folder: the list may still be filling when Enter
     // would pick its first row.
     let row = this.page.locator('.quick-input-list .monaco-list-row').filter({ has: this.page.locator('.label-name', { hasText: new RegExp(`^${escape(name)}$`) }) });
     if (dir !== '.') row = row.filter({ hasText: dir });
-    await row.first().waitFor();
-    await row.first().click();
-    await this.page.locator('.editor-group-container.active .tab.active').filter({ hasText: name }).waitFor();
+    const tab = this.page.locator('.editor-group-container.active .tab.active').filter({ hasText: name });
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const left = () => Math.max(1_000, deadline - Date.now());
+      try {
+        if (!(await input.isVisible()) || !(await input.getAttribute('placeholder'))?.startsWith('Search files')) {
+          await this.page.keyboard.press('Escape');
+          await this.page.keyboard.press('Control+P');
+        }
+        await input.waitFor({ timeout: Math.min(10_000, left()) });
+        if ((await input.inputValue()) !== relPath) await input.fill(relPath, { timeout: Math.min(10_000, left()) });
+        await row.first().waitFor({ timeout: Math.min(20_000, left()) });
+        await row.first().click({ timeout: Math.min(10_000, left()) });
+        await tab.waitFor({ timeout: Math.min(10_000, left()) });
+        break;
+      } catch (error) {
+        if (Date.now() >= deadline) throw error;
+        if (await tab.isVisible() && !(await input.isVisible())) break;
+      }
+    }
     await this.page.locator('.editor-group-container.active .monaco-editor .view-lines').first().waitFor();
+  }
+
+  /** Closes whatever a previous step left open over the workbench (palette, menu, hover, modal editor). */
+  async dismiss(): Promise<void> {
+    // A "save changes?" dialog a failed step left: keep the file as it is on disk.
+    const dontSave = this.page.locator('.monaco-dialog-box .monaco-button', { hasText: "Don't Save" });
+    if (await dontSave.isVisible().catch(() => false)) await dontSave.click();
+    for (let i = 0; i < 2; i++) {
+      const open = await this.page.locator('.quick-input-widget input, .context-view .monaco-menu, .monaco-hover:not(.hidden)').first().isVisible().catch(() => false);
+      if (!open) return;
+      await this.page.keyboard.press('Escape');
+    }
   }
 
   activeEditor() {
@@ -117,15 +162,28 @@ export class Workbench {
     return this.page.locator('.pane').filter({ has: this.page.locator('.pane-header h3.title', { hasText: new RegExp(`^${escape(title)}$`, 'i') }) }).first();
   }
 
+  /** Folds every other expanded view of the side bar, so `title`'s tree has the room to draw all its rows. */
+  async soloPane(title: string): Promise<void> {
+    const others = this.page.locator('.sidebar .pane-header[aria-expanded="true"]')
+      .filter({ hasNot: this.page.locator('h3.title', { hasText: new RegExp(`^${escape(title)}$`, 'i') }) });
+    for (let i = await others.count(); i > 0; i--) await others.first().click();
+  }
+
   /** The rows of a tree view, as text. */
   async treeRows(title: string): Promise<string[]> {
     return this.viewPane(title).locator('.monaco-list-row').allInnerTexts();
   }
 
-  /** Reloads the window (the extension host and the language server start again) and waits for the workbench. */
+  /**
+   * Reloads the window as a user does ("Developer: Reload Window"): the workbench shuts down in order
+   * (views save their state, storage is flushed), a new extension host and language server start.
+   * Then waits for the new workbench.
+   */
   async reload(): Promise<void> {
-    await this.page.reload();
-    await this.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    const navigated = this.page.waitForEvent('framenavigated', { predicate: (f) => f === this.page.mainFrame(), timeout: 180_000 });
+    await this.command('Developer: Reload Window');
+    await navigated;
+    await this.page.locator('.monaco-workbench').waitFor({ timeout: 180_000 });
   }
 
   /** Right-clicks `target` and returns the labels of the context menu that opens. */

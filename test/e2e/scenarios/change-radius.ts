@@ -17,6 +17,8 @@ export function changeScenarios(workspace: () => string): void {
     const pane = wb.viewPane('Radius of My Change');
     await pane.locator('.monaco-list-row', { hasText: 'Changed files' }).waitFor({ timeout: 30_000 });
     await pane.locator('.monaco-list-row', { hasText: 'format.ts' }).first().waitFor();
+    await wb.soloPane('Radius of My Change');
+    await pane.locator('.monaco-list-row', { hasText: 'Affected files' }).waitFor();
     const rows = (await wb.treeRows('Radius of My Change')).join(' | ');
     assert.match(rows, /Changed files[\s\S]*1[\s\S]*format\.ts[\s\S]*modified · 5 dependents/);
     assert.match(rows, /Tests to run first[\s\S]*1[\s\S]*format\.spec\.ts[\s\S]*depth 1/);

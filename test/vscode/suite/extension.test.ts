@@ -8,13 +8,20 @@ import * as vscode from 'vscode';
 
 const root = () => vscode.workspace.workspaceFolders![0].uri;
 const file = (rel: string) => vscode.Uri.joinPath(root(), rel);
+/** The providers run on an open document (the workbench has no model of an unopened file: "Illegal argument"). */
+async function lensesOf(rel: string): Promise<vscode.CodeLens[]> {
+  const doc = await vscode.workspace.openTextDocument(file(rel));
+  return vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri);
+}
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
+/** Polls `probe` until it returns a value; `seen` says what it saw last, for the failure message. */
+async function until<T>(what: string, probe: (seen: (s: unknown) => void) => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
+  let last: unknown = 'nothing';
   for (;;) {
-    const value = await probe().catch(() => undefined);
+    const value = await probe((s) => { last = s; }).catch((error: Error) => { last = error.message; return undefined; });
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last seen: ${JSON.stringify(last)}`);
     await new Promise((r) => setTimeout(r, 250));
   }
 }
@@ -28,8 +35,9 @@ describe('Loupe in the extension host', () => {
     assert.ok(extension, 'the extension is installed');
     await extension.activate();
     // The index is ready when the file lens shows the known radius.
-    await until('the index', async () => {
-      const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', file('src/util/format.ts'));
+    await until('the index', async (seen) => {
+      const lenses = await lensesOf('src/util/format.ts');
+      seen(lenses?.map((l) => l.command?.title ?? '(unresolved)'));
       return lenses?.some((l) => l.command?.title === '5 dependents · 1 entry point · 1 test') ? true : undefined;
     });
   });
@@ -42,7 +50,7 @@ describe('Loupe in the extension host', () => {
   });
 
   it('CodeLens: the file radius and "used in N files" on exports', async () => {
-    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', file('src/util/format.ts'));
+    const lenses = await lensesOf('src/util/format.ts');
     const titles = lenses.map((l) => `${l.range.start.line}:${l.command?.title}`);
     assert.ok(titles.includes('0:5 dependents · 1 entry point · 1 test'), titles.join(', '));
     assert.ok(titles.includes('3:used in 2 files'), titles.join(', '));
