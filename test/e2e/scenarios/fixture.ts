@@ -25,8 +25,8 @@ export function fixtureScenarios(): void {
       // Installed from the .vsix: the native SQLite binary came inside the package, for this platform only.
       const installed = findFiles(path.join(e2e.server.userDataDir, '..', 'extensions'), /\.node$/).filter((f) => f.includes('better-sqlite3'));
       assert.deepEqual(installed.map((f) => path.basename(f)), ['linux-x64.node'], `one better-sqlite3 build: ${installed.join(', ')}`);
-      const cli = findFiles(path.join(e2e.server.userDataDir, '..', 'extensions'), /^cli\.js$/).filter((f) => f.endsWith(path.join('dist', 'cli.js')) && !f.includes('node_modules'));
-      assert.deepEqual(cli, [], 'the headless CLI is not in the extension');
+      const headless = findFiles(path.join(e2e.server.userDataDir, '..', 'extensions'), /^(cli|mcp)\.js$/).filter((f) => path.basename(path.dirname(f)) === 'dist' && !f.includes('node_modules'));
+      assert.deepEqual(headless, [], 'the headless CLI and MCP stdio server are not in the extension');
     }
     await wb.screenshot('01-activated');
   });
