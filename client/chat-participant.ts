@@ -31,14 +31,14 @@ export function registerChatParticipant(ctx: Ctx): void {
           stream.reference(new vscode.Location(uri, new vscode.Range(Math.max(0, chunk.citation.startLine - 1), 0, Math.max(0, chunk.citation.endLine - 1), 0)));
           break;
         }
-        case 'done': resolved(chunk.threadId); break;
+        case 'done': resolved(chunk.conversationId); break;
         case 'error': failed(new Error(chunk.message)); break;
       }
     });
     const cancel = token.onCancellationRequested(() => void ctx.request('loupe/cancelResearch', { streamId }));
     try {
       // Loupe's model setting decides (loupe.models.*: built-in, the editor's models, or a server).
-      const started = ctx.request('loupe/research', { streamId, question: request.prompt, threadId, scope: 'code' });
+      const started = ctx.request('loupe/research', { streamId, question: request.prompt, conversationId: threadId, scope: 'code' });
       started.catch((error: Error) => failed(error));
       const conversation = await finished;
       return { metadata: { threadId: conversation } };

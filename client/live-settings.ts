@@ -4,7 +4,7 @@ import { currentSettings } from './settings';
 
 /**
  * `loupe.*` changes apply without reloading the window: the server applies what it can at once
- * (lens thresholds, the sidecar); for what the engine is built with (embeddings, chat models,
+ * (lens thresholds); for what the engine is built with (embeddings, chat models, the sidecar,
  * ignore patterns) the client restarts the language server, a warm start from the same index.
  */
 export function registerLiveSettings(ctx: Ctx): void {

@@ -20,7 +20,8 @@ export function registerLanguageModelTools(ctx: Ctx): void {
     'loupe_search',
     async (input, token) => {
       const result = await ctx.request('loupe/search', {
-        query: input.query, mode: input.mode ?? 'semantic', scope: input.scope ?? 'code', fileTypes: [], paths: input.paths ?? [], limit: Math.min(input.limit ?? 20, 50),
+        query: input.query, scan_mode: input.mode ?? 'semantic', scope: input.scope ?? 'code',
+        ...(input.paths?.length ? { filters: { file_paths: input.paths } } : {}), limit: Math.min(input.limit ?? 20, 50),
       }, token);
       return searchText(input.query, result);
     },

@@ -8,7 +8,7 @@ export function searchText(query: string, result: SearchResult): string {
   if (!result.hits.length) return `No results for "${query}".`;
   const lines = [`${result.total} results for "${query}" (best first):`];
   for (const hit of result.hits) {
-    const where = hit.path ? `${hit.path}:${hit.line}` : hit.repoName;
+    const where = hit.file_path ? `${hit.file_path}:${hit.line}` : hit.repo_name;
     const title = hit.name ? ` ${hit.name}${hit.signature ? ` — ${hit.signature}` : ''}` : '';
     lines.push('', `${where}${title}`);
     if (hit.snippet) lines.push('```', hit.snippet.text.split('\n').slice(0, 8).join('\n'), '```');

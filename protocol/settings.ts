@@ -54,8 +54,11 @@ export function readSettings(get: (key: string) => unknown): LoupeSettings {
   return result as unknown as LoupeSettings;
 }
 
-/** Settings the language server applies while it runs; the others configure the engine when it starts. */
-export const LIVE_SETTINGS = ['codeLens', 'sidecar'] as const;
+/**
+ * Settings the language server applies while it runs; the others (the sidecar's port too: the host
+ * binds it when it starts) configure the engine when it starts, and the client restarts the server.
+ */
+export const LIVE_SETTINGS = ['codeLens'] as const;
 
 /** The top-level groups (`codeLens`, `embedding`, …) whose values differ. */
 export function changedGroups(before: LoupeSettings, after: LoupeSettings): (keyof LoupeSettings)[] {

@@ -19,9 +19,9 @@ export function historyRows(entries: HistoryEntry[]): HistoryRow[] {
   const rows = new Map<string, HistoryRow>();
   const newestFirst = [...entries].sort((a, b) => b.at.localeCompare(a.at));
   for (const e of newestFirst) {
-    const key = e.kind === 'research' && e.threadId ? `thread:${e.threadId}` : `${e.kind}:${e.query.trim()}`;
+    const key = e.kind === 'research' && e.conversationId ? `thread:${e.conversationId}` : `${e.kind}:${e.query.trim()}`;
     const row = rows.get(key);
-    if (!row) rows.set(key, { kind: e.kind, query: e.query.trim(), at: e.at, threadId: e.threadId, turns: 1 });
+    if (!row) rows.set(key, { kind: e.kind, query: e.query.trim(), at: e.at, threadId: e.conversationId, turns: 1 });
     else {
       row.turns++;
       if (e.kind === 'research') row.query = e.query.trim(); // older entries come later: ends on the first question

@@ -70,7 +70,7 @@ export class ResearchView {
     this.render();
     this.save();
     const model = valueOf('model') || r.model;
-    this.api.postMessage({ type: 'research', params: { streamId, question, modelId: model || undefined, threadId: r.threadId ?? undefined, scope: 'code' } });
+    this.api.postMessage({ type: 'research', params: { streamId, question, modelId: model || undefined, conversationId: r.threadId ?? undefined, scope: 'code' } });
   }
 
   onChunk(chunk: ResearchChunk): void {
@@ -80,7 +80,7 @@ export class ResearchView {
       case 'text': turn.answer += chunk.text; turn.status = ''; break;
       case 'status': turn.status = chunk.message; break;
       case 'citation': turn.citations.push(chunk.citation); break;
-      case 'done': turn.done = true; turn.status = ''; this.state.research.threadId = chunk.threadId ?? this.state.research.threadId; break;
+      case 'done': turn.done = true; turn.status = ''; this.state.research.threadId = chunk.conversationId ?? this.state.research.threadId; break;
       case 'error': turn.error = chunk.message; turn.done = true; turn.status = ''; break;
     }
     if (turn.done && this.streaming === turn) { this.streaming = null; this.setStreaming(false); }

@@ -90,7 +90,10 @@ export class SearchView {
     this.save();
     this.api.postMessage({
       type: 'search', requestId: this.requestId,
-      params: { query: s.query, scope: s.scope, mode: s.mode, fileTypes: [...s.types], paths: [...s.paths] },
+      params: {
+        query: s.query, scope: s.scope, scan_mode: s.mode,
+        filters: { ...(s.types.length ? { file_types: [...s.types] } : {}), ...(s.paths.length ? { file_paths: [...s.paths] } : {}) },
+      },
     });
   }
 
@@ -202,7 +205,7 @@ export class SearchView {
 /** `data-index`: the row's place as drawn (what keys and clicks use); `data-rank`: its place in the API's answer. */
 function renderHit(hit: SearchHit, index: number, rank: number, wholeWords: boolean): string {
   const title = hit.name ? `<div class="hit-title">${escapeHtml(hit.name)}${hit.signature ? ` <span class="sig">${escapeHtml(hit.signature)}</span>` : ''}</div>` : '';
-  const lines = hit.snippet ? snippetLines(hit.snippet.startLine, hit.snippet.text, hit.snippet.highlights, wholeWords)
+  const lines = hit.snippet ? snippetLines(hit.snippet.start_line, hit.snippet.text, hit.snippet.highlights, wholeWords)
     .map((l) => `<div class="line${l.hasMatch ? ' match' : ''}"><span class="ln">${l.number}</span><span class="code">${l.html || ' '}</span></div>`).join('') : '';
-  return `<div class="hit" role="option" data-index="${index}" data-rank="${rank}" title="${escapeHtml(hit.path ?? '')}:${hit.line}">${title}${lines ? `<div class="snippet">${lines}</div>` : ''}</div>`;
+  return `<div class="hit" role="option" data-index="${index}" data-rank="${rank}" title="${escapeHtml(hit.file_path ?? '')}:${hit.line}">${title}${lines ? `<div class="snippet">${lines}</div>` : ''}</div>`;
 }

@@ -62,7 +62,7 @@ test('the radius of my change in one line, and tool answers a model reads', asyn
   assert.equal(radiusText({ uri: '', path: 'src/a.ts', dependents: [], entryPoints: 0, tests: 0, note: null }), 'src/a.ts: no file depends on it.');
   assert.match(radiusText({ uri: '', path: 'src/a.ts', dependents: [entry, { ...entry, path: 'src/b.ts', isTest: false, depth: 2 }], entryPoints: 0, tests: 1, note: null }),
     /^src\/a\.ts: 2 dependents · 1 test\.\nDepth 1 \(1\): test\/a\.test\.ts \[test\]\nDepth 2 \(1\): src\/b\.ts$/);
-  assert.match(searchText('cart', { hits: [{ kind: 'code', repoName: 'w', path: 'src/cart.ts', uri: null, line: 3, endLine: 5, snippet: { startLine: 3, text: 'class Cart {}', highlights: [] }, score: 1 }], total: 1, tookMs: 2, warnings: [] }),
+  assert.match(searchText('cart', { hits: [{ type: 'code', repo_id: '00000000-0000-4000-8000-000000000000', repo_name: 'w', file_path: 'src/cart.ts', uri: null, line: 3, start_line: 3, end_line: 5, snippet: { start_line: 3, text: 'class Cart {}', highlights: [] }, score: 1 }], total: 1, tookMs: 2, warnings: [] }),
     /1 results for "cart" \(best first\):\n\nsrc\/cart\.ts:3\n```\nclass Cart \{\}\n```/);
   const { selectionQuestion } = await import('../../client/ask-text');
   assert.equal(selectionQuestion('why?', 'src/a.ts', { start: 4, end: 6, text: 'x()' }), 'why?\n\n(about src/a.ts:4-6)\n```\nx()\n```');

@@ -7,6 +7,7 @@ import type { Analysis } from '../analysis/analysis';
 import { isTestPath } from '../analysis/entry-points';
 import { git } from '../repos/git';
 import type { RepoRecord } from '../types';
+import { LoupeError } from '../errors';
 
 export type ChangeBase = 'workingTree' | 'branch';
 export type ChangeStatus = 'added' | 'modified' | 'deleted' | 'renamed' | 'untracked';
@@ -62,7 +63,7 @@ export async function changedPaths(root: string, against: ChangeBase): Promise<{
       const commit = await run(['merge-base', 'HEAD', ref]).then((o) => o.trim(), () => '');
       if (commit) { found = { ref, commit }; break; }
     }
-    if (!found) throw new Error(`no base branch to compare with (tried ${BASE_CANDIDATES.join(', ')})`);
+    if (!found) throw new LoupeError('BAD_REQUEST', `no base branch to compare with (tried ${BASE_CANDIDATES.join(', ')})`);
     base = found.commit;
     baseLabel = `${found.ref.replace(/^origin\/HEAD$/, 'origin default branch')} @ ${found.commit.slice(0, 7)}`;
   }

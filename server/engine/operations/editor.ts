@@ -2,6 +2,13 @@ import type { FileRecord, ParsedImport, ParsedSymbol, RepoRecord } from '../type
 import type { FileLensFacts, FileImpact, SymbolUse } from '../editor/editor-facts';
 import type { EditorModelBridge } from '../research/providers/editor-models';
 import type { EngineParts } from './parts';
+import type { DocDepth } from '../docs/depth';
+import type { BlueprintOptions, BlueprintResult } from '../analysis/blueprint';
+import type { IndexRunProgress, IndexRunResult } from '../indexer/indexer';
+import { isTestPath } from '../analysis/entry-points';
+import { detectLanguage } from '../indexer/languages';
+import { tokenAt, type Token } from '../editor/token-at';
+import { changeRadius, type ChangeBase, type ChangeRadius } from '../editor/change-radius';
 
 /** How long a hover waits for a file's docs before it says they are processing. */
 const DOC_WAIT_MS = 150;
@@ -58,5 +65,58 @@ export class EditorOperations {
   /** The editor's own chat models (VS Code's language models), listed as `vscode:<id>`; null removes them. */
   useEditorModels(bridge: EditorModelBridge | null): void {
     this.e.research.models.setEditorBridge(bridge);
+  }
+
+  /**
+   * A file's documentation at `depth` for a language model tool, which may wait longer than a hover
+   * (`waitMs`) for one being written. null: the file is not in the index.
+   */
+  async toolDoc(repo: RepoRecord, relPath: string, depth: DocDepth, waitMs: number): Promise<{ markdown: string; processing: boolean } | null> {
+    const file = this.e.filesStore.getByPath(repo.id, relPath);
+    if (!file) return null;
+    let answer = this.e.docs.get(repo.id, file, depth);
+    if (answer.state !== 'ready') {
+      await Promise.race([this.e.docs.idle(), new Promise((r) => setTimeout(r, waitMs))]);
+      answer = this.e.docs.get(repo.id, file, depth);
+    }
+    return answer.state === 'ready' ? { markdown: answer.markdown, processing: false } : { markdown: file.description ?? '', processing: true };
+  }
+
+  /** The repository's blueprint, for the owner's language model tool. */
+  blueprint(repo: RepoRecord, options: BlueprintOptions): BlueprintResult {
+    return this.e.analysis.blueprint(repo, options);
+  }
+
+  /** A past research conversation of the owner, as History kept it (the panel reopens it). */
+  conversation(ownerId: string, conversationId: string): ReturnType<EngineParts['history']['conversation']> {
+    return this.e.history.conversation(ownerId, conversationId);
+  }
+
+  repo(repoId: string): RepoRecord | undefined {
+    return this.e.reposStore.get(repoId);
+  }
+
+  fileCount(repoId: string): number {
+    return this.e.filesStore.paths(repoId).length;
+  }
+
+  /** Index runs as they progress and finish (the log's "indexed …" line, lenses refreshed once the graph is written). */
+  onIndexRun(events: { progress?: (p: IndexRunProgress) => void; finished?: (f: { repoId: string; result: IndexRunResult }) => void }): void {
+    if (events.progress) this.e.queue.on('progress', events.progress);
+    if (events.finished) this.e.queue.on('finished', events.finished);
+  }
+
+  /** What the working tree's (or the branch's) changes affect: the radius of my change. */
+  changeRadius(repo: RepoRecord, against: ChangeBase): Promise<ChangeRadius> {
+    return changeRadius(this.e.analysis, repo, against);
+  }
+
+  /** What is at `offset` of a source text, from the language's parser (hover skips comments and strings). */
+  tokenAt(relPath: string, text: string, offset: number): Promise<Token> {
+    return tokenAt(detectLanguage(relPath.split('/').pop() ?? relPath), text, offset);
+  }
+
+  isTest(relPath: string): boolean {
+    return isTestPath(relPath);
   }
 }

@@ -13,26 +13,19 @@ const BLUEPRINT_SYMBOLS = 25;
  * have their own): the engine's FileDocs and blueprint, for the owner, converted to Markdown.
  */
 export function bindAgentTools(connection: Connection, session: Session, log: Logger): void {
-  const { engine } = session;
+  const editor = session.ops.editor;
 
   onLoupeRequest(connection, Method.fileDoc, guarded(log, 'fileDoc', async ({ uri, depth }) => {
     const located = session.workspace.locate(uri);
     if (!located) return { path: uri, markdown: 'This file is outside the indexed workspace folders.', processing: false };
-    const file = engine.filesStore.getByPath(located.repo.id, located.relPath);
-    if (!file) return { path: located.relPath, markdown: 'This file is not in the index (ignored, binary or not indexed yet).', processing: false };
-    let answer = engine.docs.get(located.repo.id, file, depth ?? 'full');
     // A tool call can wait a little longer than a hover for a doc being written.
-    if (answer.state !== 'ready') {
-      await Promise.race([engine.docs.idle(), new Promise((r) => setTimeout(r, DOC_WAIT_MS))]);
-      answer = engine.docs.get(located.repo.id, file, depth ?? 'full');
-    }
-    return answer.state === 'ready'
-      ? { path: located.relPath, markdown: answer.markdown, processing: false }
-      : { path: located.relPath, markdown: file.description ?? '', processing: true };
+    const doc = await editor.toolDoc(located.repo, located.relPath, depth ?? 'full', DOC_WAIT_MS);
+    if (!doc) return { path: located.relPath, markdown: 'This file is not in the index (ignored, binary or not indexed yet).', processing: false };
+    return { path: located.relPath, ...doc };
   }));
 
   onLoupeRequest(connection, Method.blueprint, guarded(log, 'blueprint', () => session.workspace.repos().map((repo) => {
-    const result = engine.analysis.blueprint(repo, { symbolLimit: BLUEPRINT_SYMBOLS, conventions: true });
+    const result = editor.blueprint(repo, { symbolLimit: BLUEPRINT_SYMBOLS, conventions: true });
     const symbols = result.symbols.map((s) => `- \`${s.signature ?? s.name}\` (${s.kind}) in ${s.file_path}:${s.line}, used by ${s.used_by} files`);
     const dependencies = result.dependencies.slice(0, 20).map((d) => `- ${d.name}${d.version ? ` ${d.version}` : ''} (${d.ecosystem}, ${d.files} files)`);
     const markdown = [

@@ -1,6 +1,5 @@
 import type { Connection } from 'vscode-languageserver/node';
 import type { Logger } from '../../../engine/log';
-import { changeRadius } from '../../../engine/editor/change-radius';
 import { Method, type ChangeRadiusResult } from '../../../../protocol/lsp';
 import type { Session } from '../session';
 import { guarded } from '../guarded';
@@ -11,7 +10,7 @@ export function bindChangeRadius(connection: Connection, session: Session, log: 
   onLoupeRequest(connection, Method.changeRadius, guarded(log, 'changeRadius', async ({ against }): Promise<ChangeRadiusResult> => {
     const out: ChangeRadiusResult = { against, base: null, changed: [], dependents: [], tests: [], entryPoints: 0, notes: [] };
     for (const repo of session.workspace.repos()) {
-      const r = await changeRadius(session.engine.analysis, repo, against);
+      const r = await session.ops.editor.changeRadius(repo, against);
       const uri = (p: string) => session.workspace.uriOf(repo, p);
       if (r.note) out.notes.push(r.note);
       out.base ??= r.base;

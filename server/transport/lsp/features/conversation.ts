@@ -12,14 +12,14 @@ interface KeptResearch { answer?: string; error?: string; context_files?: { repo
  * kept them (the rows behind GET /v2/history/conversations/{id}), so the panel can reopen it.
  */
 export function bindConversation(connection: Connection, session: Session, log: Logger): void {
-  const { engine } = session;
+  const editor = session.ops.editor;
   onLoupeRequest(connection, Method.conversation, guarded(log, 'conversation', ({ threadId }) => {
-    const thread = engine.history.conversation(session.ownerId, threadId);
+    const thread = editor.conversation(session.ownerId, threadId);
     const turns = thread.items.filter((i) => i.category === 'research').map((item): ConversationTurn => {
       const kept = (item.result ?? {}) as KeptResearch;
       const citations: Citation[] = [];
       for (const f of kept.context_files ?? []) {
-        const repo = engine.reposStore.get(f.repo_id);
+        const repo = editor.repo(f.repo_id);
         if (!repo) continue;
         citations.push({ path: f.file_path, uri: session.workspace.uriOf(repo, f.file_path), startLine: f.start_line ?? 1, endLine: f.end_line ?? f.start_line ?? 1 });
       }

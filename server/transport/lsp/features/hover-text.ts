@@ -1,6 +1,6 @@
 /** Hover's pieces of text: links that open files, the users line, radius and doc summaries. */
-import type { FilesStore } from '../../../engine/store/files-store';
-import type { ParsedSymbol } from '../../../engine/types';
+import type { EditorOperations } from '../../../engine/operations/editor';
+import type { ParsedSymbol, RepoRecord } from '../../../engine/types';
 
 const MAX_USERS_LISTED = 6;
 const MAX_EXPORTS_LISTED = 6;
@@ -52,15 +52,15 @@ export function docSummary(markdown: string): string {
 }
 
 /** The symbol `name` declared in `relPath`, following re-exports (barrels) a few levels. */
-export function declarationOf(store: FilesStore, repoId: string, relPath: string, name: string, depth = 0): { symbol: ParsedSymbol; path: string } | null {
-  const file = store.getByPath(repoId, relPath);
+export function declarationOf(editor: EditorOperations, repo: RepoRecord, relPath: string, name: string, depth = 0): { symbol: ParsedSymbol; path: string } | null {
+  const file = editor.file(repo, relPath);
   if (!file) return null;
-  const symbol = store.symbols(file.id).find((s) => s.name === name && s.parent === null);
+  const symbol = editor.symbols(file).find((s) => s.name === name && s.parent === null);
   if (symbol) return { symbol, path: relPath };
   if (depth >= 3) return null;
-  for (const i of store.imports(file.id)) {
+  for (const i of editor.imports(file)) {
     if ((i.kind === 'export' || i.kind === 'export-all') && i.targetPath && (i.names.includes(name) || i.names.includes('*'))) {
-      const found = declarationOf(store, repoId, i.targetPath, name, depth + 1);
+      const found = declarationOf(editor, repo, i.targetPath, name, depth + 1);
       if (found) return found;
     }
   }

@@ -4,9 +4,6 @@ import { MarkupKind } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Logger } from '../../../engine/log';
 import type { RepoRecord } from '../../../engine/types';
-import { isTestPath } from '../../../engine/analysis/entry-points';
-import { detectLanguage } from '../../../engine/indexer/languages';
-import { tokenAt } from '../../../engine/editor/token-at';
 import type { Session } from '../session';
 import { guarded } from '../guarded';
 import { declarationOf, docSummary, exportList, fileLink, radiusLine, usersLine } from './hover-text';
@@ -24,7 +21,7 @@ export function bindHover(connection: Connection, documents: TextDocuments<TextD
     const located = session.workspace.locate(params.textDocument.uri);
     if (!doc || !located) return null;
     const text = doc.getText();
-    const token = await tokenAt(detectLanguage(path.basename(located.relPath)), text, doc.offsetAt(params.position));
+    const token = await session.ops.editor.tokenAt(located.relPath, text, doc.offsetAt(params.position));
     const range = (start: number, end: number) => ({ start: doc.positionAt(start), end: doc.positionAt(end) });
     if (token.kind === 'string') {
       const target = resolveTarget(session, located.repo, located.relPath, token.text);
@@ -39,23 +36,24 @@ export function bindHover(connection: Connection, documents: TextDocuments<TextD
 
 /** An import specifier of this file (resolved by the indexer), else a path relative to the file or the root. */
 function resolveTarget(session: Session, repo: RepoRecord, relPath: string, text: string): string | null {
-  const store = session.engine.filesStore;
-  const file = store.getByPath(repo.id, relPath);
+  const editor = session.ops.editor;
+  const file = editor.file(repo, relPath);
   if (file) {
-    const imp = store.imports(file.id).find((i) => i.specifier === text && i.targetPath);
+    const imp = editor.imports(file).find((i) => i.specifier === text && i.targetPath);
     if (imp?.targetPath) return imp.targetPath;
   }
   if (!/[/.]/.test(text) || text.includes('\n')) return null;
   const candidates = [path.posix.normalize(path.posix.join(path.posix.dirname(relPath), text)), path.posix.normalize(text.replace(/^\/+/, ''))];
-  return candidates.find((c) => !c.startsWith('..') && store.getByPath(repo.id, c)) ?? null;
+  return candidates.find((c) => !c.startsWith('..') && editor.file(repo, c)) ?? null;
 }
 
 /** A file's compact doc: link and radius on one line, its summary, a short export list. */
 async function fileHover(session: Session, repo: RepoRecord, target: string): Promise<string> {
   const uri = session.workspace.uriOf(repo, target);
-  const [doc, impact] = await Promise.all([session.fileDoc(repo, target), session.editorFacts.impact(repo, target)]);
-  const file = session.engine.filesStore.getByPath(repo.id, target);
-  const exports = file ? session.engine.filesStore.symbols(file.id).filter((s) => s.exported && s.parent === null).map((s) => s.name) : [];
+  const editor = session.ops.editor;
+  const [doc, impact] = await Promise.all([editor.fileDoc(repo, target), editor.impact(repo, target)]);
+  const file = editor.file(repo, target);
+  const exports = file ? editor.symbols(file).filter((s) => s.exported && s.parent === null).map((s) => s.name) : [];
   const lines = [`${fileLink(target, uri)}${impact ? ` · ${radiusLine(impact)}` : ''}`];
   const summary = docSummary(doc.markdown);
   if (summary) lines.push('', summary);
@@ -65,20 +63,20 @@ async function fileHover(session: Session, repo: RepoRecord, target: string): Pr
 }
 
 async function symbolHover(session: Session, repo: RepoRecord, relPath: string, name: string): Promise<string | null> {
-  const store = session.engine.filesStore;
-  const file = store.getByPath(repo.id, relPath);
+  const editor = session.ops.editor;
+  const file = editor.file(repo, relPath);
   if (!file) return null;
   // Imported here? Then it is declared where the import leads (through barrels).
-  const imp = store.imports(file.id).find((i) => i.targetPath && i.names.includes(name));
-  const origin = declarationOf(store, repo.id, imp?.targetPath ?? relPath, name);
+  const imp = editor.imports(file).find((i) => i.targetPath && i.names.includes(name));
+  const origin = declarationOf(editor, repo, imp?.targetPath ?? relPath, name);
   // Only exports have users elsewhere: for a local, the language's hover says everything.
   if (!origin || !origin.symbol.exported) return null;
   const where = origin.path;
-  const uses = session.editorFacts.symbolUses(repo, where, name);
+  const uses = editor.symbolUses(repo, where, name);
   const users = [...new Map(uses.map((u) => [u.path, u])).values()]
-    .sort((a, b) => Number(isTestPath(a.path)) - Number(isTestPath(b.path)) || a.path.localeCompare(b.path))
-    .map((u) => ({ path: u.path, uri: `${session.workspace.uriOf(repo, u.path)}#L${u.line}`, test: isTestPath(u.path) }));
-  const [impact, doc] = await Promise.all([session.editorFacts.impact(repo, where), session.fileDoc(repo, where)]);
+    .sort((a, b) => Number(editor.isTest(a.path)) - Number(editor.isTest(b.path)) || a.path.localeCompare(b.path))
+    .map((u) => ({ path: u.path, uri: `${session.workspace.uriOf(repo, u.path)}#L${u.line}`, test: editor.isTest(u.path) }));
+  const [impact, doc] = await Promise.all([editor.impact(repo, where), editor.fileDoc(repo, where)]);
   const declared = where === relPath
     ? `Declared here, line ${origin.symbol.startLine}`
     : `Declared in ${fileLink(`${where}:${origin.symbol.startLine}`, `${session.workspace.uriOf(repo, where)}#L${origin.symbol.startLine}`)}`;

@@ -6,11 +6,12 @@ import type { Session } from '../session';
  * answer there (the status bar shows the same as a state).
  */
 export function logIndexRuns(session: Session, log: Logger): void {
-  session.engine.queue.on('finished', ({ repoId, result }) => {
-    const repo = session.engine.reposStore.get(repoId);
-    const files = session.engine.filesStore.paths(repoId).length;
+  const editor = session.ops.editor;
+  editor.onIndexRun({ finished: ({ repoId, result }) => {
+    const repo = editor.repo(repoId);
+    const files = editor.fileCount(repoId);
     const changes = result.added || result.changed || result.removed
       ? ` (${result.added} added, ${result.changed} changed, ${result.removed} removed)` : ' (no change)';
     log.info(`indexed ${repo?.name ?? repoId}: ${files} files in ${result.durationMs} ms${changes}`);
-  });
+  } });
 }

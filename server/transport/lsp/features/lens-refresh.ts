@@ -7,11 +7,11 @@ import type { Session } from '../session';
  */
 export function refreshLensesWhenGraphIsWritten(session: Session): void {
   const announced = new Set<string>();
-  session.engine.queue.on('progress', (p) => {
+  session.ops.editor.onIndexRun({ progress: (p) => {
     if (p.phase === 'scanning' || p.phase === 'parsing') announced.delete(p.repoId);
     else if (p.phase === 'derived' && !announced.has(p.repoId)) {
       announced.add(p.repoId);
       session.emit('graphChanged', p.repoId);
     }
-  });
+  } });
 }
