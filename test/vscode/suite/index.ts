@@ -9,7 +9,7 @@ import Mocha from 'mocha';
 
 export function run(): Promise<void> {
   const mocha = new Mocha({ ui: 'bdd', timeout: 120_000, color: false, reporter: 'spec' });
-  for (const file of fs.readdirSync(__dirname).filter((f) => f.endsWith('.test.js')).sort()) mocha.addFile(path.join(__dirname, file));
+  for (const file of fs.readdirSync(__dirname).filter((f) => f.endsWith('.itest.js')).sort()) mocha.addFile(path.join(__dirname, file));
   const results: { title: string; state: string; error?: string; ms?: number }[] = [];
   return new Promise((resolve, reject) => {
     const runner = mocha.run((failures) => {
