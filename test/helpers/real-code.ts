@@ -19,13 +19,28 @@ import { aptDownload } from '../../bench/debian';
  */
 const CACHE = process.env.LOUPE_TEST_CACHE ?? path.join(os.homedir(), '.cache', 'loupe-test');
 
+/**
+ * Filled in a private folder and renamed into place, so test files running at once (the runner's
+ * --concurrency, or several checkouts sharing the cache) never see or delete each other's half-unpacked copy.
+ */
 function cached(kind: string, name: string, fill: (dir: string) => void): string {
   const dir = path.join(CACHE, kind, name);
   if (fs.existsSync(path.join(dir, '.complete'))) return dir;
-  fs.rmSync(dir, { recursive: true, force: true });
-  fs.mkdirSync(dir, { recursive: true });
-  fill(dir);
-  fs.writeFileSync(path.join(dir, '.complete'), '');
+  const partial = `${dir}.partial-${process.pid}`;
+  fs.rmSync(partial, { recursive: true, force: true });
+  fs.mkdirSync(partial, { recursive: true });
+  try {
+    fill(partial);
+    fs.writeFileSync(path.join(partial, '.complete'), '');
+    if (!fs.existsSync(path.join(dir, '.complete'))) {
+      fs.rmSync(dir, { recursive: true, force: true });
+      fs.renameSync(partial, dir);
+    }
+  } catch (error) {
+    if (!fs.existsSync(path.join(dir, '.complete'))) throw error;
+  } finally {
+    fs.rmSync(partial, { recursive: true, force: true });
+  }
   return dir;
 }
 
