@@ -2,12 +2,43 @@ import { Worker } from 'node:worker_threads';
 import os from 'node:os';
 import path from 'node:path';
 import { LoupeError } from '../errors';
-import { ScanProgress, unpackLines, type GrepLine, type GrepMatcher } from './grep-scan';
+import { READY, ScanProgress, unpackLines, type GrepLine, type GrepMatcher } from './grep-scan';
 import type { FileBatch, GrepTask, GrepWorkerRequest, GrepWorkerResponse } from './grep-worker';
 
 const workerFile = __filename.endsWith('.ts') ? path.join(__dirname, 'grep-worker.ts') : path.join(__dirname, 'grep-worker.js');
 
-interface Slot { worker: Worker; busy: boolean }
+interface Slot {
+  worker: Worker;
+  busy: boolean;
+  /** Settles when the worker has loaded its module (or failed to): a scan's time budget starts after it. */
+  ready: Promise<void>;
+  exited: boolean;
+}
+
+/**
+ * A new worker. Loading it takes tens of milliseconds on a quiet machine and seconds on a loaded one
+ * (or under tsx, which compiles the module first), so its start never counts against a search's budget:
+ * a plain regular expression must not be called catastrophic because a thread was slow to start.
+ */
+function spawn(): Slot {
+  const worker = new Worker(workerFile);
+  worker.unref();
+  const slot: Slot = { worker, busy: false, exited: false, ready: Promise.resolve() };
+  worker.on('exit', () => { slot.exited = true; });
+  slot.ready = new Promise<void>((resolve) => {
+    const done = () => {
+      worker.off('message', onMessage);
+      worker.off('error', done);
+      worker.off('exit', done);
+      resolve();
+    };
+    const onMessage = (msg: unknown) => { if (msg === READY) done(); };
+    worker.on('message', onMessage);
+    worker.on('error', done);
+    worker.on('exit', done);
+  });
+  return slot;
+}
 
 /**
  * Files per message: a message costs a round trip (and waking a thread is slow on a virtual machine);
@@ -97,6 +128,7 @@ export class GrepPool {
     };
     const lane = async () => {
       const slot = await this.acquire();
+      await slot.ready;
       startBudget();
       busy.add(slot);
       const inFlight: Promise<GrepWorkerResponse>[] = [];
@@ -158,6 +190,7 @@ export class GrepPool {
   /** One batch on one worker; rejects if the worker fails or is terminated. */
   private post(slot: Slot, req: GrepWorkerRequest): Promise<GrepWorkerResponse> {
     const id = this.nextId++;
+    if (slot.exited) return Promise.reject(new LoupeError('INTERNAL', 'grep worker stopped'));
     return new Promise((resolve, reject) => {
       const onMessage = (msg: GrepWorkerResponse) => {
         if (msg.id !== id) return;
@@ -191,9 +224,7 @@ export class GrepPool {
       slot = this.slots.find((s) => !s.busy);
     }
     if (!slot) {
-      const worker = new Worker(workerFile);
-      worker.unref();
-      slot = { worker, busy: false };
+      slot = spawn();
       this.slots.push(slot);
     }
     slot.busy = true;
@@ -215,11 +246,7 @@ export class GrepPool {
 
   /** Starts the workers ahead of the first search. */
   warm(): void {
-    for (let i = this.slots.length; i < this.size; i++) {
-      const worker = new Worker(workerFile);
-      worker.unref();
-      this.slots.push({ worker, busy: false });
-    }
+    for (let i = this.slots.length; i < this.size; i++) this.slots.push(spawn());
   }
 
   async close(): Promise<void> {

@@ -326,3 +326,6 @@ export class ScanProgress {
     Atomics.store(this.counts, task, lines);
   }
 }
+
+/** A grep worker's first message: its module has loaded (grep-pool.ts starts a scan's budget after it). */
+export const READY = 'ready';

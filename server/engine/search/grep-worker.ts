@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ripgrepReadable } from './grep-binary';
 import { utf16Text } from '../util/text';
-import { compileMatcher, packLines, ScanProgress, type GrepLine, type GrepMatcher, type PackedLines } from './grep-scan';
+import { compileMatcher, packLines, READY, ScanProgress, type GrepLine, type GrepMatcher, type PackedLines } from './grep-scan';
 
 /** A text to scan, or a file to read: `path` is relative to `root`, the folder it must stay inside once symlinks are resolved. */
 export type GrepTask = { key: number; text: string } | { key: number; root: string; path: string };
@@ -205,3 +205,4 @@ parentPort?.on('message', (req: GrepWorkerRequest) => {
   }
   parentPort!.postMessage(response);
 });
+parentPort?.postMessage(READY);
