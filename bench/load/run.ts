@@ -127,8 +127,8 @@ const WORDS = ['sprite', 'texture', 'camera', 'tween', 'physics', 'input', 'scen
 function kinds(hasSearch: boolean): Kind[] {
   const pick = <T>(xs: T[], rnd: () => number) => xs[Math.floor(rnd() * xs.length)];
   const list: Kind[] = [
-    { name: 'GET /v2/repos', weight: 1, cost: 1, history: 'repos.list', run: (s, u) => call(s, 'GET', '/v2/repos?limit=10', u.key) },
-    { name: 'POST /v2/repos/status', weight: 1, cost: 1, history: 'repos.status', run: (s, u) => call(s, 'POST', '/v2/repos/status', u.key, { url: s.folder }) },
+    { name: 'GET /v2/repos', weight: 1, cost: 1, run: (s, u) => call(s, 'GET', '/v2/repos?limit=10', u.key) },
+    { name: 'POST /v2/repos/status', weight: 1, cost: 1, run: (s, u) => call(s, 'POST', '/v2/repos/status', u.key, { url: s.folder }) },
     { name: 'GET /v2/files/:repo', weight: 2, cost: 1, history: 'files.list', run: (s, u, r) => call(s, 'GET', `/v2/files/${u.repoId}?limit=20&search=${pick(WORDS, r)}`, u.key) },
     { name: 'GET /v2/files/:repo/:file', weight: 3, cost: 2, run: (s, u, r) => call(s, 'GET', `/v2/files/${u.repoId}/${encodeURIComponent(pick(u.files, r) ?? 'none.js')}?fields=basic`, u.key) },
     { name: 'POST /v2/repos/:repo/radius', weight: 2, cost: 3, run: (s, u, r) => call(s, 'POST', `/v2/repos/${u.repoId}/radius`, u.key, { file: pick(u.files, r) ?? 'none.js', limit: 20 }) },

@@ -87,6 +87,7 @@ export class EngineCore {
   /** What transports call: every operation, by resource (see operations/index.ts). */
   readonly ops: Operations;
   private readonly fileChanges: FileChanges;
+  private readonly maintenance: NodeJS.Timeout[] = [];
 
   constructor(config: EngineConfig) {
     this.log = config.log;
@@ -155,11 +156,28 @@ export class EngineCore {
       docs: this.docs, search: this.search, editorFacts: new EditorFacts(this.analysis), reposStore: this.reposStore,
       filesStore: this.filesStore, a2aTasks: this.a2aTasks,
     });
+    // The accounts database stays bounded (ledger compaction, history retention): soon after the
+    // start, off the start's own path, then every six hours.
+    const maintain = () => this.maintainAccounts();
+    this.maintenance.push(setTimeout(maintain, MAINTENANCE_DELAY_MS).unref(), setInterval(maintain, MAINTENANCE_EVERY_MS).unref());
     // A configured provider other than the default loads (and fills anything missing) in the background.
     if (config.search?.embedder && config.search.embedder.kind !== 'corpus') void this.vectors.refreshAll();
   }
 
+  /** Compacts the ledger and applies the history retention (Accounts.maintain); a failure is logged, never thrown. */
+  maintainAccounts(now?: number): void {
+    try {
+      const done = this.accounts.maintain(now);
+      if (done.ledgerRowsMerged || done.historyRowsDeleted) {
+        this.log.info(`accounts: ${done.ledgerRowsMerged} ledger rows merged into daily totals, ${done.historyRowsDeleted} history rows past retention deleted`);
+      }
+    } catch (error) {
+      this.log.warn(`accounts maintenance failed: ${(error as Error).message}`);
+    }
+  }
+
   async close(): Promise<void> {
+    for (const timer of this.maintenance) clearTimeout(timer);
     this.queue.pause();
     await this.docs.idle();
     await this.vectors.idle();
@@ -169,6 +187,9 @@ export class EngineCore {
     this.storage.close();
   }
 }
+
+const MAINTENANCE_DELAY_MS = 60_000;
+const MAINTENANCE_EVERY_MS = 6 * 3_600_000;
 
 /**
  * The folders API callers may index, as real paths. One that is or lies inside the data dir is

@@ -39,9 +39,11 @@ test('kill -9 during paid calls and a research stream: every acknowledged charge
   const headers = { 'x-api-key': KEY, 'content-type': 'application/json' };
   try {
     // Wait for the folder to be indexed, so the stream has something to ground on.
+    let repoId = '';
     for (let i = 0; i < 200; i++) {
       const res = await request(`${url}/v2/repos`, { headers });
       const body = await res.body.json() as any;
+      repoId = body.data?.[0]?.repo_id ?? '';
       if (body.data?.[0]?.state === 'ready') break;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -59,14 +61,15 @@ test('kill -9 during paid calls and a research stream: every acknowledged charge
     }
     assert.ok(chat.active() >= 1, 'the model is still answering');
 
-    // Paid calls in flight from several clients; the process dies under them.
+    // Paid calls that write a history row (a file search: a plain listing writes none) in flight
+    // from several clients; the process dies under them.
     let sent = 0;
     let acknowledged = 0;
     const loop = async () => {
       while (!stop) {
         sent++;
         try {
-          const res = await request(`${url}/v2/repos?limit=5`, { headers });
+          const res = await request(`${url}/v2/files/${repoId}?search=area&limit=5`, { headers });
           await res.body.text();
           if (res.statusCode === 200) acknowledged++;
         } catch { return; }
@@ -86,14 +89,15 @@ test('kill -9 during paid calls and a research stream: every acknowledged charge
     const db = new Database(path.join(dataDir, 'accounts.db'));
     try {
       assert.equal(db.pragma('quick_check', { simple: true }), 'ok');
-      const charges = (db.prepare("SELECT count(*) AS n, coalesce(sum(credits), 0) AS c FROM credit_ledger WHERE operation = 'repos.list'").get() as { n: number; c: number });
-      const history = (db.prepare("SELECT count(*) AS n, count(DISTINCT id) AS d FROM history WHERE operation = 'repos.list'").get() as { n: number; d: number });
-      // The readiness polls above were paid too; they were acknowledged as well.
+      const charges = (db.prepare("SELECT coalesce(sum(calls), 0) AS n, coalesce(sum(credits), 0) AS c FROM credit_ledger WHERE operation = 'files.list'").get() as { n: number; c: number });
+      const history = (db.prepare("SELECT count(*) AS n, count(DISTINCT id) AS d FROM history WHERE operation = 'files.list'").get() as { n: number; d: number });
       assert.ok(charges.n >= acknowledged, `every acknowledged call is charged: ${charges.n} charges, ${acknowledged} acknowledged`);
       assert.ok(charges.n <= sent + 200, 'no call charged twice');
       assert.equal(history.n, charges.n, 'one history row per charge: none lost, none doubled');
       assert.equal(history.d, history.n);
-      const research = db.prepare("SELECT count(*) AS n FROM credit_ledger WHERE operation NOT IN ('repos.list')").get() as { n: number };
+      const research = db.prepare("SELECT count(*) AS n FROM credit_ledger WHERE operation NOT IN ('repos.list', 'files.list')").get() as { n: number };
+      const polls = db.prepare("SELECT count(*) AS n FROM history WHERE operation = 'repos.list'").get() as { n: number };
+      assert.equal(polls.n, 0, 'the readiness polls were charged but wrote no history');
       assert.equal(research.n, 0, 'nothing charged for the research that never finished');
       const researchHistory = db.prepare("SELECT count(*) AS n FROM history WHERE category = 'research'").get() as { n: number };
       assert.equal(researchHistory.n, 0, 'no history row for it either');

@@ -28,7 +28,8 @@ const search = (params: SearchParams) => lsp.connection.sendRequest('loupe/searc
 const ledger = () => {
   const db = new Database(path.join(dataDir, 'accounts.db'), { readonly: true });
   try {
-    return db.prepare('SELECT operation, credits FROM credit_ledger ORDER BY id').all() as { operation: string; credits: number }[];
+    // One row per operation and minute: `calls` says how many charges it holds.
+    return db.prepare('SELECT operation, credits, calls FROM credit_ledger ORDER BY id').all() as { operation: string; credits: number; calls: number }[];
   } finally {
     db.close();
   }
@@ -43,7 +44,7 @@ test('a panel search is the API\'s search: its request shape, its hits with the 
   assert.equal(hit.line, hit.snippet!.highlights[0].line, 'a click lands on the match');
   assert.ok(result.hits.every((h) => h.file_path?.endsWith('.ts')), 'the filter applied');
 
-  assert.deepEqual(ledger().filter((r) => r.operation === 'search.run'), [{ operation: 'search.run', credits: 5 }]);
+  assert.deepEqual(ledger().filter((r) => r.operation === 'search.run'), [{ operation: 'search.run', credits: 5, calls: 1 }]);
   const history = await lsp.connection.sendRequest('loupe/history', { limit: 10 }) as HistoryEntry[];
   assert.equal(history[0].query, 'formatPrice');
   assert.equal(history[0].kind, 'search');
@@ -52,7 +53,7 @@ test('a panel search is the API\'s search: its request shape, its hits with the 
 test('a bad panel request is refused as the API refuses it, naming the field, and charges nothing', async () => {
   await assert.rejects(search({ query: 'formatPrice', scan_mode: 'regex' as never }), /scan_mode: must be one of "semantic", "grep_docs", "grep_code"/);
   await assert.rejects(search({ query: 'x' }), /query: must NOT have fewer than 2 characters/);
-  assert.equal(ledger().filter((r) => r.operation === 'search.run').length, 1);
+  assert.equal(ledger().filter((r) => r.operation === 'search.run').reduce((n, r) => n + r.calls, 0), 1);
 });
 
 test('panel research streams an answer, continues its conversation, and is charged as research', async () => {
@@ -67,9 +68,10 @@ test('panel research streams an answer, continues its conversation, and is charg
   const second = await lsp.connection.sendRequest('loupe/research', { streamId: 's2', question: 'and who calls it', scope: 'code', conversationId: first.conversationId }) as { conversationId: string | null };
   assert.equal(second.conversationId, first.conversationId);
   // 5 for the search; the built-in model adds nothing.
-  assert.deepEqual(ledger().filter((r) => r.operation === 'search.research').map((r) => r.credits), [5, 5]);
+  const research = ledger().filter((r) => r.operation === 'search.research');
+  assert.deepEqual([research.reduce((n, r) => n + r.calls, 0), research.reduce((n, r) => n + r.credits, 0)], [2, 10]);
   const history = await lsp.connection.sendRequest('loupe/history', { limit: 10 }) as HistoryEntry[];
-  const research = history.filter((h) => h.kind === 'research');
-  assert.equal(research.length, 2);
-  assert.ok(research.every((h) => h.conversationId === first.conversationId));
+  const researchRows = history.filter((h) => h.kind === 'research');
+  assert.equal(researchRows.length, 2);
+  assert.ok(researchRows.every((h) => h.conversationId === first.conversationId));
 });

@@ -145,6 +145,45 @@ export function storageConformance(name: string, open: Open): void {
     assert.deepEqual(byOp.map((r) => [r.operation, r.calls, r.credits]).sort(), [['files.list', 1, 1], ['search.run', 2, 10]]);
   }));
 
+  test(`${name}: the ledger keeps a row per operation and minute, merges old rows into days, and its totals stay exact`, () => withStorage(open, async (s) => {
+    const user = await newUser(s);
+    for (const at of ['2026-01-01T10:00:01.000Z', '2026-01-01T10:00:59.999Z', '2026-01-01T10:01:00.000Z', '2026-01-02T08:00:00.000Z']) {
+      await s.accounts.recordCharge(user, 'repos.list', 1, at);
+    }
+    await s.accounts.recordCharge(user, 'search.run', 5, '2026-01-01T10:00:30.000Z');
+    assert.equal(await s.accounts.ledgerRows(user), 4, 'two charges in one minute share a row');
+    assert.equal(await s.accounts.creditsUsed(user), 9);
+    const since = (at: string) => s.accounts.chargesByOperation(user, at);
+    assert.deepEqual((await since('2026-01-01T10:01:00.000Z')).map((r) => [r.operation, r.calls, r.credits]), [['repos.list', 2, 2]]);
+    assert.deepEqual(await s.accounts.chargesPerDay(user, '2026-01-01T00:00:00.000Z'),
+      [{ day: '2026-01-01', calls: 4, credits: 8 }, { day: '2026-01-02', calls: 1, credits: 1 }]);
+
+    assert.equal(await s.accounts.compactLedger('2026-01-02T00:00:00.000Z'), 1, 'three rows of 2026-01-01 became two (one per operation)');
+    assert.equal(await s.accounts.ledgerRows(user), 3);
+    assert.equal(await s.accounts.creditsUsed(user), 9);
+    assert.deepEqual((await since('1970-01-01T00:00:00.000Z')).map((r) => [r.operation, r.calls, r.credits]).sort(), [['repos.list', 4, 4], ['search.run', 1, 5]]);
+    assert.equal(await s.accounts.compactLedger('2026-01-02T00:00:00.000Z'), 0, 'a merged day stays one row');
+    await s.accounts.recordCharge(user, 'repos.list', 1, '2026-01-01T23:00:00.000Z');
+    await s.accounts.compactLedger('2026-01-02T00:00:00.000Z');
+    assert.deepEqual([await s.accounts.ledgerRows(user), await s.accounts.creditsUsed(user)], [3, 10], 'a late charge joins its day');
+  }));
+
+  test(`${name}: history past its retention is deleted, with conversations left empty`, () => withStorage(open, async (s) => {
+    const user = await newUser(s);
+    const [done, going] = [newId(), newId()];
+    await s.history.insertConversation({ id: done, user_id: user, title: 'old', created_at: '2025-01-01T00:00:00.000Z', updated_at: '2025-01-01T00:00:00.000Z' });
+    await s.history.insertConversation({ id: going, user_id: user, title: 'going', created_at: '2025-01-01T00:00:00.000Z', updated_at: '2026-02-01T00:00:00.000Z' });
+    const row = (at: string, conversationId: string | null) => ({
+      id: newId(), user_id: user, conversation_id: conversationId, seq: conversationId ? 1 : 0, category: 'search', operation: 'search.run', query: at,
+      repo_ids: '[]', summary: null, result: null, credits: 5, duration_ms: 10, created_at: at,
+    });
+    for (const r of [row('2025-01-01T00:00:00.000Z', done), row('2025-01-02T00:00:00.000Z', going), row('2026-02-01T00:00:00.000Z', going)]) await s.history.insert(r);
+    assert.equal(await s.history.purgeBefore('2026-01-01T00:00:00.000Z'), 2);
+    assert.deepEqual((await s.history.list({ userId: user, limit: 10, offset: 0 })).items.map((r) => r.query), ['2026-02-01T00:00:00.000Z']);
+    assert.equal(await s.history.conversation(done), undefined);
+    assert.equal((await s.history.conversation(going))?.title, 'going');
+  }));
+
   test(`${name}: history: rows in pages newest first within a range, threads in order`, () => withStorage(open, async (s) => {
     const user = await newUser(s);
     const conversation = newId();

@@ -40,7 +40,15 @@ export interface AccountsConfig {
   maxLiveAgentCredentials?: number;
   /** Sign-up and sign-in: SMTP, code and session lifetimes, rate limits. */
   auth?: AuthConfig;
+  /** Days a history row is kept (default 365); 0 keeps every row. */
+  historyRetentionDays?: number;
 }
+
+/** History rows are kept this many days unless configured (`historyRetentionDays`). */
+export const HISTORY_RETENTION_DAYS = 365;
+/** The longest statistics window: ledger rows older than this are merged into daily totals. */
+export const STATS_WINDOW_DAYS = 90;
+const DAY_MS = 86_400_000;
 
 export interface KeyListItem {
   key_id: string;
@@ -280,6 +288,20 @@ export class Accounts {
     if (!row || row.user_id !== userId) throw notFound('key');
     this.store.disableKey(row.id);
     return this.listItem(this.store.key(row.id)!, nowIso());
+  }
+
+  /**
+   * Keeps the accounts database bounded: ledger rows from before the statistics window (whole UTC
+   * days more than 90 days back) become one row per user, operation and day, and history rows older
+   * than the retention go (with conversations left empty). Balances and statistics do not change.
+   */
+  maintain(now: number = Date.now()): { ledgerRowsMerged: number; historyRowsDeleted: number } {
+    const windowStart = Math.floor((now - STATS_WINDOW_DAYS * DAY_MS) / DAY_MS) * DAY_MS;
+    const retention = this.config.historyRetentionDays ?? HISTORY_RETENTION_DAYS;
+    return this.db.transaction(() => ({
+      ledgerRowsMerged: this.store.compactLedger(new Date(windowStart).toISOString()),
+      historyRowsDeleted: retention > 0 ? this.history.store.purgeBefore(new Date(now - retention * DAY_MS).toISOString()) : 0,
+    }))();
   }
 
   /**

@@ -24,7 +24,7 @@ export function parseAccountsConfig(raw: unknown, source = 'accounts config'): A
   const obj = record(raw, source, '');
   const out: AccountsConfig = {};
   for (const key of Object.keys(obj)) {
-    if (!['plans', 'costs', 'owner', 'signupPlan', 'agentCredentialTtlMs', 'maxLiveAgentCredentials'].includes(key)) throw bad(source, key, 'is not a known field');
+    if (!['plans', 'costs', 'owner', 'signupPlan', 'agentCredentialTtlMs', 'maxLiveAgentCredentials', 'historyRetentionDays'].includes(key)) throw bad(source, key, 'is not a known field');
   }
   if (obj.plans !== undefined) {
     const plans = record(obj.plans, source, 'plans');
@@ -63,6 +63,7 @@ export function parseAccountsConfig(raw: unknown, source = 'accounts config'): A
   if (obj.signupPlan !== undefined) out.signupPlan = planName(obj.signupPlan, source, 'signupPlan');
   if (obj.agentCredentialTtlMs !== undefined) out.agentCredentialTtlMs = count(obj.agentCredentialTtlMs, source, 'agentCredentialTtlMs');
   if (obj.maxLiveAgentCredentials !== undefined) out.maxLiveAgentCredentials = count(obj.maxLiveAgentCredentials, source, 'maxLiveAgentCredentials');
+  if (obj.historyRetentionDays !== undefined) out.historyRetentionDays = count(obj.historyRetentionDays, source, 'historyRetentionDays');
   return out;
 }
 

@@ -3,10 +3,12 @@ import type { HistoryStore } from '../store/history-store';
 
 export type StatsRange = '7d' | '30d' | '90d';
 const DAY = 86_400_000;
+const MINUTE = 60_000;
 const daysOf = (range: StatsRange) => Number(range.slice(0, -1));
 
 /**
- * Usage statistics from the history and the ledger. `usage` is a rolling window (now - N days);
+ * Usage statistics from the history (queries) and the ledger (credits). `usage` is a rolling window
+ * (now - N days, from a whole minute);
  * `activity` counts N whole UTC days ending today, every day present (zero days included).
  */
 export class Stats {
@@ -14,7 +16,8 @@ export class Stats {
 
   usage(userId: string, range: StatsRange) {
     const to = new Date(this.now());
-    const from = new Date(to.getTime() - daysOf(range) * DAY);
+    // From a whole minute: the ledger keeps charges per minute, so the window holds whole rows.
+    const from = new Date(Math.floor((to.getTime() - daysOf(range) * DAY) / MINUTE) * MINUTE);
     const byCategory = this.history.usageByCategory(userId, from.toISOString());
     const byOperation = this.accounts.store.chargesByOperation(userId, from.toISOString());
     const meta = this.accounts.meta(userId);
@@ -32,11 +35,14 @@ export class Stats {
     const days = daysOf(range);
     const today = Math.floor(this.now() / DAY) * DAY;
     const first = today - (days - 1) * DAY;
-    const counted = new Map(this.history.perDay(userId, new Date(first).toISOString()).map((d) => [d.day, d]));
+    const since = new Date(first).toISOString();
+    // Queries are the history's rows; credits are the ledger's, which also holds calls that write no
+    // history row (listings, polling).
+    const queries = new Map(this.history.perDay(userId, since).map((d) => [d.day, d.calls]));
+    const credits = new Map(this.accounts.store.chargesPerDay(userId, since).map((d) => [d.day, d.credits]));
     const out = Array.from({ length: days }, (_, i) => {
       const date = new Date(first + i * DAY).toISOString().slice(0, 10);
-      const row = counted.get(date);
-      return { date, queries: row?.calls ?? 0, credits: row?.credits ?? 0 };
+      return { date, queries: queries.get(date) ?? 0, credits: credits.get(date) ?? 0 };
     });
     return { range, from: out[0].date, to: out[out.length - 1].date, total_queries: out.reduce((n, d) => n + d.queries, 0), days: out };
   }

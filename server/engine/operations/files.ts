@@ -23,14 +23,14 @@ export const toFileItem = (f: FileListItem): FileItem => ({
 export class FileOperations {
   constructor(private readonly e: EngineParts) {}
 
-  /** A repository's files with documentation hints (1 credit, history `files`). */
+  /** A repository's files with documentation hints (1 credit; a history row `files` only for a `search`: a plain listing is polled). */
   list(caller: Caller, q: Static<typeof RepoIdParams> & ListFilesQuery): Promise<Answer<FileItem[]>> {
-    return metered(this.e.accounts, caller, { operation: 'files.list', cost: 1, history: 'files' }, async (meter) => {
+    return metered(this.e.accounts, caller, { operation: 'files.list', cost: 1 }, async (meter) => {
       const repo = this.e.repos.resolve(caller, q.repo_id);
       const { items, total } = this.e.files.list(repo, { limit: q.limit, offset: q.offset, orderBy: q.order_by, order: q.order, search: q.search });
       return meter.answer(items.map(toFileItem), {
         pagination: page(total, q.limit, q.offset),
-        history: { query: q.search ?? null, repoIds: [repo.id], summary: `${total} files` },
+        history: q.search ? { category: 'files', query: q.search, repoIds: [repo.id], summary: `${total} files` } : undefined,
       });
     });
   }

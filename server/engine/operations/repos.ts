@@ -28,16 +28,13 @@ export class RepoOperations {
 
   constructor(private readonly e: EngineParts) {}
 
-  /** Your indexed repositories (1 credit, history `repos`). */
+  /** Your indexed repositories (1 credit; a listing, so no history row: clients poll it). */
   list(caller: Caller, q: ListReposQuery): Promise<Answer<Repo[]>> {
-    return metered(this.e.accounts, caller, { operation: 'repos.list', cost: 1, history: 'repos' }, async (meter) => {
+    return metered(this.e.accounts, caller, { operation: 'repos.list', cost: 1 }, async (meter) => {
       const { items, total } = this.e.repos.list(caller, {
         scope: q.scope, search: q.search, limit: q.limit, offset: q.offset, orderBy: q.order_by, order: q.order,
       });
-      return meter.answer(items.map(toRepo), {
-        pagination: page(total, q.limit, q.offset),
-        history: { query: q.search ?? null, repoIds: items.map((r) => r.id), summary: `${total} repositories` },
-      });
+      return meter.answer(items.map(toRepo), { pagination: page(total, q.limit, q.offset) });
     });
   }
 
@@ -67,13 +64,11 @@ export class RepoOperations {
     });
   }
 
-  /** Indexing state of a repository by the URL or path it was registered under (1 credit, history `repos`). */
+  /** Indexing state of a repository by the URL or path it was registered under (1 credit; polling, so no history row). */
   status(caller: Caller, request: Static<typeof StatusRequest>): Promise<Answer<RepoStatus>> {
-    return metered(this.e.accounts, caller, { operation: 'repos.status', cost: 1, history: 'repos' }, async (meter) => {
+    return metered(this.e.accounts, caller, { operation: 'repos.status', cost: 1 }, async (meter) => {
       const repo = this.e.repos.status(caller, request.url);
-      return meter.answer(toStatus(repo), {
-        history: { query: request.url, repoIds: [repo.id], summary: `${repo.state}, ${repo.filesDone}/${repo.filesTotal} files` },
-      });
+      return meter.answer(toStatus(repo));
     });
   }
 }

@@ -190,15 +190,55 @@ export class SqliteAccountsStore {
     return (this.db.prepare('SELECT credit_limit FROM users WHERE id = ?').get(userId) as { credit_limit: number | null } | undefined)?.credit_limit ?? null;
   }
 
-  /** Credits charged by operation since `since` (ISO), for usage statistics. */
+  /**
+   * Credits charged by operation since `since` (ISO), for usage statistics. Charges are kept per
+   * minute (and per day once compacted), so `since` should fall on a minute (a day, beyond the
+   * compaction age) for the sums to be exact.
+   */
   chargesByOperation(userId: string, since: string): { operation: string; calls: number; credits: number }[] {
-    return this.db.prepare(`SELECT operation, count(*) AS calls, sum(credits) AS credits FROM credit_ledger
+    return this.db.prepare(`SELECT operation, sum(calls) AS calls, sum(credits) AS credits FROM credit_ledger
       WHERE user_id = ? AND created_at >= ? GROUP BY operation ORDER BY credits DESC, operation`).all(userId, since) as never;
   }
 
-  recordCharge(userId: string, operation: string, credits: number): void {
-    this.db.prepare('INSERT INTO credit_ledger (user_id, operation, credits, created_at) VALUES (?, ?, ?, ?)')
-      .run(userId, operation, credits, nowIso());
+  /** Calls and credits charged per UTC day (YYYY-MM-DD) since `since`; days without charges are absent. */
+  chargesPerDay(userId: string, since: string): { day: string; calls: number; credits: number }[] {
+    return this.db.prepare(`SELECT substr(created_at, 1, 10) AS day, sum(calls) AS calls, sum(credits) AS credits FROM credit_ledger
+      WHERE user_id = ? AND created_at >= ? GROUP BY day ORDER BY day`).all(userId, since) as never;
+  }
+
+  /**
+   * Adds a charge to the user's ledger row for this operation and UTC minute (one row a minute
+   * however many calls, so polling does not grow the file); `at` is the time of the charge (ISO).
+   */
+  recordCharge(userId: string, operation: string, credits: number, at: string = nowIso()): void {
+    const minute = at.slice(0, 16);
+    this.db.prepare(`INSERT INTO credit_ledger (user_id, operation, credits, created_at, calls, period) VALUES (?, ?, ?, ?, 1, ?)
+      ON CONFLICT (user_id, operation, period) WHERE period IS NOT NULL
+      DO UPDATE SET credits = credits + excluded.credits, calls = calls + 1`)
+      .run(userId, operation, credits, `${minute}:00.000Z`, minute);
+  }
+
+  /**
+   * Merges the ledger rows older than `before` (ISO; the first instant of a UTC day) into one row
+   * per user, operation and day. Totals and balances do not change. Returns how many rows went.
+   */
+  compactLedger(before: string): number {
+    const older = "created_at < ? AND (period IS NULL OR length(period) > 10)";
+    const days = this.db.prepare(`SELECT user_id, operation, substr(created_at, 1, 10) AS day, sum(calls) AS calls, sum(credits) AS credits,
+      count(*) AS n FROM credit_ledger WHERE ${older} GROUP BY user_id, operation, day`).all(before) as
+      { user_id: string; operation: string; day: string; calls: number; credits: number; n: number }[];
+    if (!days.length) return 0;
+    const removed = this.db.prepare(`DELETE FROM credit_ledger WHERE ${older}`).run(before).changes;
+    const insert = this.db.prepare(`INSERT INTO credit_ledger (user_id, operation, credits, created_at, calls, period) VALUES (?, ?, ?, ?, ?, ?)
+      ON CONFLICT (user_id, operation, period) WHERE period IS NOT NULL
+      DO UPDATE SET credits = credits + excluded.credits, calls = calls + excluded.calls`);
+    for (const d of days) insert.run(d.user_id, d.operation, d.credits, `${d.day}T00:00:00.000Z`, d.calls, d.day);
+    return removed - days.length;
+  }
+
+  /** Ledger rows kept (for the storage bound; tests and benchmarks). */
+  ledgerRows(userId: string): number {
+    return (this.db.prepare('SELECT count(*) AS n FROM credit_ledger WHERE user_id = ?').get(userId) as { n: number }).n;
   }
 }
 

@@ -94,6 +94,22 @@ export class SqliteHistoryStore {
       WHERE user_id = ? AND created_at >= ? GROUP BY day ORDER BY day`).all(userId, since) as never;
   }
 
+  /**
+   * Deletes history rows created before `before` (ISO), and the conversations left with no rows
+   * that were last continued before it. Returns how many history rows went.
+   */
+  purgeBefore(before: string): number {
+    const users = this.db.prepare('SELECT id AS user_id FROM users').all() as { user_id: string }[];
+    let removed = 0;
+    // Per user, so each delete walks the (user_id, created_at) index instead of the whole table.
+    for (const { user_id } of users) {
+      removed += this.db.prepare('DELETE FROM history WHERE user_id = ? AND created_at < ?').run(user_id, before).changes;
+    }
+    this.db.prepare(`DELETE FROM conversations WHERE updated_at < ?
+      AND NOT EXISTS (SELECT 1 FROM history h WHERE h.conversation_id = conversations.id)`).run(before);
+    return removed;
+  }
+
   /** Files and lines per language over the user's repositories (only files indexed since `since`, when given). */
   languages(userId: string, since?: string): { language: string | null; files: number; lines: number; bytes: number }[] {
     return this.db.prepare(`SELECT f.language AS language, count(*) AS files, sum(f.lines) AS lines, sum(f.size) AS bytes
