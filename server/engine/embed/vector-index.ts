@@ -161,6 +161,7 @@ export class VectorIndex implements DerivedIndex {
 
   private async *fill(target: ActiveModel, repoId: string | null, signal: AbortSignal): AsyncGenerator<IndexProgress> {
     const total = this.store.countMissing(target.id, repoId);
+    if (!total) return;
     let done = 0;
     while (!signal.aborted) {
       const batch = this.store.missing(target.id, repoId, this.options.batchSize);

@@ -37,7 +37,9 @@ export function walk(root: string, options: WalkOptions = {}): WalkEntry[] {
     } catch {
       return; // unreadable folder: skip it, keep the rest
     }
-    const local = readIgnoreFiles(dirAbs, dirRel);
+    // Only the ignore files the listing shows are read (a failed open per folder was most of a
+    // no-change walk's system calls).
+    const local = dirents.some((d) => IGNORE_FILES.includes(d.name)) ? readIgnoreFiles(dirAbs, dirRel) : null;
     const active = local ? [...rules, local] : rules;
     for (const d of dirents) {
       const rel = dirRel ? `${dirRel}/${d.name}` : d.name;
@@ -84,9 +86,11 @@ export function isIndexable(root: string, relPath: string, options: WalkOptions 
   return !!real && isInside(absRoot, real) && !(options.excludeDirs ?? []).some((d) => isInside(path.resolve(d), abs));
 }
 
+const IGNORE_FILES = ['.gitignore', '.loupeignore'];
+
 function readIgnoreFiles(dirAbs: string, dirRel: string): Rules | null {
   let patterns = '';
-  for (const name of ['.gitignore', '.loupeignore']) {
+  for (const name of IGNORE_FILES) {
     try {
       patterns += `${fs.readFileSync(path.join(dirAbs, name), 'utf8')}\n`;
     } catch {

@@ -72,21 +72,23 @@ function prepareAccounts(file: string): void {
     `${file} is unusable (${reason}). It holds the users, keys, credits and history, and is never rebuilt: ` +
     'restore it from a backup, or move it away to start with no accounts. It was left as it is');
   let db: Db;
+  const clean = closedCleanly(file);
   try {
     db = new Database(file);
   } catch (error) {
     throw storageError(error, file) ?? refuse((error as Error).message);
   }
   try {
+    // Before the first read: another process may hold the file (a checkpoint, a migration).
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     const appId = db.pragma('application_id', { simple: true }) as number;
     const version = db.pragma('user_version', { simple: true }) as number;
     if (appId !== ACCOUNTS_APPLICATION_ID && (version !== 0 || hasTables(db))) throw refuse('not a Loupe accounts database');
     const latest = latestOf(ACCOUNTS_MIGRATIONS);
     if (version > latest) throw tooNew(file, 'accounts database', version, latest);
-    const check = db.pragma('quick_check', { simple: true });
+    const check = clean ? 'ok' : db.pragma('quick_check', { simple: true });
     if (check !== 'ok') throw refuse(`integrity check failed: ${String(check)}`);
     db.pragma('journal_mode = WAL');
-    db.pragma('busy_timeout = 10000');
     immediateTransactions(db);
     migrate(db, ACCOUNTS_MIGRATIONS, ACCOUNTS_APPLICATION_ID);
   } catch (error) {
@@ -100,6 +102,7 @@ function prepareAccounts(file: string): void {
 }
 
 function openAndMigrate(file: string, accountsFile?: string): Db {
+  const clean = file !== ':memory:' && closedCleanly(file);
   let db: Db;
   try {
     db = new Database(file);
@@ -107,6 +110,8 @@ function openAndMigrate(file: string, accountsFile?: string): Db {
     throw new DatabaseUnusableError((error as Error).message);
   }
   try {
+    // Before the first read: another process may hold the file (a checkpoint, a migration).
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     const appId = db.pragma('application_id', { simple: true }) as number;
     const version = db.pragma('user_version', { simple: true }) as number;
     if (appId !== APPLICATION_ID && (version !== 0 || hasTables(db))) {
@@ -114,12 +119,12 @@ function openAndMigrate(file: string, accountsFile?: string): Db {
     }
     const latest = latestOf(MIGRATIONS);
     if (version > latest) throw tooNew(file, 'index', version, latest);
-    const check = db.pragma('quick_check', { simple: true });
+    // quick_check reads every page (seconds on a large index); after a clean close it is skipped.
+    const check = clean ? 'ok' : db.pragma('quick_check', { simple: true });
     if (check !== 'ok') throw new DatabaseUnusableError(`integrity check failed: ${String(check)}`);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 10000');
     sqliteVec.load(db);
     if (accountsFile) {
       db.prepare(`ATTACH DATABASE ? AS ${ACCOUNTS_SCHEMA}`).run(accountsFile);
@@ -128,6 +133,7 @@ function openAndMigrate(file: string, accountsFile?: string): Db {
     immediateTransactions(db);
     migrate(db, MIGRATIONS, APPLICATION_ID);
     cachePreparedStatements(db);
+    if (file !== ':memory:') databaseFiles.set(db, accountsFile ? [file, accountsFile] : [file]);
     return db;
   } catch (error) {
     db.close();
@@ -153,12 +159,76 @@ function assertWritable(file: string): void {
   }
 }
 
+const BUSY_TIMEOUT_MS = 10_000;
+
+/** The files of each open index connection (the index and the attached accounts), for closeDatabase. */
+const databaseFiles = new WeakMap<Db, string[]>();
+
+/** `<file>.clean`: written by a clean close with the file's size and mtime, taken away by the next open. */
+const cleanMarker = (file: string) => `${file}.clean`;
+
+/**
+ * The size and mtime of a settled file, or null when it is not settled: a write-ahead log exists
+ * while any connection has the file open (the last one to close checkpoints it and removes it).
+ */
+function settledFingerprint(file: string): string | null {
+  try {
+    if (fs.existsSync(`${file}-wal`)) return null;
+    const st = fs.statSync(file);
+    return `${st.size}:${Math.floor(st.mtimeMs)}`;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * True when the last process to use `file` closed it cleanly and nothing changed it since (the
+ * marker's size and mtime still match). The marker is removed either way, so a process killed from
+ * now on leaves none and the next start checks the file.
+ */
+function closedCleanly(file: string): boolean {
+  const marker = cleanMarker(file);
+  let recorded: string;
+  try {
+    recorded = fs.readFileSync(marker, 'utf8');
+  } catch {
+    return false;
+  }
+  try {
+    fs.rmSync(marker, { force: true });
+  } catch {
+    return false; // a marker that cannot be removed could outlive a crash: do not trust it
+  }
+  return recorded === settledFingerprint(file);
+}
+
+/**
+ * Closes an index connection; when it was the last one on its files (SQLite checkpointed and removed
+ * the write-ahead log), marks each as cleanly closed so that the next start skips quick_check.
+ */
+export function closeDatabase(db: Db): void {
+  const files = databaseFiles.get(db) ?? [];
+  db.close();
+  for (const file of files) {
+    const fingerprint = settledFingerprint(file);
+    if (!fingerprint) continue; // another connection is still open: it marks the file when it closes
+    try {
+      fs.writeFileSync(cleanMarker(file), fingerprint);
+    } catch {
+      // a read-only or full disk: the next start runs quick_check
+    }
+  }
+}
+
 function hasTables(db: Db): boolean {
   return (db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number }).n > 0;
 }
 
 export function migrate(db: Db, migrations: Migration[] = MIGRATIONS, applicationId = APPLICATION_ID): void {
   const version = () => db.pragma('user_version', { simple: true }) as number;
+  // An up-to-date file is only read: no write lock, so a start never waits behind another
+  // process's writes (the language server indexing while a CLI starts on the same data dir).
+  if (version() >= latestOf(migrations)) return;
   for (const migration of migrations) {
     // A step that must commit on its own first (copying rows into another file); it is idempotent,
     // so a process stopped between it and the migration proper simply runs it again.

@@ -12,7 +12,7 @@
  */
 import path from 'node:path';
 import type { Logger } from '../log';
-import { openDatabase, type Db } from './db';
+import { closeDatabase, openDatabase, type Db } from './db';
 import { SqliteReposStore, type ReposStore } from './repos-store';
 import { SqliteFilesStore, type FilesStore } from './files-store';
 import { SqliteA2aTasksStore, type A2aTasksStore } from './a2a-tasks-store';
@@ -63,6 +63,6 @@ export function openSqliteStorage(dataDir: string, log: Logger): SqliteStorage {
     search: new SqliteSearchStore(db),
     vectors: new SqliteVectorsStore(db),
     transaction: <T>(work: () => T): T => db.transaction(work)(),
-    close: () => db.close(),
+    close: () => closeDatabase(db),
   };
 }

@@ -84,12 +84,22 @@ export class SqliteVectorsStore {
   }
 
   countMissing(id: number, repoId: string | null): number {
+    // Nothing is missing anywhere when the model holds as many entries as there are chunks (an entry
+    // exists only for a live chunk: the trigger deletes it with its chunk). Three counts instead of
+    // a lookup per chunk: a no-change restart of 25k chunks spent 1.9 s here.
+    if (this.complete(id)) return 0;
     return (this.db.prepare(
       `SELECT count(*) AS n FROM chunks c JOIN files f ON f.id = c.file_id
        WHERE (? IS NULL OR f.repo_id = ?)
          AND NOT EXISTS (SELECT 1 FROM vec_m${id} v WHERE v.chunk_id = c.id)
          AND NOT EXISTS (SELECT 1 FROM vec_m${id}_empty e WHERE e.chunk_id = c.id)`,
     ).get(repoId, repoId) as { n: number }).n;
+  }
+
+  /** True when every chunk has a vector or is known to have nothing to embed in model `id`. */
+  private complete(id: number): boolean {
+    const n = (sql: string) => (this.db.prepare(sql).get() as { n: number }).n;
+    return n(`SELECT count(*) AS n FROM vec_m${id}`) + n(`SELECT count(*) AS n FROM vec_m${id}_empty`) >= n('SELECT count(*) AS n FROM chunks');
   }
 
   chunkCount(): number {
