@@ -23,6 +23,9 @@ export const DEFAULT_VECTOR_OPTIONS: VectorIndexOptions = {
   minTrainChunks: 200, retrainGrowth: 2, corpusDims: 128, batchSize: 256, maxTrainDocs: 8000,
 };
 
+/** How long one embedding batch (embed + write) may hold the thread that answers requests. */
+const EMBED_SLICE_MS = 10;
+
 /** Vectors kept in memory up to this many floats (32 MB); larger indexes use sqlite-vec's KNN. */
 const MEMORY_FLOATS = 8_000_000;
 
@@ -43,6 +46,8 @@ export class VectorIndex implements DerivedIndex {
   private providerEmbedder: Embedder | null = null;
   /** The active model's vectors in memory, when small enough: a scan in JS beats vec0's without SIMD. */
   private memory: { modelId: number; ids: Int32Array; repos: string[]; data: Float32Array } | null = null;
+  /** Chunks per embedding batch (adapted for the corpus model, see fill). */
+  private batchSize: number;
 
   constructor(
     private readonly store: VectorsStore,
@@ -51,6 +56,7 @@ export class VectorIndex implements DerivedIndex {
     options: Partial<VectorIndexOptions> = {},
   ) {
     this.options = { ...DEFAULT_VECTOR_OPTIONS, ...options };
+    this.batchSize = this.options.batchSize;
   }
 
   /** The model search should use now, or null before any vector exists. */
@@ -163,13 +169,30 @@ export class VectorIndex implements DerivedIndex {
     const total = this.store.countMissing(target.id, repoId);
     if (!total) return;
     let done = 0;
+    // Read on from the last chunk seen; once at the end, a pass from the start catches chunks
+    // written meanwhile under a lower (re-used) id.
+    let after = 0;
+    let fromStart = false;
     while (!signal.aborted) {
-      const batch = this.store.missing(target.id, repoId, this.options.batchSize);
-      if (!batch.length) break;
+      const t0 = performance.now();
+      const batch = this.store.missing(target.id, repoId, this.batchSize, after);
+      if (!batch.length) {
+        if (fromStart || after === 0) break;
+        fromStart = true;
+        after = 0;
+        continue;
+      }
+      after = batch[batch.length - 1].id;
       const vectors = await target.embedder.embed(batch.map(documentText), 'document', signal);
       this.store.put(target.id, batch.map((c, i) => ({ chunkId: c.id, repoId: c.repoId, vector: vectors[i] })));
       this.memory = null;
       done += batch.length;
+      // The corpus model embeds on the thread that answers requests: a batch is sized to about
+      // EMBED_SLICE_MS. (ONNX and remote providers wait outside it: their batches stay whole.)
+      if (this.config.kind === 'corpus') {
+        const msPerChunk = Math.max(0.005, (performance.now() - t0) / batch.length);
+        this.batchSize = Math.max(8, Math.min(this.options.batchSize, Math.floor(EMBED_SLICE_MS / msPerChunk)));
+      }
       yield { index: this.name, done, total };
       // Let searches and requests run between batches.
       await new Promise((r) => setImmediate(r));

@@ -35,8 +35,10 @@ export interface IndexRunResult {
   durationMs: number;
 }
 
-/** Files per write transaction: fewer, larger commits flush fewer full-text segments to merge later. */
+/** Files parsed before they are written (in slices of WRITE_SLICE_MS). */
 const BATCH_FILES = 256;
+/** How long one write transaction may hold the thread that answers requests. */
+const WRITE_SLICE_MS = 8;
 const JOBS_PER_MESSAGE = 16;
 
 /**
@@ -50,6 +52,8 @@ export class Indexer {
   private readonly derived: DerivedIndex[] = [];
   private derivedChain: Promise<void> = Promise.resolve();
   private readonly closing = new AbortController();
+  /** Files per write transaction, adapted to WRITE_SLICE_MS. */
+  private sliceFiles = 16;
 
   constructor(
     private readonly repos: ReposStore,
@@ -104,14 +108,24 @@ export class Indexer {
     let pendingWrite: ParsedFile[] = [];
     let pendingTouch: { path: string; mtimeMs: number; size: number }[] = [];
     let pendingSkip: SkippedFile[] = [];
-    const flush = () => {
-      if (pendingWrite.length) this.files.writeBatch(repo.id, pendingWrite);
-      if (pendingTouch.length) this.files.touch(repo.id, pendingTouch);
-      if (pendingSkip.length) this.recordSkipped(repo.id, pendingSkip);
-      done += pendingWrite.length + pendingTouch.length + pendingSkip.length;
-      pendingWrite = []; pendingTouch = []; pendingSkip = [];
+    const committed = (n: number) => {
+      done += n;
       this.repos.setProgress(repo.id, done, total);
       onProgress({ repoId: repo.id, phase: 'parsing', done, total, rate: rate() });
+    };
+    // Writes go one after another (lanes wait for theirs: a slow disk holds parsing back), each
+    // batch in slices of a few milliseconds with the event loop turning between them.
+    let writing: Promise<void> = Promise.resolve();
+    const flush = (): Promise<void> => {
+      const [write, touch, skip] = [pendingWrite, pendingTouch, pendingSkip];
+      pendingWrite = []; pendingTouch = []; pendingSkip = [];
+      writing = writing.then(async () => {
+        if (touch.length) this.files.touch(repo.id, touch);
+        if (skip.length) this.recordSkipped(repo.id, skip);
+        if (touch.length || skip.length) committed(touch.length + skip.length);
+        await this.writeInSlices(repo.id, write, committed);
+      });
+      return writing;
     };
     const parsed = new Set<string>();
     const accept = (results: ParseResult[]) => {
@@ -130,7 +144,7 @@ export class Indexer {
           pendingSkip.push({ path: r.relPath, size: r.size, mtimeMs: r.mtimeMs, reason: r.reason });
         }
       }
-      if (pendingWrite.length + pendingTouch.length + pendingSkip.length >= BATCH_FILES) flush();
+      return pendingWrite.length + pendingTouch.length + pendingSkip.length >= BATCH_FILES ? flush() : undefined;
     };
 
     const batches: ParseJob[][] = [];
@@ -146,7 +160,7 @@ export class Indexer {
         const results = await this.pool.parse(root, parseOptions, batch);
         if (failed) return;
         try {
-          accept(results);
+          await accept(results);
         } catch (error) {
           failed = true;
           throw error;
@@ -160,7 +174,7 @@ export class Indexer {
       // the workers are let go once the run has parsed everything, before vectors are trained.
       if (jobs.length) await this.pool.close();
     }
-    flush();
+    await flush();
     if (signal?.aborted) {
       this.repos.setState(repo.id, 'queued');
       throw new DOMException('indexing was cancelled', 'AbortError');
@@ -177,6 +191,25 @@ export class Indexer {
     result.durationMs = Date.now() - started;
     onProgress({ repoId: repo.id, phase: 'done', done: total, total, rate: rate() });
     return result;
+  }
+
+  /**
+   * Writes parsed files in transactions of about WRITE_SLICE_MS each, yielding to the event loop
+   * between them: the thread that writes also answers HTTP and LSP. The slice size follows the
+   * measured time per file (a file of many chunks costs more). Each slice is committed on its own,
+   * so a killed run resumes after the last one.
+   */
+  private async writeInSlices(repoId: string, files: ParsedFile[], committed: (n: number) => void): Promise<void> {
+    for (let i = 0; i < files.length;) {
+      const slice = files.slice(i, i + this.sliceFiles);
+      const t0 = performance.now();
+      this.files.writeBatch(repoId, slice);
+      const msPerFile = Math.max(0.01, (performance.now() - t0) / slice.length);
+      this.sliceFiles = Math.max(1, Math.min(BATCH_FILES, Math.floor(WRITE_SLICE_MS / msPerFile)));
+      i += slice.length;
+      committed(slice.length);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   /**

@@ -72,15 +72,19 @@ export class SqliteVectorsStore {
     })();
   }
 
-  /** Chunks of a repository (or of all, when repoId is null) without a vector in model `id`. */
-  missing(id: number, repoId: string | null, limit: number): ChunkToEmbed[] {
+  /**
+   * Chunks of a repository (or of all, when repoId is null) without a vector in model `id`, in id
+   * order after `afterId` (a fill passes the last id it saw, so each batch reads on from there
+   * instead of walking every embedded chunk again).
+   */
+  missing(id: number, repoId: string | null, limit: number, afterId = 0): ChunkToEmbed[] {
     return this.db.prepare(
       `SELECT c.id, f.repo_id AS repoId, f.path, c.symbols, c.content FROM chunks c JOIN files f ON f.id = c.file_id
-       WHERE (? IS NULL OR f.repo_id = ?)
+       WHERE c.id > ? AND (? IS NULL OR f.repo_id = ?)
          AND NOT EXISTS (SELECT 1 FROM vec_m${id} v WHERE v.chunk_id = c.id)
          AND NOT EXISTS (SELECT 1 FROM vec_m${id}_empty e WHERE e.chunk_id = c.id)
        ORDER BY c.id LIMIT ?`,
-    ).all(repoId, repoId, limit) as ChunkToEmbed[];
+    ).all(afterId, repoId, repoId, limit) as ChunkToEmbed[];
   }
 
   countMissing(id: number, repoId: string | null): number {

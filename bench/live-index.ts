@@ -1,0 +1,90 @@
+/**
+ * Does the server answer while it indexes? Starts the CLI of a checkout on a fresh copy of a folder
+ * and sends sequential `GET /v2/repos?limit=5` (one at a time, from this process) until the cold
+ * index is done; the latencies of the calls made while it indexed are the result. Both builds run
+ * one after the other, alternating, `--rounds` times.
+ *
+ *   node --import tsx bench/live-index.ts --baseline <checkout> --folder <dir> [--rounds 1]
+ *
+ * Build both first (`npm run build` in each). Prints one Markdown table: p50, p99, max, calls over
+ * 50 ms, the index time, and the load average.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { request } from 'undici';
+
+const ROOT = path.join(__dirname, '..');
+const KEY = '7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d';
+const { values } = parseArgs({
+  options: {
+    baseline: { type: 'string' },
+    candidate: { type: 'string', default: ROOT },
+    folder: { type: 'string' },
+    rounds: { type: 'string', default: '1' },
+  },
+});
+if (!values.baseline || !values.folder) throw new Error('--baseline <checkout> and --folder <dir> are required');
+
+async function once(checkout: string): Promise<{ latencies: number[]; indexMs: number }> {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-live-'));
+  const folder = path.join(work, 'repo');
+  fs.cpSync(path.resolve(values.folder!), folder, { recursive: true });
+  const child: ChildProcess = spawn(process.execPath, [path.join(checkout, 'dist', 'cli.js'), folder, '--port', '0', '--data-dir', path.join(work, 'data'), '--no-watch'], {
+    env: { ...process.env, LOUPE_API_KEY: KEY }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stderr!.resume();
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (d) => { out += d; const m = /^Loupe API: (\S+)$/m.exec(out); if (m) resolve(m[1]); });
+      child.on('exit', (code) => reject(new Error(`${checkout}: the CLI exited with ${code}`)));
+    });
+    const latencies: number[] = [];
+    const started = performance.now();
+    for (;;) {
+      const t0 = performance.now();
+      const res = await request(`${url}/v2/repos?limit=5`, { headers: { 'x-api-key': KEY } });
+      const body = await res.body.json() as { data?: { state: string }[] };
+      const ms = performance.now() - t0;
+      if (body.data?.[0]?.state === 'ready') return { latencies, indexMs: performance.now() - started };
+      latencies.push(ms);
+      if (performance.now() - started > 900_000) throw new Error('not indexed in 15 minutes');
+    }
+  } finally {
+    child.kill('SIGKILL');
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
+const median = (xs: number[]) => pct(xs, 0.5);
+
+async function main(): Promise<void> {
+  const sides = { baseline: values.baseline!, candidate: values.candidate! };
+  const results: Record<string, { p50: number; p99: number; max: number; over50: number; calls: number; indexMs: number }[]> = {};
+  for (let round = 0; round < Number(values.rounds); round++) {
+    const order = (round % 2 ? ['candidate', 'baseline'] : ['baseline', 'candidate']) as (keyof typeof sides)[];
+    for (const side of order) {
+      const { latencies, indexMs } = await once(sides[side]);
+      const r = { p50: pct(latencies, 0.5), p99: pct(latencies, 0.99), max: Math.max(...latencies), over50: latencies.filter((x) => x > 50).length, calls: latencies.length, indexMs };
+      process.stderr.write(`${side}: ${JSON.stringify(r)} load ${os.loadavg()[0].toFixed(1)}\n`);
+      (results[side] ??= []).push(r);
+    }
+  }
+  const row = (side: string) => {
+    const rs = results[side];
+    const m = (k: keyof (typeof rs)[0]) => median(rs.map((r) => r[k]));
+    return `| ${side} | ${m('calls')} | ${m('p50').toFixed(1)} | ${m('p99').toFixed(1)} | ${m('max').toFixed(0)} | ${m('over50')} | ${(m('indexMs') / 1000).toFixed(1)} |`;
+  };
+  process.stdout.write(`Sequential GET /v2/repos?limit=5 during a cold index of ${values.folder}, medians of ${values.rounds} round(s); ` +
+    `${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} (1/5/15 min) at the end.\n\n` +
+    `| build | calls | p50 (ms) | p99 (ms) | max (ms) | calls > 50 ms | index (s) |\n|---|---|---|---|---|---|---|\n${row('baseline')}\n${row('candidate')}\n`);
+}
+
+main().catch((error) => {
+  process.stderr.write(`${(error as Error).stack ?? error}\n`);
+  process.exit(1);
+});
