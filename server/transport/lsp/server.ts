@@ -9,6 +9,7 @@ import { Method, type LoupeInitOptions } from '../../../protocol/lsp';
 import { onLoupeRequest, sendLoupeNotification } from './typed';
 import { DEFAULT_SETTINGS, type LoupeSettings } from '../../../protocol/settings';
 import { Session, type OpenHost } from './session';
+import { StartupTrace } from './startup-trace';
 import { guarded } from './guarded';
 import { bindDocumentSync, FILE_OPERATION_FILTERS } from './features/document-sync';
 import { bindCodeLens } from './features/code-lens';
@@ -32,6 +33,8 @@ function connectionLogger(connection: Connection, minimum: LogLevel): Logger {
 export function startLanguageServer(openHost: OpenHost): void {
   const connection = createConnection(ProposedFeatures.all);
   const log = connectionLogger(connection, process.env.LOUPE_LOG === 'debug' ? 'debug' : 'info');
+  const trace = new StartupTrace(log);
+  trace.mark('server loaded');
   const documents = new TextDocuments(TextDocument);
   let session: Session | null = null;
   let folders: string[] = [];
@@ -39,17 +42,20 @@ export function startLanguageServer(openHost: OpenHost): void {
 
   connection.onInitialize(async (params: InitializeParams): Promise<InitializeResult> => {
     const options = params.initializationOptions as Partial<LoupeInitOptions> | undefined;
+    trace.mark('initialize received');
     if (!options?.dataDir || !options.ownerKey) throw new ResponseError(ErrorCodes.InvalidParams, 'initializationOptions need dataDir and ownerKey');
     const settings: LoupeSettings = { ...DEFAULT_SETTINGS, ...options.settings };
     const started = Date.now();
     const init: LoupeInitOptions = { dataDir: options.dataDir, ownerKey: options.ownerKey, settings };
-    session = new Session(await openHost(init, log), init, log);
+    session = new Session(await openHost(init, log), init, log, trace);
     log.info(`index opened in ${Date.now() - started} ms at ${init.dataDir}`);
+    trace.mark('index opened');
     folders = (params.workspaceFolders ?? []).map((f) => f.uri);
     // Editors without folder-change events (and plain LSP clients) still get their folders indexed.
     folderEvents = params.capabilities.workspace?.workspaceFolders === true;
     if (!folders.length && params.rootUri) folders = [params.rootUri];
     bindFeatures(connection, documents, session, log);
+    trace.mark('initialize answered');
     return {
       capabilities: {
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
@@ -65,6 +71,7 @@ export function startLanguageServer(openHost: OpenHost): void {
   });
 
   connection.onInitialized(() => {
+    trace.mark('initialized');
     const s = session!;
     s.openFolders(folders);
     void s.startSidecar();

@@ -4,6 +4,7 @@ import type { Logger } from '../../engine/log';
 import type { IndexPhase, LoupeInitOptions, LoupeStatus, RepoStatus } from '../../../protocol/lsp';
 import type { LoupeSettings } from '../../../protocol/settings';
 import { WorkspaceRepos, uriToPath } from './workspace-repos';
+import { StartupTrace } from './startup-trace';
 
 /**
  * What the language server needs from the process hosting it: the engine, the owner, and the HTTP
@@ -44,15 +45,23 @@ export class Session extends EventEmitter<SessionEvents> {
   private firstIndex = false;
   private statusTimer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly host: LspHost, options: LoupeInitOptions, readonly log: Logger) {
+  constructor(
+    private readonly host: LspHost, options: LoupeInitOptions, readonly log: Logger,
+    /** The start-up's steps in the log (first lens, first index run, sidecar). */
+    readonly trace = new StartupTrace(log),
+  ) {
     super();
     this.settings = options.settings;
     this.ops = host.ops;
     this.ownerId = host.owner.userId;
     this.ownerKey = host.owner.key;
     this.workspace = new WorkspaceRepos(this.ops);
-    this.ops.indexing.on('progress', (p) => this.onProgress(p));
+    this.ops.indexing.on('progress', (p) => {
+      if (p.phase === 'scanning') trace.mark('first index run started');
+      this.onProgress(p);
+    });
     this.ops.indexing.on('finished', ({ repoId }) => {
+      trace.mark('first index run finished');
       this.live.set(repoId, { phase: 'ready', done: 0, total: 0 });
       this.emit('graphChanged', repoId);
       this.statusChanged(true);
@@ -94,6 +103,7 @@ export class Session extends EventEmitter<SessionEvents> {
       this.sidecar = await this.host.listen();
       this.sidecarError = null;
       if (this.sidecar) this.log.info(`Loupe API: ${this.sidecar.url} (docs at ${this.sidecar.url}/docs)`);
+      this.trace.mark('sidecar listening');
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       // Another window (or the CLI) may already serve this port from the same index: say so and go on.

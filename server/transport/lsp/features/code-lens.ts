@@ -58,8 +58,12 @@ export function bindCodeLens(connection: Connection, session: Session, log: Logg
     if (!enabled) return [];
     const located = session.workspace.locate(params.textDocument.uri);
     if (!located) return [];
+    session.trace.mark('first lens request', located.relPath);
     const facts = await session.ops.editor.lensFacts(located.repo, located.relPath);
-    return facts ? lensesFor(params.textDocument.uri, facts, minDependents, minSymbolUsers) : [];
+    const lenses = facts ? lensesFor(params.textDocument.uri, facts, minDependents, minSymbolUsers) : [];
+    if (lenses.length) session.trace.mark('first lens answered', `${located.relPath}: ${lenses.length} lenses`);
+    else session.trace.mark('first lens request answered with none', located.relPath);
+    return lenses;
   }));
 
   let timer: NodeJS.Timeout | null = null;
