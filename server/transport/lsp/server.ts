@@ -19,6 +19,9 @@ import { bindPanelSearch } from './features/panel-search';
 import { bindEditorModels } from './features/editor-models';
 import { bindEditorFeatures } from './features/editor-features';
 
+/** How long the sidecar and the rest wait for the first lenses at most (see onInitialized). */
+const STARTUP_DEADLINE_MS = 4000;
+
 function connectionLogger(connection: Connection, minimum: LogLevel): Logger {
   // window/logMessage lands in the client's LogOutputChannel; stdout carries nothing but LSP.
   return createLogger((level, line) => {
@@ -73,11 +76,17 @@ export function startLanguageServer(openHost: OpenHost): void {
   connection.onInitialized(() => {
     trace.mark('initialized');
     const s = session!;
-    s.openFolders(folders);
-    void s.startSidecar();
-    // TypeScript loads on first use (see esbuild.mjs); load it now that indexing has started, so the
-    // first lens or hover does not pay for it.
-    setTimeout(() => void ts.version, 100);
+    // The first lenses come first: the sidecar (building the HTTP application takes seconds on a
+    // busy machine), TypeScript on this thread and a warm start's catch-up run wait until they are
+    // answered, or until STARTUP_DEADLINE_MS when no lens is asked for or the index is not there yet.
+    const settled = s.startupSettled(STARTUP_DEADLINE_MS);
+    s.openWorkspace(folders, settled);
+    void settled.then(() => {
+      if (session !== s) return;
+      void s.startSidecar();
+      // TypeScript loads on first use (see esbuild.mjs); load it now, so the first hover does not pay for it.
+      setTimeout(() => void ts.version, 100);
+    });
     if (folderEvents) {
       connection.workspace.onDidChangeWorkspaceFolders((e) => {
         s.closeFolders(e.removed.map((f) => f.uri));

@@ -44,6 +44,10 @@ export class Session extends EventEmitter<SessionEvents> {
   private readonly live = new Map<string, { phase: IndexPhase; done: number; total: number }>();
   private firstIndex = false;
   private statusTimer: NodeJS.Timeout | null = null;
+  private startupTimer: NodeJS.Timeout | null = null;
+  private lensAnswered!: () => void;
+  /** Resolves when the first CodeLens with something in it has been answered. */
+  readonly firstLens = new Promise<void>((resolve) => { this.lensAnswered = resolve; });
 
   constructor(
     private readonly host: LspHost, options: LoupeInitOptions, readonly log: Logger,
@@ -70,6 +74,42 @@ export class Session extends EventEmitter<SessionEvents> {
       this.live.set(repoId, { phase: 'failed', done: 0, total: 0 });
       this.statusChanged(true);
     });
+  }
+
+  /** A CodeLens request was answered with lenses (the first one settles `firstLens`). */
+  lensesServed(detail: string): void {
+    this.trace.mark('first lens answered', detail);
+    this.lensAnswered();
+  }
+
+  /**
+   * Settles when the first lenses are answered, or after `deadlineMs` (no file open, or a cold start
+   * whose lenses wait for the index): what is not needed for them (the HTTP sidecar, TypeScript on the
+   * main thread, a warm start's catch-up run) waits for it, so it does not compete on a busy machine.
+   */
+  startupSettled(deadlineMs: number): Promise<void> {
+    const deadline = new Promise<void>((resolve) => {
+      this.startupTimer = setTimeout(resolve, deadlineMs);
+      this.startupTimer.unref();
+    });
+    return Promise.race([this.firstLens, deadline]).finally(() => {
+      if (this.startupTimer) clearTimeout(this.startupTimer);
+      this.startupTimer = null;
+    });
+  }
+
+  /**
+   * The workspace's folders at start. On a warm start (every folder indexed before) the lenses are
+   * answered from the persisted index first: the catch-up runs (walk, size/mtime diff, parse workers)
+   * wait until `settled`.
+   */
+  openWorkspace(uris: string[], settled: Promise<void>): void {
+    const warm = uris.every((uri) => {
+      const folder = uriToPath(uri);
+      return !folder || this.ops.indexing.isIndexed(folder);
+    });
+    if (warm && uris.length) this.ops.indexing.holdRuns(settled);
+    this.openFolders(uris);
   }
 
   /** Registers each workspace folder as a repository; a folder indexed before only catches up. */
@@ -181,6 +221,7 @@ export class Session extends EventEmitter<SessionEvents> {
 
   async close(): Promise<void> {
     if (this.statusTimer) clearTimeout(this.statusTimer);
+    if (this.startupTimer) clearTimeout(this.startupTimer);
     await this.host.close();
   }
 }

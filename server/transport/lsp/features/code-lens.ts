@@ -61,17 +61,18 @@ export function bindCodeLens(connection: Connection, session: Session, log: Logg
     session.trace.mark('first lens request', located.relPath);
     const facts = await session.ops.editor.lensFacts(located.repo, located.relPath);
     const lenses = facts ? lensesFor(params.textDocument.uri, facts, minDependents, minSymbolUsers) : [];
-    if (lenses.length) session.trace.mark('first lens answered', `${located.relPath}: ${lenses.length} lenses`);
+    if (lenses.length) session.lensesServed(`${located.relPath}: ${lenses.length} lenses`);
     else session.trace.mark('first lens request answered with none', located.relPath);
     return lenses;
   }));
 
   let timer: NodeJS.Timeout | null = null;
-  session.on('graphChanged', () => {
+  const refresh = () => {
     if (timer) return;
     timer = setTimeout(() => {
       timer = null;
       connection.sendRequest('workspace/codeLens/refresh').catch(() => { /* the client may not support refresh */ });
     }, 100);
-  });
+  };
+  session.on('graphChanged', refresh);
 }
