@@ -50,7 +50,8 @@ export function lensesFor(uri: string, facts: FileLensFacts, minDependents: numb
 
 /**
  * CodeLens from the index: answered from facts cached per graph generation, so a request costs a
- * map lookup while nothing changed; when the graph changes the client is asked to refresh.
+ * map lookup while nothing changed; when the graph changes, or facts answered incomplete were
+ * completed, the client is asked to refresh.
  */
 export function bindCodeLens(connection: Connection, session: Session, log: Logger): void {
   connection.onCodeLens(guarded(log, 'codeLens', async (params) => {
@@ -75,4 +76,7 @@ export function bindCodeLens(connection: Connection, session: Session, log: Logg
     }, 100);
   };
   session.on('graphChanged', refresh);
+  // A first answer after a start has the file's radius but not yet "used in N files" (the importers
+  // are parsed in the background): ask for the lenses again when that is done.
+  session.ops.editor.onLensFactsCompleted(refresh);
 }
