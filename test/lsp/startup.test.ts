@@ -63,3 +63,17 @@ test('a warm start answers the first lens before its catch-up run and before the
   assert.ok(at.get('server loaded')! <= at.get('initialize received')! && at.get('index opened')! <= at.get('initialize answered')!);
   assert.match(warm.logs.join('\n'), /indexed e2e-app: \d+ files in \d+ ms \(no change\)/, 'the catch-up run still happens');
 });
+
+test('Node\'s compile cache is written while the server runs, so a start after a killed one (a window reload) still reads it', async () => {
+  const cache = tempDir('loupe-lsp-compile-cache-');
+  const lsp = await startLspClient(copyFixture('e2e-app'), tempDir('loupe-lsp-startup-'), randomUUID(), {}, { ...process.env, NODE_COMPILE_CACHE: cache });
+  started.push(lsp);
+  await lsp.ready();
+  const entries = () => fs.readdirSync(cache, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+  const deadline = Date.now() + 10_000;
+  while (!entries().some((e) => fs.statSync(path.join(e.parentPath, e.name)).size > 100_000) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  lsp.child.kill('SIGKILL');
+  assert.ok(entries().some((e) => fs.statSync(path.join(e.parentPath, e.name)).size > 100_000), 'the bundle\'s compiled code is on disk before any exit');
+});

@@ -4,6 +4,7 @@ import {
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import ts from 'typescript';
+import { flushCompileCache } from 'node:module';
 import { createLogger, type Logger, type LogLevel } from '../../engine/log';
 import { Method, type LoupeInitOptions } from '../../../protocol/lsp';
 import { onLoupeRequest, sendLoupeNotification } from './typed';
@@ -21,6 +22,14 @@ import { bindEditorFeatures } from './features/editor-features';
 
 /** How long the sidecar and the rest wait for the first lenses at most (see onInitialized). */
 const STARTUP_DEADLINE_MS = 4000;
+
+function saveCompileCache(): void {
+  try {
+    flushCompileCache();
+  } catch {
+    // no cache directory, or it cannot be written: the next start compiles again
+  }
+}
 
 function connectionLogger(connection: Connection, minimum: LogLevel): Logger {
   // window/logMessage lands in the client's LogOutputChannel; stdout carries nothing but LSP.
@@ -81,11 +90,18 @@ export function startLanguageServer(openHost: OpenHost): void {
     // answered, or until STARTUP_DEADLINE_MS when no lens is asked for or the index is not there yet.
     const settled = s.startupSettled(STARTUP_DEADLINE_MS);
     s.openWorkspace(folders, settled);
+    // Node's compile cache (NODE_COMPILE_CACHE, set by the extension) is written when the process
+    // exits, but a window reload may kill this process instead: write it now that the bundle is
+    // compiled, so the next start reads it (and again once TypeScript is loaded).
+    setImmediate(saveCompileCache);
     void settled.then(() => {
       if (session !== s) return;
       void s.startSidecar();
       // TypeScript loads on first use (see esbuild.mjs); load it now, so the first hover does not pay for it.
-      setTimeout(() => void ts.version, 100);
+      setTimeout(() => {
+        void ts.version;
+        saveCompileCache();
+      }, 100);
     });
     if (folderEvents) {
       connection.workspace.onDidChangeWorkspaceFolders((e) => {
