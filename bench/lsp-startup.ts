@@ -20,7 +20,11 @@ const arg = (name: string, fallback: string) => {
   const at = process.argv.indexOf(name);
   return at > 0 ? process.argv[at + 1] : fallback;
 };
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
 
 async function once(serverJs: string, folder: string, dataDir: string, key: string): Promise<Start> {
   const env = { ...process.env, NODE_COMPILE_CACHE: path.join(os.tmpdir(), `loupe-bench-compile-cache-${path.basename(path.dirname(path.dirname(serverJs)))}`) };
