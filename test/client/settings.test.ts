@@ -23,10 +23,17 @@ test('readSettings takes what VS Code returns and falls back to defaults for mis
   assert.equal(settings.models.provider, DEFAULT_SETTINGS.models.provider);
 });
 
-test('every command the code registers is declared in package.json, and the activation event is lazy', () => {
+test('every command the code registers is declared in package.json, and activation is lazy but early', () => {
   const source = ['client/commands.ts', 'client/status-bar.ts'].map((f) => fs.readFileSync(path.join(__dirname, '..', '..', f), 'utf8')).join('\n');
   const registered = [...source.matchAll(/reg\('([\w.]+)'/g)].map((m) => m[1]);
   const contributed = (manifest.contributes.commands as { command: string }[]).map((c) => c.command);
   for (const id of registered) assert.ok(contributed.includes(id), `${id} is contributed`);
-  assert.deepEqual(manifest.activationEvents, ['onStartupFinished']);
+  // Lazy (never '*'), but not only onStartupFinished, which comes 2.5–5 s after the window is restored:
+  // a source file open in the restored window activates at once, so its lenses are not held up.
+  const events = manifest.activationEvents as string[];
+  assert.ok(!events.includes('*'));
+  assert.ok(events.includes('onStartupFinished'), 'a window without a source file open still activates');
+  for (const language of ['typescript', 'typescriptreact', 'javascript', 'javascriptreact', 'python', 'go', 'rust', 'java']) {
+    assert.ok(events.includes(`onLanguage:${language}`), `onLanguage:${language}`);
+  }
 });

@@ -16,6 +16,8 @@ export interface TestLspClient {
   child: ChildProcess;
   logs: string[];
   statuses: LoupeStatus[];
+  /** How many times the server asked the editor to refresh its lenses (workspace/codeLens/refresh). */
+  lensRefreshes(): number;
   uri(rel: string): string;
   /** Resolves when every repository of the workspace is indexed. */
   ready(timeoutMs?: number): Promise<LoupeStatus>;
@@ -38,7 +40,8 @@ export async function startLspClient(
     statuses.push(s);
     waiters.splice(0).forEach((w) => w());
   });
-  connection.onRequest('workspace/codeLens/refresh', () => null);
+  let refreshes = 0;
+  connection.onRequest('workspace/codeLens/refresh', () => { refreshes++; return null; });
   connection.onRequest('loupe/lm/models', () => []);
   child.stderr!.on('data', (d) => logs.push(String(d)));
   connection.listen();
@@ -62,6 +65,7 @@ export async function startLspClient(
   const isReady = (s: LoupeStatus | undefined) => !!s && s.repos.length > 0 && s.repos.every((r) => r.phase === 'ready');
   return {
     connection, child, logs, statuses, uri,
+    lensRefreshes: () => refreshes,
     async ready(timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {

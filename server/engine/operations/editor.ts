@@ -26,6 +26,11 @@ export class EditorOperations {
     return this.e.editorFacts.lensFacts(repo, relPath);
   }
 
+  /** Lens facts answered incomplete (`complete: false`) were completed in the background: ask again. */
+  onLensFactsCompleted(listener: (repoId: string) => void): void {
+    this.e.editorFacts.onCompleted(listener);
+  }
+
   impact(repo: RepoRecord, relPath: string): Promise<FileImpact | null> {
     return this.e.editorFacts.impact(repo, relPath);
   }

@@ -42,6 +42,11 @@ export class IndexingOperations {
     return this.e.fileChanges.apply(repoId, paths, contents);
   }
 
+  /** Starts no index run until `until` settles (runs queued meanwhile wait); a running one goes on. */
+  holdRuns(until: Promise<unknown>): void {
+    this.e.queue.hold(until);
+  }
+
   /** Queues a full incremental run of each repository and resumes the queue. */
   reindex(repoIds: string[]): void {
     for (const id of repoIds) this.e.queue.enqueue(id);

@@ -23,6 +23,8 @@ export class IndexQueue extends EventEmitter<IndexQueueEvents> {
   private running: string | null = null;
   private rerun = new Set<string>();
   private paused = false;
+  /** Holds on starting runs (see `hold`): runs wait while any is pending. */
+  private holds = 0;
   private controller: AbortController | null = null;
   private idleResolvers: (() => void)[] = [];
   /** Failures the database refused to record (disk full, read-only), by repository. */
@@ -64,6 +66,18 @@ export class IndexQueue extends EventEmitter<IndexQueueEvents> {
     void this.pump();
   }
 
+  /**
+   * Starts no run until `until` settles (queued repositories wait; a running one goes on). The editor
+   * holds a warm start's catch-up runs until its first lenses are answered from the persisted index.
+   */
+  hold(until: Promise<unknown>): void {
+    this.holds++;
+    void until.catch(() => {}).finally(() => {
+      this.holds--;
+      void this.pump();
+    });
+  }
+
   /** Resolves when nothing is queued or running. */
   idle(): Promise<void> {
     if (!this.running && this.waiting.size === 0) return Promise.resolve();
@@ -71,7 +85,7 @@ export class IndexQueue extends EventEmitter<IndexQueueEvents> {
   }
 
   private async pump(): Promise<void> {
-    if (this.running || this.paused) return;
+    if (this.running || this.paused || this.holds > 0) return;
     const next = this.waiting.keys().next();
     if (next.done) {
       const resolvers = this.idleResolvers.splice(0);

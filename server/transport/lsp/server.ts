@@ -4,11 +4,13 @@ import {
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import ts from 'typescript';
+import { flushCompileCache } from 'node:module';
 import { createLogger, type Logger, type LogLevel } from '../../engine/log';
 import { Method, type LoupeInitOptions } from '../../../protocol/lsp';
 import { onLoupeRequest, sendLoupeNotification } from './typed';
 import { DEFAULT_SETTINGS, type LoupeSettings } from '../../../protocol/settings';
 import { Session, type OpenHost } from './session';
+import { StartupTrace } from './startup-trace';
 import { guarded } from './guarded';
 import { bindDocumentSync, FILE_OPERATION_FILTERS } from './features/document-sync';
 import { bindCodeLens } from './features/code-lens';
@@ -17,6 +19,17 @@ import { bindPanel } from './features/panel';
 import { bindPanelSearch } from './features/panel-search';
 import { bindEditorModels } from './features/editor-models';
 import { bindEditorFeatures } from './features/editor-features';
+
+/** How long the sidecar and the rest wait for the first lenses at most (see onInitialized). */
+const STARTUP_DEADLINE_MS = 4000;
+
+function saveCompileCache(): void {
+  try {
+    flushCompileCache();
+  } catch {
+    // no cache directory, or it cannot be written: the next start compiles again
+  }
+}
 
 function connectionLogger(connection: Connection, minimum: LogLevel): Logger {
   // window/logMessage lands in the client's LogOutputChannel; stdout carries nothing but LSP.
@@ -32,6 +45,8 @@ function connectionLogger(connection: Connection, minimum: LogLevel): Logger {
 export function startLanguageServer(openHost: OpenHost): void {
   const connection = createConnection(ProposedFeatures.all);
   const log = connectionLogger(connection, process.env.LOUPE_LOG === 'debug' ? 'debug' : 'info');
+  const trace = new StartupTrace(log);
+  trace.mark('server loaded');
   const documents = new TextDocuments(TextDocument);
   let session: Session | null = null;
   let folders: string[] = [];
@@ -39,17 +54,20 @@ export function startLanguageServer(openHost: OpenHost): void {
 
   connection.onInitialize(async (params: InitializeParams): Promise<InitializeResult> => {
     const options = params.initializationOptions as Partial<LoupeInitOptions> | undefined;
+    trace.mark('initialize received');
     if (!options?.dataDir || !options.ownerKey) throw new ResponseError(ErrorCodes.InvalidParams, 'initializationOptions need dataDir and ownerKey');
     const settings: LoupeSettings = { ...DEFAULT_SETTINGS, ...options.settings };
     const started = Date.now();
     const init: LoupeInitOptions = { dataDir: options.dataDir, ownerKey: options.ownerKey, settings };
-    session = new Session(await openHost(init, log), init, log);
+    session = new Session(await openHost(init, log), init, log, trace);
     log.info(`index opened in ${Date.now() - started} ms at ${init.dataDir}`);
+    trace.mark('index opened');
     folders = (params.workspaceFolders ?? []).map((f) => f.uri);
     // Editors without folder-change events (and plain LSP clients) still get their folders indexed.
     folderEvents = params.capabilities.workspace?.workspaceFolders === true;
     if (!folders.length && params.rootUri) folders = [params.rootUri];
     bindFeatures(connection, documents, session, log);
+    trace.mark('initialize answered');
     return {
       capabilities: {
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
@@ -65,12 +83,26 @@ export function startLanguageServer(openHost: OpenHost): void {
   });
 
   connection.onInitialized(() => {
+    trace.mark('initialized');
     const s = session!;
-    s.openFolders(folders);
-    void s.startSidecar();
-    // TypeScript loads on first use (see esbuild.mjs); load it now that indexing has started, so the
-    // first lens or hover does not pay for it.
-    setTimeout(() => void ts.version, 100);
+    // The first lenses come first: the sidecar (building the HTTP application takes seconds on a
+    // busy machine), TypeScript on this thread and a warm start's catch-up run wait until they are
+    // answered, or until STARTUP_DEADLINE_MS when no lens is asked for or the index is not there yet.
+    const settled = s.startupSettled(STARTUP_DEADLINE_MS);
+    s.openWorkspace(folders, settled);
+    // Node's compile cache (NODE_COMPILE_CACHE, set by the extension) is written when the process
+    // exits, but a window reload may kill this process instead: write it now that the bundle is
+    // compiled, so the next start reads it (and again once TypeScript is loaded).
+    setImmediate(saveCompileCache);
+    void settled.then(() => {
+      if (session !== s) return;
+      void s.startSidecar();
+      // TypeScript loads on first use (see esbuild.mjs); load it now, so the first hover does not pay for it.
+      setTimeout(() => {
+        void ts.version;
+        saveCompileCache();
+      }, 100);
+    });
     if (folderEvents) {
       connection.workspace.onDidChangeWorkspaceFolders((e) => {
         s.closeFolders(e.removed.map((f) => f.uri));

@@ -4,6 +4,7 @@ import type { Logger } from '../../engine/log';
 import type { IndexPhase, LoupeInitOptions, LoupeStatus, RepoStatus } from '../../../protocol/lsp';
 import type { LoupeSettings } from '../../../protocol/settings';
 import { WorkspaceRepos, uriToPath } from './workspace-repos';
+import { StartupTrace } from './startup-trace';
 
 /**
  * What the language server needs from the process hosting it: the engine, the owner, and the HTTP
@@ -43,16 +44,28 @@ export class Session extends EventEmitter<SessionEvents> {
   private readonly live = new Map<string, { phase: IndexPhase; done: number; total: number }>();
   private firstIndex = false;
   private statusTimer: NodeJS.Timeout | null = null;
+  private startupTimer: NodeJS.Timeout | null = null;
+  private lensAnswered!: () => void;
+  /** Resolves when the first CodeLens with something in it has been answered. */
+  readonly firstLens = new Promise<void>((resolve) => { this.lensAnswered = resolve; });
 
-  constructor(private readonly host: LspHost, options: LoupeInitOptions, readonly log: Logger) {
+  constructor(
+    private readonly host: LspHost, options: LoupeInitOptions, readonly log: Logger,
+    /** The start-up's steps in the log (first lens, first index run, sidecar). */
+    readonly trace = new StartupTrace(log),
+  ) {
     super();
     this.settings = options.settings;
     this.ops = host.ops;
     this.ownerId = host.owner.userId;
     this.ownerKey = host.owner.key;
     this.workspace = new WorkspaceRepos(this.ops);
-    this.ops.indexing.on('progress', (p) => this.onProgress(p));
+    this.ops.indexing.on('progress', (p) => {
+      if (p.phase === 'scanning') trace.mark('first index run started');
+      this.onProgress(p);
+    });
     this.ops.indexing.on('finished', ({ repoId }) => {
+      trace.mark('first index run finished');
       this.live.set(repoId, { phase: 'ready', done: 0, total: 0 });
       this.emit('graphChanged', repoId);
       this.statusChanged(true);
@@ -61,6 +74,42 @@ export class Session extends EventEmitter<SessionEvents> {
       this.live.set(repoId, { phase: 'failed', done: 0, total: 0 });
       this.statusChanged(true);
     });
+  }
+
+  /** A CodeLens request was answered with lenses (the first one settles `firstLens`). */
+  lensesServed(detail: string): void {
+    this.trace.mark('first lens answered', detail);
+    this.lensAnswered();
+  }
+
+  /**
+   * Settles when the first lenses are answered, or after `deadlineMs` (no file open, or a cold start
+   * whose lenses wait for the index): what is not needed for them (the HTTP sidecar, TypeScript on the
+   * main thread, a warm start's catch-up run) waits for it, so it does not compete on a busy machine.
+   */
+  startupSettled(deadlineMs: number): Promise<void> {
+    const deadline = new Promise<void>((resolve) => {
+      this.startupTimer = setTimeout(resolve, deadlineMs);
+      this.startupTimer.unref();
+    });
+    return Promise.race([this.firstLens, deadline]).finally(() => {
+      if (this.startupTimer) clearTimeout(this.startupTimer);
+      this.startupTimer = null;
+    });
+  }
+
+  /**
+   * The workspace's folders at start. On a warm start (every folder indexed before) the lenses are
+   * answered from the persisted index first: the catch-up runs (walk, size/mtime diff, parse workers)
+   * wait until `settled`.
+   */
+  openWorkspace(uris: string[], settled: Promise<void>): void {
+    const warm = uris.every((uri) => {
+      const folder = uriToPath(uri);
+      return !folder || this.ops.indexing.isIndexed(folder);
+    });
+    if (warm && uris.length) this.ops.indexing.holdRuns(settled);
+    this.openFolders(uris);
   }
 
   /** Registers each workspace folder as a repository; a folder indexed before only catches up. */
@@ -94,6 +143,7 @@ export class Session extends EventEmitter<SessionEvents> {
       this.sidecar = await this.host.listen();
       this.sidecarError = null;
       if (this.sidecar) this.log.info(`Loupe API: ${this.sidecar.url} (docs at ${this.sidecar.url}/docs)`);
+      this.trace.mark('sidecar listening');
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       // Another window (or the CLI) may already serve this port from the same index: say so and go on.
@@ -171,6 +221,7 @@ export class Session extends EventEmitter<SessionEvents> {
 
   async close(): Promise<void> {
     if (this.statusTimer) clearTimeout(this.statusTimer);
+    if (this.startupTimer) clearTimeout(this.startupTimer);
     await this.host.close();
   }
 }

@@ -179,11 +179,13 @@ export class Workbench {
    * (views save their state, storage is flushed), a new extension host and language server start.
    * Then waits for the new workbench.
    */
-  async reload(): Promise<void> {
-    const navigated = this.page.waitForEvent('framenavigated', { predicate: (f) => f === this.page.mainFrame(), timeout: 180_000 });
+  /** Reloads the window; resolves with the time (Date.now()) the new page started loading. */
+  async reload(): Promise<number> {
+    const navigated = this.page.waitForEvent('framenavigated', { predicate: (f) => f === this.page.mainFrame(), timeout: 180_000 }).then(() => Date.now());
     await this.command('Developer: Reload Window');
-    await navigated;
+    const at = await navigated;
     await this.page.locator('.monaco-workbench').waitFor({ timeout: 180_000 });
+    return at;
   }
 
   /** Right-clicks `target` and returns the labels of the context menu that opens. */

@@ -50,7 +50,8 @@ export function lensesFor(uri: string, facts: FileLensFacts, minDependents: numb
 
 /**
  * CodeLens from the index: answered from facts cached per graph generation, so a request costs a
- * map lookup while nothing changed; when the graph changes the client is asked to refresh.
+ * map lookup while nothing changed; when the graph changes, or facts answered incomplete were
+ * completed, the client is asked to refresh.
  */
 export function bindCodeLens(connection: Connection, session: Session, log: Logger): void {
   connection.onCodeLens(guarded(log, 'codeLens', async (params) => {
@@ -58,16 +59,24 @@ export function bindCodeLens(connection: Connection, session: Session, log: Logg
     if (!enabled) return [];
     const located = session.workspace.locate(params.textDocument.uri);
     if (!located) return [];
+    session.trace.mark('first lens request', located.relPath);
     const facts = await session.ops.editor.lensFacts(located.repo, located.relPath);
-    return facts ? lensesFor(params.textDocument.uri, facts, minDependents, minSymbolUsers) : [];
+    const lenses = facts ? lensesFor(params.textDocument.uri, facts, minDependents, minSymbolUsers) : [];
+    if (lenses.length) session.lensesServed(`${located.relPath}: ${lenses.length} lenses`);
+    else session.trace.mark('first lens request answered with none', located.relPath);
+    return lenses;
   }));
 
   let timer: NodeJS.Timeout | null = null;
-  session.on('graphChanged', () => {
+  const refresh = () => {
     if (timer) return;
     timer = setTimeout(() => {
       timer = null;
       connection.sendRequest('workspace/codeLens/refresh').catch(() => { /* the client may not support refresh */ });
     }, 100);
-  });
+  };
+  session.on('graphChanged', refresh);
+  // A first answer after a start has the file's radius but not yet "used in N files" (the importers
+  // are parsed in the background): ask for the lenses again when that is done.
+  session.ops.editor.onLensFactsCompleted(refresh);
 }
