@@ -62,13 +62,15 @@ export function semanticHits(scope: SearchScope, ranked: RankedChunk[], ctx: Hit
   }));
 
   const files = (): SearchHit[] => {
-    const byFile = new Map<number, { r: RankedChunk; score: number; n: number }>();
+    const byFile = new Map<number, { r: RankedChunk; best: number; second: number; n: number }>();
+    // `ranked` is best first: a file's first chunk is its best.
     for (const r of ranked) {
       const e = byFile.get(r.file.id);
-      // The best chunk decides; more matching chunks add a little.
-      if (e) { e.score += r.score * 0.1; e.n++; } else byFile.set(r.file.id, { r, score: r.score, n: 1 });
+      if (!e) byFile.set(r.file.id, { r, best: r.score, second: 0, n: 1 });
+      else { if (e.n === 1) e.second = r.score; e.n++; }
     }
-    const sorted = [...byFile.values()].sort((a, b) => b.score - a.score);
+    const sorted = [...byFile.values()].map((e) => ({ ...e, score: evidence(e.best, e.second) }))
+      .sort((a, b) => b.score - a.score || a.r.file.path.localeCompare(b.r.file.path));
     const best = sorted[0]?.score ?? 1;
     return sorted.map(({ r, score, n }) => ({
       type: 'file', repoId: r.file.repoId, repoName: repoName(r.file.repoId), filePath: r.file.path,
@@ -112,13 +114,14 @@ export function semanticHits(scope: SearchScope, ranked: RankedChunk[], ctx: Hit
   };
 
   const repos = (): SearchHit[] => {
-    const byRepo = new Map<string, { score: number; n: number }>();
+    const byRepo = new Map<string, { best: number; second: number; n: number }>();
     for (const r of ranked) {
-      const e = byRepo.get(r.file.repoId) ?? { score: 0, n: 0 };
-      e.score += r.score; e.n++;
-      byRepo.set(r.file.repoId, e);
+      const e = byRepo.get(r.file.repoId);
+      if (!e) byRepo.set(r.file.repoId, { best: r.score, second: 0, n: 1 });
+      else { if (e.n === 1) e.second = r.score; e.n++; }
     }
-    const sorted = [...byRepo].sort((a, b) => b[1].score - a[1].score);
+    const sorted = [...byRepo].map(([id, e]) => [id, { ...e, score: evidence(e.best, e.second) }] as const)
+      .sort((a, b) => b[1].score - a[1].score);
     const best = sorted[0]?.[1].score ?? 1;
     return sorted.map(([id, e]) => ({
       type: 'repo', repoId: id, repoName: repoName(id), filePath: null, score: Math.round((e.score / best) * 1e4) / 1e4, matches: e.n,
@@ -127,6 +130,14 @@ export function semanticHits(scope: SearchScope, ranked: RankedChunk[], ctx: Hit
 
   return assemble(scope, { code, files, functions, repos }, ctx.limit);
 }
+
+/**
+ * How much of the second-best chunk a file (or repository) adds to its best. The best evidence decides,
+ * as Zoekt scores a file by its best line: summing a share of every matching chunk let a large file with
+ * many weak chunks outrank the file whose one chunk is the answer (bench/search-eval.ts, docs/benchmarks.md).
+ */
+export const SECOND_CHUNK_SHARE = 0.1;
+const evidence = (best: number, second: number) => best + SECOND_CHUNK_SHARE * second;
 
 /** Limits each kind and, for scope `all`, groups them: repositories, files, functions, then code. */
 export function assemble(
