@@ -2,6 +2,7 @@ import type { SearchStore, ChunkRow, SearchFileRow } from '../store/search-store
 import type { VectorsStore } from '../store/vectors-store';
 import type { VectorIndex } from '../embed/vector-index';
 import { splitIdentifier } from '../util/words';
+import { fileRole, type FileRole } from './file-role';
 import { ftsExpression, type QueryTerms } from './query';
 import type { Retriever } from './types';
 
@@ -21,6 +22,8 @@ export interface HybridOptions {
   similarityThreshold: number;
   /** How many fused chunks to return. */
   depth: number;
+  /** Roles of files (tests, benchmarks, …) ranked below source: the ones the query and the filters did not ask for. */
+  demoted?: ReadonlySet<FileRole>;
 }
 
 export interface HybridResult {
@@ -38,6 +41,8 @@ const RRF_K = 60;
 const VECTOR_WEIGHT = 0.8;
 const DEFINITION_BOOST = 0.5;
 const PATH_BOOST = 0.3;
+/** A test, benchmark, example, generated or configuration file the search did not ask for weighs this much. */
+export const ROLE_DEMOTION = 0.5;
 
 /**
  * Semantic retrieval: BM25 over identifier-split text and cosine similarity of chunk vectors, fused
@@ -95,6 +100,7 @@ export async function hybridSearch(
   const fileIds = [...new Set(chunks.map((c) => c.fileId))];
   const files = new Map((o.allowed ? fileIds.map((id) => o.allowed!.get(id)).filter((f): f is SearchFileRow => !!f) : search.filesByIds(fileIds)).map((f) => [f.id, f]));
   const wanted = new Set(terms.stems);
+  const roles = new Map<number, FileRole | null>();
   const ranked: (Omit<RankedChunk, 'chunk'> & { chunk: Omit<ChunkRow, 'content'> })[] = [];
   for (const chunk of chunks) {
     const file = files.get(chunk.fileId);
@@ -102,7 +108,13 @@ export async function hybridSearch(
     const f = fused.get(chunk.id)!;
     // A single retriever keeps its own order; boosts only reshape the fused list.
     let score = f.score;
-    if (o.retriever === 'hybrid') score *= 1 + DEFINITION_BOOST * coverage(chunk.symbols ?? '', wanted) + PATH_BOOST * coverage(file.path, wanted);
+    if (o.retriever === 'hybrid') {
+      score *= 1 + DEFINITION_BOOST * coverage(chunk.symbols ?? '', wanted) + PATH_BOOST * coverage(file.path, wanted);
+      if (o.demoted?.size) {
+        const role = roles.get(file.id) ?? roles.set(file.id, fileRole(file.path)).get(file.id)!;
+        if (role && o.demoted.has(role)) score *= ROLE_DEMOTION;
+      }
+    }
     ranked.push({ chunk, file, score, lexicalRank: f.lexicalRank, vectorRank: f.vectorRank, similarity: f.similarity });
   }
   ranked.sort((a, b) => b.score - a.score || a.file.path.localeCompare(b.file.path) || a.chunk.startLine - b.chunk.startLine);

@@ -13,6 +13,7 @@ import { grepCode, grepDocs, grepHits, type GrepContext } from './grep';
 import { GrepSamples, type GrepIndexUse } from './grep-plan';
 import { GrepPool } from './grep-pool';
 import { hybridSearch } from './hybrid';
+import { FILE_ROLES, rolesAsked } from './file-role';
 import { semanticHits } from './hits';
 import { parseGrepQuery, queryTerms } from './query';
 import type { DocSource, SearchHit, SearchOutcome, SearchRequest } from './types';
@@ -77,10 +78,15 @@ export class SearchService {
 
     if (mode === 'semantic') {
       const terms = queryTerms(req.query);
+      const asked = rolesAsked(terms);
       const retriever = req.retriever ?? 'hybrid';
       const hybrid = await hybridSearch(this.store, this.vectorsStore, this.vectors, req.query, terms, {
         retriever, repoIds, allowed, similarityThreshold: req.similarityThreshold ?? 0,
         depth: scope === 'code' ? Math.max(limit, 50) : 200,
+        // Tests, benchmarks, examples, generated and config files rank below source unless the query names them
+        // or a path or type filter chose the files.
+        demoted: req.filters?.filePaths?.length || req.filters?.fileTypes?.length ? new Set()
+          : new Set(FILE_ROLES.filter((r) => !asked.has(r))),
       });
       Object.assign(timings, hybrid.timings);
       warnings.push(...hybrid.warnings);
