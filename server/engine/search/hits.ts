@@ -1,6 +1,6 @@
 import type { SearchStore, SymbolRow } from '../store/search-store';
 import type { RepoRecord } from '../types';
-import type { RankedChunk } from './hybrid';
+import { EXACT_NAME, NAME_ONLY_BOOST, nameOfQuery, symbolNamed, type RankedChunk } from './hybrid';
 import type { QueryTerms } from './query';
 import type { Highlight, SearchHit, SearchScope, Snippet } from './types';
 
@@ -43,6 +43,8 @@ export interface HitContext {
   store: SearchStore;
   repos: Map<string, RepoRecord>;
   terms: QueryTerms;
+  /** The query as typed: a function it names exactly ranks first. */
+  query?: string;
   limit: number;
   visibility?: 'public' | 'private';
   functionNames?: string[];
@@ -87,12 +89,18 @@ export function semanticHits(scope: SearchScope, ranked: RankedChunk[], ctx: Hit
     for (const s of symbols) byFile.set(s.fileId, [...(byFile.get(s.fileId) ?? []), s]);
     const scored = new Map<number, { s: SymbolRow; r: RankedChunk; score: number }>();
     const wanted = new Set(ctx.terms.stems);
+    const named = ctx.query ? nameOfQuery(ctx.query) : null;
     for (const r of ranked) {
+      // The chunk's own bonus for defining the name asked for goes to that function, not to its neighbours.
+      const base = r.exact === 2 ? r.score - EXACT_NAME : r.exact === 1 ? r.score / (1 + NAME_ONLY_BOOST) : r.score;
       for (const s of byFile.get(r.file.id) ?? []) {
         // A function is found through the chunks its body overlaps; its own name matching the query counts extra.
         if (s.endLine < r.chunk.startLine || s.startLine > r.chunk.endLine) continue;
         // Among the functions of a chunk, the one whose name, signature and doc say what the query says wins.
-        const score = r.score * (1 + relevance(`${s.name} ${s.signature ?? ''} ${s.doc ?? ''}`, wanted));
+        let score = base * (1 + relevance(`${s.name} ${s.signature ?? ''} ${s.doc ?? ''}`, wanted));
+        const level = named ? symbolNamed(named, s.name, s.parent) : 0;
+        if (level === 2) score += EXACT_NAME;
+        else if (level === 1) score *= 1 + NAME_ONLY_BOOST;
         const prev = scored.get(s.id);
         if (!prev || prev.score < score) scored.set(s.id, { s, r, score });
       }

@@ -13,6 +13,8 @@ export interface RankedChunk {
   lexicalRank: number | null;
   vectorRank: number | null;
   similarity: number | null;
+  /** 2: the chunk defines what the whole query names (or its file is named so); 1: that name under another qualifier. */
+  exact?: 1 | 2;
 }
 
 export interface HybridOptions {
@@ -42,7 +44,7 @@ const VECTOR_WEIGHT = 0.8;
 const DEFINITION_BOOST = 0.5;
 const PATH_BOOST = 0.3;
 /** A chunk defining the symbol the whole query names (or in the file the query names) is placed above every other. */
-const EXACT_NAME = 1;
+export const EXACT_NAME = 1;
 /** A chunk defining a name the query asks for under another qualifier (`View.dispatch_request` for `Flask.dispatch_request`). */
 export const NAME_ONLY_BOOST = 1;
 /** A test, benchmark, example, generated or configuration file the search did not ask for weighs this much. */
@@ -123,7 +125,7 @@ export async function hybridSearch(
       if (level === 2) score += EXACT_NAME;
       else if (level === 1) score *= 1 + NAME_ONLY_BOOST;
     }
-    ranked.push({ chunk, file, score, lexicalRank: f.lexicalRank, vectorRank: f.vectorRank, similarity: f.similarity });
+    ranked.push({ chunk, file, score, lexicalRank: f.lexicalRank, vectorRank: f.vectorRank, similarity: f.similarity, exact: exact.get(chunk.id) });
   }
   ranked.sort((a, b) => b.score - a.score || a.file.path.localeCompare(b.file.path) || a.chunk.startLine - b.chunk.startLine);
   const top = ranked.slice(0, o.depth);
@@ -134,19 +136,32 @@ export async function hybridSearch(
 }
 
 /** Letters and digits only, lower case: `Flask.dispatch_request`, `flask dispatchRequest` and `FlaskDispatchRequest` are one name. */
-const squash = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
+export const squash = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 /**
  * Chunks that define what the whole query names, camel- and snake-case aside: 2 when the query is a defined
  * symbol's name (`make_response`), its qualified name (`Flask.dispatch_request`, `Engine ServeHTTP`) or a file's base
  * name (`form mapping` → form_mapping.go); 1 when it names the symbol under another qualifier.
  */
+/** The query squashed, when it is short enough to be a name (at most four words), else null. */
+export function nameOfQuery(query: string): string | null {
+  const q = squash(query);
+  return q.length < 3 || query.trim().split(/\s+/).length > 4 ? null : q;
+}
+
+/** 2 when a symbol is what the squashed query names (its name or its qualified name), 1 when its name alone ends the query, else 0. */
+export function symbolNamed(q: string, name: string, parent: string | null): 0 | 1 | 2 {
+  const n = squash(name);
+  if (n.length < 3 || !q.endsWith(n)) return 0;
+  return n === q || squash(`${parent ?? ''}${name}`) === q ? 2 : 1;
+}
+
 function exactNames(
   search: SearchStore, query: string, chunks: Omit<ChunkRow, 'content'>[], files: Map<number, SearchFileRow>,
 ): Map<number, 1 | 2> {
   const out = new Map<number, 1 | 2>();
-  const q = squash(query);
-  if (q.length < 3 || query.trim().split(/\s+/).length > 4) return out;
+  const q = nameOfQuery(query);
+  if (!q) return out;
   const qualified: { chunk: Omit<ChunkRow, 'content'>; name: string }[] = [];
   for (const chunk of chunks) {
     const file = files.get(chunk.fileId);
@@ -165,7 +180,7 @@ function exactNames(
   for (const { chunk, name } of qualified) {
     if (out.get(chunk.id) === 2) continue;
     const own = symbols.filter((s) => s.fileId === chunk.fileId && s.name === name && s.startLine >= chunk.startLine && s.startLine <= chunk.endLine);
-    out.set(chunk.id, own.some((s) => squash(`${s.parent ?? ''}${s.name}`) === q) ? 2 : 1);
+    out.set(chunk.id, own.some((s) => symbolNamed(q, s.name, s.parent) === 2) ? 2 : 1);
   }
   return out;
 }

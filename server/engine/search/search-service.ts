@@ -92,7 +92,7 @@ export class SearchService {
       warnings.push(...hybrid.warnings);
       t = performance.now();
       result = semanticHits(scope, hybrid.ranked, {
-        store: this.store, repos, terms, limit, visibility: req.filters?.visibility, functionNames: req.filters?.functionNames,
+        store: this.store, repos, terms, query: req.query, limit, visibility: req.filters?.visibility, functionNames: req.filters?.functionNames,
       });
       timings.hitsMs = performance.now() - t;
       extra = { retriever, embedding: hybrid.embedding };
