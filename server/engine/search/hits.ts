@@ -46,6 +46,7 @@ export interface HitContext {
   /** The query as typed: a function it names exactly ranks first. */
   query?: string;
   limit: number;
+  offset?: number;
   visibility?: 'public' | 'private';
   functionNames?: string[];
 }
@@ -136,7 +137,7 @@ export function semanticHits(scope: SearchScope, ranked: RankedChunk[], ctx: Hit
     }));
   };
 
-  return assemble(scope, { code, files, functions, repos }, ctx.limit);
+  return assemble(scope, { code, files, functions, repos }, ctx.limit, ctx.offset);
 }
 
 /**
@@ -147,11 +148,12 @@ export function semanticHits(scope: SearchScope, ranked: RankedChunk[], ctx: Hit
 export const SECOND_CHUNK_SHARE = 0.1;
 const evidence = (best: number, second: number) => best + SECOND_CHUNK_SHARE * second;
 
-/** Limits each kind and, for scope `all`, groups them: repositories, files, functions, then code. */
+/** Pages each kind (`offset`, `limit`) and, for scope `all`, groups them: repositories, files, functions, then code. */
 export function assemble(
   scope: SearchScope,
   make: { code: () => SearchHit[]; files: () => SearchHit[]; functions: () => SearchHit[]; repos: () => SearchHit[] },
   limit: number,
+  offset = 0,
 ): { hits: SearchHit[]; totals: Partial<Record<SearchHit['type'], number>> } {
   const kinds: [SearchHit['type'], () => SearchHit[]][] = scope === 'all'
     ? [['repo', make.repos], ['file', make.files], ['function', make.functions], ['code', make.code]]
@@ -161,7 +163,8 @@ export function assemble(
   for (const [type, build] of kinds) {
     const list = build();
     totals[type] = list.length;
-    hits.push(...list.slice(0, type === 'repo' && scope === 'all' ? Math.min(limit, 5) : limit));
+    const size = type === 'repo' && scope === 'all' ? Math.min(limit, 5) : limit;
+    hits.push(...list.slice(offset, offset + size));
   }
   return { hits, totals };
 }
