@@ -61,7 +61,7 @@ async function search(where: keyof typeof repo, query: string, more: Partial<Sea
   return r.results;
 }
 const files = async (where: keyof typeof repo, query: string, more: Partial<SearchRequest> = {}) =>
-  (await search(where, query, more)).map((h) => h.filePath);
+  (await search(where, query, more)).map((h) => h.filePath!);
 
 test('a method asked for by its qualified name ranks first, file and function (Flask.dispatch_request)', async () => {
   assert.equal((await files('flask', 'Flask.dispatch_request'))[0], 'app.py');
