@@ -1,9 +1,11 @@
 /**
- * Search quality on phaser@3.90.0 src/ with the queries of bench/search-queries.ts:
- *   node --import tsx bench/search-eval.ts [--verbose]
+ * Search quality with the queries of bench/search-queries.ts, on phaser@3.90.0 src/ and the held-out
+ * Flask 2.2.2 (Python) and gin 1.8.1 (Go) sets from Debian:
+ *   node --import tsx bench/search-eval.ts [--verbose] [--corpus phaser,flask,gin] [--rankings hybrid,bm25,vectors,ripgrep] [--keep DIR]
  * Ranks files for each query with BM25 alone, vectors alone, the hybrid (what /v2/search uses), and
  * a plain ripgrep keyword ranking (files by how many query words they contain, then by matches),
- * and reports MRR@10, Recall@10 and Success@10. Prints a JSON summary on the last line.
+ * and reports MRR@10, Recall@10 and Success@10 per corpus. Prints a JSON summary on the last line
+ * (phaser's figures at the top level, as before; every corpus under `corpora`).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,7 +18,8 @@ import { newId } from '../server/engine/util/ids';
 import { queryTerms } from '../server/engine/search/query';
 import type { Retriever } from '../server/engine/search/types';
 import { corpus } from './corpora';
-import { EVAL_QUERIES, type EvalQuery } from './search-queries';
+import { debianCorpus } from './debian';
+import { EVAL_QUERIES, FLASK_QUERIES, GIN_QUERIES, type EvalQuery } from './search-queries';
 
 const K = 10;
 
@@ -57,10 +60,21 @@ function ripgrepRanking(folder: string, query: string): string[] {
   return [...score].sort((a, b) => b[1].words - a[1].words || b[1].matches - a[1].matches || a[0].localeCompare(b[0])).map(([f]) => f);
 }
 
-async function main() {
-  const { values } = parseArgs({ options: { verbose: { type: 'boolean', default: false } } });
-  const folder = corpus('phaser');
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-search-eval-'));
+const CORPORA: Record<string, { label: string; folder: () => string; queries: EvalQuery[] }> = {
+  phaser: { label: 'phaser@3.90.0 src', folder: () => corpus('phaser'), queries: EVAL_QUERIES },
+  flask: { label: 'Flask 2.2.2 (Debian python3-flask=2.2.2-3)', folder: () => debianCorpus('flask'), queries: FLASK_QUERIES },
+  gin: { label: 'gin 1.8.1 (Debian golang-github-gin-gonic-gin-dev=1.8.1-1)', folder: () => debianCorpus('gin'), queries: GIN_QUERIES },
+};
+
+type Ranking = 'bm25' | 'vectors' | 'hybrid' | 'ripgrep';
+const RETRIEVER: Record<Exclude<Ranking, 'ripgrep'>, Retriever> = { bm25: 'lexical', vectors: 'vector', hybrid: 'hybrid' };
+
+async function evaluate(name: string, rankings: Ranking[], verbose: boolean, keep?: string) {
+  const { label, folder: folderOf, queries } = CORPORA[name];
+  const folder = folderOf();
+  // --keep DIR: the index is kept in DIR/<corpus> and reused by the next run (ranking changes need no re-index).
+  const dataDir = keep ? path.join(keep, name) : fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-search-eval-'));
+  fs.mkdirSync(dataDir, { recursive: true });
   const engine = new EngineCore({ dataDir, log: silentLogger, allowedRoots: [folder] });
   try {
     const { userId } = engine.accounts.ensureOwner(newId());
@@ -72,34 +86,48 @@ async function main() {
       const r = await engine.search.search(userId, { query: q, scope: 'files', limit: K, retriever });
       return r.results.map((h) => h.filePath!);
     };
-    const results: Record<string, string[][]> = { bm25: [], vectors: [], hybrid: [], ripgrep: [] };
-    for (const q of EVAL_QUERIES) {
-      results.bm25.push(await rank(q.query, 'lexical'));
-      results.vectors.push(await rank(q.query, 'vector'));
-      results.hybrid.push(await rank(q.query, 'hybrid'));
-      results.ripgrep.push(ripgrepRanking(folder, q.query));
-      if (values.verbose) {
+    const results: Partial<Record<Ranking, string[][]>> = Object.fromEntries(rankings.map((k) => [k, []]));
+    for (const q of queries) {
+      for (const k of rankings) results[k]!.push(k === 'ripgrep' ? ripgrepRanking(folder, q.query) : await rank(q.query, RETRIEVER[k]));
+      if (verbose) {
         const at = (list: string[]) => { const i = list.slice(0, K).findIndex((p) => q.answers.includes(p)); return i < 0 ? '-' : String(i + 1); };
-        const i = results.bm25.length - 1;
-        process.stderr.write(`${q.query}: bm25 ${at(results.bm25[i])} vec ${at(results.vectors[i])} hybrid ${at(results.hybrid[i])} rg ${at(results.ripgrep[i])}\n`);
+        const line = rankings.map((k) => `${k} ${at(results[k]![results[k]!.length - 1])}`).join(' ');
+        const top = rankings.includes('hybrid') ? ` [${results.hybrid![results.hybrid!.length - 1].slice(0, 3).join(', ')}]` : '';
+        process.stderr.write(`${name}: ${q.query}: ${line}${top}\n`);
       }
     }
     const byKind = (kind: EvalQuery['kind']) => {
-      const idx = EVAL_QUERIES.map((q, i) => (q.kind === kind ? i : -1)).filter((i) => i >= 0);
-      return Object.fromEntries(Object.entries(results).map(([k, v]) => [k, score(idx.map((i) => v[i]), idx.map((i) => EVAL_QUERIES[i]))]));
+      const idx = queries.map((q, i) => (q.kind === kind ? i : -1)).filter((i) => i >= 0);
+      return Object.fromEntries(Object.entries(results).map(([k, v]) => [k, score(idx.map((i) => v[i]), idx.map((i) => queries[i]))]));
     };
-    const summary = {
-      corpus: 'phaser@3.90.0 src', queries: EVAL_QUERIES.length,
-      paraphrased: EVAL_QUERIES.filter((q) => q.kind === 'paraphrase').length,
+    return {
+      corpus: label, queries: queries.length,
+      paraphrased: queries.filter((q) => q.kind === 'paraphrase').length,
       model: model.embedder.id, dims: model.embedder.dims,
-      all: Object.fromEntries(Object.entries(results).map(([k, v]) => [k, score(v, EVAL_QUERIES)])),
+      all: Object.fromEntries(Object.entries(results).map(([k, v]) => [k, score(v, queries)])),
       paraphrase: byKind('paraphrase'),
     };
-    process.stdout.write(`${JSON.stringify(summary)}\n`);
   } finally {
     await engine.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    if (!keep) fs.rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+async function main() {
+  const { values } = parseArgs({ options: {
+    verbose: { type: 'boolean', default: false },
+    corpus: { type: 'string', default: 'phaser,flask,gin' },
+    rankings: { type: 'string', default: 'bm25,vectors,hybrid,ripgrep' },
+    keep: { type: 'string' },
+  } });
+  const rankings = values.rankings!.split(',') as Ranking[];
+  const corpora: Record<string, Awaited<ReturnType<typeof evaluate>>> = {};
+  for (const name of values.corpus!.split(',')) {
+    if (!CORPORA[name]) throw new Error(`unknown corpus ${name} (${Object.keys(CORPORA).join(', ')})`);
+    corpora[name] = await evaluate(name, rankings, values.verbose!, values.keep);
+  }
+  const first = corpora.phaser ?? Object.values(corpora)[0];
+  process.stdout.write(`${JSON.stringify({ ...first, corpora, loadAverage: os.loadavg()[0] })}\n`);
 }
 
 main().catch((error) => { process.stderr.write(`${(error as Error).stack}\n`); process.exit(1); });

@@ -58,3 +58,73 @@ export const EVAL_QUERIES: EvalQuery[] = [
   { query: 'game loop step using request animation frame', answers: ['core/TimeStep.js', 'dom/RequestAnimationFrame.js'], kind: 'paraphrase' },
   { query: 'velocity and acceleration of an arcade physics body', answers: ['physics/arcade/Body.js'], kind: 'named' },
 ];
+
+/**
+ * Held-out sets, written from the sources before any ranking change was tried (and never tuned against):
+ * Flask 2.2.2 (Debian python3-flask=2.2.2-3, paths relative to dist-packages) and gin 1.8.1 (Debian
+ * golang-github-gin-gonic-gin-dev=1.8.1-1, paths relative to the module root). `symbol` names the definition
+ * that answers a query when there is one (for reading; the metric is per file, as for phaser).
+ */
+export interface HeldOutQuery extends EvalQuery { symbol?: string }
+
+export const FLASK_QUERIES: HeldOutQuery[] = [
+  { query: 'Flask.dispatch_request', answers: ['flask/app.py'], symbol: 'Flask.dispatch_request', kind: 'named' },
+  { query: 'sign the session cookie so the client cannot change it', answers: ['flask/sessions.py'], symbol: 'SecureCookieSessionInterface.get_signing_serializer', kind: 'paraphrase' },
+  { query: 'load configuration from environment variables that share a prefix', answers: ['flask/config.py'], symbol: 'Config.from_prefixed_env', kind: 'paraphrase' },
+  { query: 'read settings from a python file given its path', answers: ['flask/config.py'], symbol: 'Config.from_pyfile', kind: 'paraphrase' },
+  { query: 'build the URL for an endpoint with arguments', answers: ['flask/helpers.py', 'flask/app.py'], symbol: 'url_for', kind: 'paraphrase' },
+  { query: 'send a file from a folder without letting the path escape it', answers: ['flask/helpers.py'], symbol: 'send_from_directory', kind: 'paraphrase' },
+  { query: 'register a blueprint on the application', answers: ['flask/app.py', 'flask/blueprints.py'], symbol: 'Flask.register_blueprint', kind: 'named' },
+  { query: 'class based view that calls the method named after the HTTP verb', answers: ['flask/views.py'], symbol: 'MethodView', kind: 'paraphrase' },
+  { query: 'render a template with the given context variables', answers: ['flask/templating.py'], symbol: 'render_template', kind: 'paraphrase' },
+  { query: 'push the application context so current_app works', answers: ['flask/ctx.py'], symbol: 'AppContext.push', kind: 'paraphrase' },
+  { query: 'run a function on the response after this request', answers: ['flask/ctx.py'], symbol: 'after_this_request', kind: 'paraphrase' },
+  { query: 'find the application object in a module for the command line', answers: ['flask/cli.py'], symbol: 'find_best_app', kind: 'paraphrase' },
+  { query: 'load environment variables from dotenv files', answers: ['flask/cli.py'], symbol: 'load_dotenv', kind: 'paraphrase' },
+  { query: 'serialize tuples bytes and datetimes in session data as tagged JSON', answers: ['flask/json/tag.py'], symbol: 'TaggedJSONSerializer', kind: 'paraphrase' },
+  { query: 'create a JSON response from keyword arguments', answers: ['flask/json/provider.py', 'flask/json/__init__.py'], symbol: 'jsonify', kind: 'paraphrase' },
+  { query: 'show a one-time message on the next page', answers: ['flask/helpers.py'], symbol: 'flash', kind: 'paraphrase' },
+  { query: 'call the registered error handler for an HTTP exception', answers: ['flask/app.py'], symbol: 'Flask.handle_http_exception', kind: 'paraphrase' },
+  { query: 'client for sending requests to the app in tests without a server', answers: ['flask/testing.py'], symbol: 'FlaskClient', kind: 'paraphrase' },
+  { query: 'logger that writes to the WSGI error stream', answers: ['flask/logging.py'], symbol: 'wsgi_errors_stream', kind: 'paraphrase' },
+  { query: 'signals sent when a request starts and when it finishes', answers: ['flask/signals.py'], symbol: 'request_started', kind: 'paraphrase' },
+  { query: 'largest request body the server will accept', answers: ['flask/wrappers.py'], symbol: 'Request.max_content_length', kind: 'paraphrase' },
+  { query: 'explain where flask looked for a template it could not find', answers: ['flask/debughelpers.py'], symbol: 'explain_template_loading_attempts', kind: 'paraphrase' },
+  { query: 'decorator that registers a view function for a URL rule', answers: ['flask/scaffold.py'], symbol: 'Scaffold.route', kind: 'paraphrase' },
+  { query: 'SecureCookieSessionInterface', answers: ['flask/sessions.py'], symbol: 'SecureCookieSessionInterface', kind: 'named' },
+  { query: 'make_response', answers: ['flask/helpers.py', 'flask/app.py'], symbol: 'make_response', kind: 'named' },
+  { query: 'functions that run before each request is handled', answers: ['flask/scaffold.py', 'flask/app.py'], symbol: 'Scaffold.before_request', kind: 'paraphrase' },
+  { query: 'open an interactive python shell with the app loaded', answers: ['flask/cli.py'], symbol: 'shell_command', kind: 'paraphrase' },
+  { query: 'Jinja loader that looks in the app and every blueprint', answers: ['flask/templating.py'], symbol: 'DispatchingJinjaLoader', kind: 'paraphrase' },
+];
+
+export const GIN_QUERIES: HeldOutQuery[] = [
+  { query: 'parse query string parameters', answers: ['context.go', 'binding/query.go'], symbol: 'Context.GetQuery', kind: 'paraphrase' },
+  { query: 'route tree searched for a path', answers: ['tree.go'], symbol: 'node.getValue', kind: 'paraphrase' },
+  { query: 'basic authentication middleware with user and password pairs', answers: ['auth.go'], symbol: 'BasicAuth', kind: 'paraphrase' },
+  { query: 'recover from a panic and answer with status 500', answers: ['recovery.go'], symbol: 'Recovery', kind: 'paraphrase' },
+  { query: 'log every request with its latency and status code', answers: ['logger.go'], symbol: 'LoggerWithConfig', kind: 'paraphrase' },
+  { query: 'decode a JSON request body into a struct', answers: ['binding/json.go', 'context.go'], symbol: 'jsonBinding.Bind', kind: 'paraphrase' },
+  { query: 'validate struct fields with the validator package', answers: ['binding/default_validator.go'], symbol: 'defaultValidator.ValidateStruct', kind: 'paraphrase' },
+  { query: 'set struct fields from form values using the field tags', answers: ['binding/form_mapping.go'], symbol: 'mapFormByTag', kind: 'paraphrase' },
+  { query: 'save an uploaded file to disk', answers: ['context.go'], symbol: 'Context.SaveUploadedFile', kind: 'paraphrase' },
+  { query: 'clean a URL path by removing dot segments and double slashes', answers: ['path.go'], symbol: 'cleanPath', kind: 'paraphrase' },
+  { query: 'which proxies are trusted when reading the client IP', answers: ['gin.go', 'context.go'], symbol: 'Engine.SetTrustedProxies', kind: 'paraphrase' },
+  { query: 'redirect when the path has an extra trailing slash', answers: ['gin.go'], symbol: 'redirectTrailingSlash', kind: 'paraphrase' },
+  { query: 'render an HTML template with data', answers: ['render/html.go'], symbol: 'HTML.Render', kind: 'paraphrase' },
+  { query: 'JSON response prefixed to stop JSON hijacking', answers: ['render/json.go'], symbol: 'SecureJSON.Render', kind: 'paraphrase' },
+  { query: 'group routes under a common prefix with shared middleware', answers: ['routergroup.go'], symbol: 'RouterGroup.Group', kind: 'paraphrase' },
+  { query: 'serve static files from a folder', answers: ['routergroup.go'], symbol: 'RouterGroup.Static', kind: 'paraphrase' },
+  { query: 'switch between debug release and test mode', answers: ['mode.go'], symbol: 'SetMode', kind: 'paraphrase' },
+  { query: 'convert a string to a byte slice without copying', answers: ['internal/bytesconv/bytesconv.go'], symbol: 'StringToBytes', kind: 'paraphrase' },
+  { query: 'errors attached to the request while handlers ran', answers: ['errors.go'], symbol: 'errorMsgs', kind: 'paraphrase' },
+  { query: 'response writer that remembers the status code and bytes written', answers: ['response_writer.go'], symbol: 'responseWriter', kind: 'paraphrase' },
+  { query: 'Context.Next', answers: ['context.go'], symbol: 'Context.Next', kind: 'named' },
+  { query: 'Engine ServeHTTP', answers: ['gin.go'], symbol: 'Engine.ServeHTTP', kind: 'named' },
+  { query: 'choose the response format from the Accept header', answers: ['context.go'], symbol: 'Context.Negotiate', kind: 'paraphrase' },
+  { query: 'bind path parameters to a struct', answers: ['binding/uri.go', 'context.go'], symbol: 'uriBinding.BindUri', kind: 'paraphrase' },
+  { query: 'print each registered route in debug mode', answers: ['debug.go'], symbol: 'debugPrintRoute', kind: 'paraphrase' },
+  { query: 'file system that refuses to list directories', answers: ['fs.go'], symbol: 'onlyFilesFS', kind: 'paraphrase' },
+  { query: 'look up a route ignoring upper and lower case', answers: ['tree.go'], symbol: 'node.findCaseInsensitivePath', kind: 'paraphrase' },
+  { query: 'wrap a standard http.Handler as a gin handler', answers: ['utils.go'], symbol: 'WrapH', kind: 'paraphrase' },
+];

@@ -1,7 +1,7 @@
 /**
  * Search benchmarks, each in a fresh process, written to the search section of docs/benchmarks.md:
  *   node --import tsx bench/search-run.ts [--reps N] [corpus]
- * (quality: bench/search-eval.ts on phaser; speed: bench/search-bench.ts on phaser ×4 by default).
+ * (quality: bench/search-eval.ts on phaser, Flask and gin; speed: bench/search-bench.ts on phaser ×4 by default).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -23,6 +23,9 @@ function main() {
   const load = os.loadavg()[0].toFixed(1);
   const quality = (set: Record<string, { mrr: number; recall: number; success: number }>) => Object.entries(set)
     .map(([k, m]) => `| ${k} | ${m.mrr.toFixed(3)} | ${m.recall.toFixed(3)} | ${m.success.toFixed(3)} |`).join('\n');
+  const heldOut = Object.entries(evalResult.corpora as Record<string, { corpus: string; queries: number; all: Record<string, { mrr: number; recall: number; success: number }> }>)
+    .filter(([name]) => name !== 'phaser')
+    .map(([, c]) => `${c.queries} held-out queries on ${c.corpus}:\n\n| ranking | MRR@10 | Recall@10 | Success@10 |\n|---|---|---|---|\n${quality(c.all)}`).join('\n\n');
   const grepRows = (speed.grep as { query: string; loupeMs: number; rgMs: number; lines: number; rgLines: number; candidates: number }[])
     .map((g) => `| \`${g.query.replace(/\|/g, '\\|')}\` | ${g.candidates} | ${g.lines} / ${g.rgLines} | ${g.loupeMs} ms | ${g.rgMs} ms | ${(g.loupeMs / g.rgMs).toFixed(2)} |`).join('\n');
   const section = `<!-- bench:search:start -->
@@ -48,6 +51,8 @@ Paraphrased queries only:
 | ranking | MRR@10 | Recall@10 | Success@10 |
 |---|---|---|---|
 ${quality(evalResult.paraphrase)}
+
+${heldOut}
 
 ### Speed (bench/search-bench.ts, ${speed.corpus}: ${speed.files} files, ${speed.chunks} chunks)
 

@@ -41,19 +41,27 @@ export function widenToWord<T extends { start: number; end: number }>(line: stri
 }
 
 /**
- * Hits grouped by repository, then file, keeping the order of the first hit of each. Rows are drawn
- * in this order, so selecting and opening must index `displayOrder()`, not the list as it came.
+ * Hits grouped by file, the files in the order of each one's first hit in the answer, which is its best (the API
+ * ranks hits best first, and for scope `all` lists the files by their own rank before functions and code): the
+ * panel shows the API's order. Consecutive files of one repository share a repository heading; a repository whose
+ * files are not adjacent in the ranking gets a heading again. Rows are drawn in this order, so selecting and
+ * opening must index `displayOrder()`, not the list as it came.
  */
 export function groupHits<T extends { repo_name: string; file_path: string | null }>(hits: T[]): { repo: string; files: { path: string | null; hits: T[] }[] }[] {
-  const repos = new Map<string, Map<string, T[]>>();
+  const files = new Map<string, { repo: string; path: string | null; hits: T[] }>();
   for (const hit of hits) {
-    let files = repos.get(hit.repo_name);
-    if (!files) repos.set(hit.repo_name, (files = new Map()));
-    const key = hit.file_path ?? '';
-    if (!files.has(key)) files.set(key, []);
-    files.get(key)!.push(hit);
+    const key = `${hit.repo_name}\0${hit.file_path ?? ''}`;
+    let file = files.get(key);
+    if (!file) files.set(key, (file = { repo: hit.repo_name, path: hit.file_path ?? null, hits: [] }));
+    file.hits.push(hit);
   }
-  return [...repos].map(([repo, files]) => ({ repo, files: [...files].map(([path, list]) => ({ path: path || null, hits: list })) }));
+  const runs: { repo: string; files: { path: string | null; hits: T[] }[] }[] = [];
+  for (const { repo, path, hits: list } of files.values()) {
+    const last = runs[runs.length - 1];
+    if (last?.repo === repo) last.files.push({ path, hits: list });
+    else runs.push({ repo, files: [{ path, hits: list }] });
+  }
+  return runs;
 }
 
 /** The hits in the order the grouped list draws them: row i of the panel is element i. */

@@ -36,7 +36,15 @@ export const SearchRequest = Type.Object({
   filters: Type.Optional(SearchFilters),
   similarity_threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'Floor on cosine similarity for vector matches (semantic mode).' })),
   fields: Type.Optional(StringEnum(DOC_DEPTHS, { description: 'Adds each hit\'s file documentation at this depth.' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 20, description: 'Hits per kind (default 20).' })),
+  limit: Type.Optional(Type.Integer({
+    minimum: 1, maximum: 1000,
+    description: 'Hits per kind on this page. semantic: default 20. grep_code and grep_docs: default 1000, i.e. every matching '
+      + 'line up to 1,000 per page; `pagination.has_more` says when there are more (ask again with `offset`).',
+  })),
+  offset: Type.Optional(Type.Integer({
+    minimum: 0, maximum: 10000, default: 0,
+    description: 'Hits of each kind to skip: the next page starts at offset + limit. grep collects at most 10,000 matching lines in all.',
+  })),
   chat: Type.Optional(Type.Boolean({ default: false, description: 'true: research — stream an answer as application/x-ndjson.' })),
   model: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Chat model id for research (GET /v2/models).' })),
   conversation_id: Type.Optional(Type.String({ format: 'uuid', description: 'Research: continue this conversation.' })),
@@ -80,7 +88,7 @@ export type SearchHit = Static<typeof SearchHit>;
 
 export const SearchData = Type.Object({
   results: Type.Array(SearchHit),
-  total: Type.Integer({ minimum: 0, description: 'Hits found before the limit, all kinds together.' }),
+  total: Type.Integer({ minimum: 0, description: 'Hits found before paging, all kinds together (grep: every matching line, up to 10,000; a warning says when more matched).' }),
   totals: Type.Record(Type.String(), Type.Integer(), { description: 'Hits found per kind.' }),
   search: Type.Object({
     mode: Type.String(),

@@ -40,11 +40,24 @@ test('snippet highlights mark exactly the matched ranges, escaped', () => {
   ]);
 });
 
-test('hits group by repository then file, in first-seen order', () => {
+test('hits group by file in the order of each file\'s best (first) hit, as the API ranks them, across repositories', () => {
   const groups = groupHits([
-    { repo_name: 'r1', file_path: 'b.ts' }, { repo_name: 'r2', file_path: 'a.ts' }, { repo_name: 'r1', file_path: 'a.ts' }, { repo_name: 'r1', file_path: 'b.ts' },
+    { repo_name: 'r1', file_path: 'b.ts' }, { repo_name: 'r2', file_path: 'a.ts' }, { repo_name: 'r1', file_path: 'a.ts' },
+    { repo_name: 'r1', file_path: 'c.ts' }, { repo_name: 'r1', file_path: 'b.ts' },
   ]);
-  assert.deepEqual(groups.map((g) => [g.repo, g.files.map((f) => `${f.path}×${f.hits.length}`)]), [['r1', ['b.ts×2', 'a.ts×1']], ['r2', ['a.ts×1']]]);
+  // r2's a.ts ranks between r1's files: it is drawn there, under its own repository heading.
+  assert.deepEqual(groups.map((g) => [g.repo, g.files.map((f) => `${f.path}×${f.hits.length}`)]), [['r1', ['b.ts×2']], ['r2', ['a.ts×1']], ['r1', ['a.ts×1', 'c.ts×1']]]);
+});
+
+test('scope all: the repository row, then the files in the API\'s file order; a function or code hit joins its file', () => {
+  const hit = (type: string, path: string | null, line = 1) => ({ type, repo_name: 'r', file_path: path, line });
+  const answer = [hit('repo', null), hit('file', 'app.py', 1730), hit('file', 'views.py', 73), hit('function', 'views.py', 75),
+    hit('function', 'app.py', 1773), hit('function', 'ctx.py', 10), hit('code', 'app.py', 1730)];
+  const drawn = displayOrder(answer);
+  assert.deepEqual([...new Set(drawn.map((h) => h.file_path))], [null, 'app.py', 'views.py', 'ctx.py']);
+  assert.deepEqual(drawn.filter((h) => h.file_path === 'app.py').map((h) => `${h.type}:${h.line}`), ['file:1730', 'function:1773', 'code:1730']);
+  // Row i as drawn is displayOrder()[i]: a click on row i opens that hit.
+  assert.deepEqual(groupHits(answer).flatMap((r) => r.files.flatMap((f) => f.hits)), drawn);
 });
 
 test('the rows are drawn grouped by file and row i is displayOrder()[i], even when a file\'s hits are not contiguous', () => {

@@ -3,7 +3,7 @@ import type { SearchData, SearchHit as WireHitSchema, SearchRequest } from '../.
 import type { SearchHit, SearchOutcome, SearchRequest as EngineSearchRequest } from '../search/types';
 import type { ResearchEvent, ResearchSearchOutcome } from '../research/research';
 import type { Answer, CallContext, Caller } from './call';
-import { metered, type Metering } from './metering';
+import { metered, page, type Metering } from './metering';
 import type { EngineParts } from './parts';
 
 const SEARCH: Metering = { operation: 'search.run', cost: 5, history: 'search' };
@@ -34,7 +34,7 @@ export const toWireSearch = (o: SearchOutcome): SearchData => ({
 /** The API's search request in the search service's terms: the one place the two meet. */
 const toEngineRequest = (b: SearchRequest): EngineSearchRequest => ({
   query: b.query, scope: b.scope, scanMode: b.scan_mode, repoIds: b.repo_ids, repoUrls: b.repo_urls,
-  similarityThreshold: b.similarity_threshold, fields: b.fields, limit: b.limit,
+  similarityThreshold: b.similarity_threshold, fields: b.fields, limit: b.limit, offset: b.offset,
   filters: b.filters && {
     fileTypes: b.filters.file_types, filePaths: b.filters.file_paths, dependencies: b.filters.dependencies,
     functionNames: b.filters.function_names, hasFunctions: b.filters.has_functions, minLines: b.filters.min_lines,
@@ -58,6 +58,8 @@ export class SearchOperations {
     return metered(this.e.accounts, caller, SEARCH, async (meter) => {
       const outcome = await this.e.search.search(caller.userId, toEngineRequest(request));
       return meter.answer(toWireSearch(outcome), {
+        // Paging runs over the kind with the most hits (scope `all` pages every kind at once).
+        pagination: page(outcome.page.total, outcome.page.limit, outcome.page.offset),
         history: { query: request.query, repoIds: outcome.repoIds, summary: `${outcome.total} results (${outcome.mode}, ${outcome.scope})` },
       });
     });

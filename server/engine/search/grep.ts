@@ -18,6 +18,7 @@ export interface GrepContext {
   /** Files the index left out that grep_code still reads (generated, minified, oversized), in any order. */
   unindexed?: SearchFileRow[];
   limit: number;
+  offset?: number;
   maxMatches: number;
   budgetMs: number;
   visibility?: 'public' | 'private';
@@ -186,5 +187,5 @@ export function grepHits(scope: SearchScope, run: GrepRun, ctx: GrepContext, doc
       type: 'repo', repoId: id, repoName: repoName(id), filePath: null, score: Math.round((n / most) * 1e4) / 1e4, matches: n,
     }));
   };
-  return assemble(scope, { code, files, functions, repos }, ctx.limit);
+  return assemble(scope, { code, files, functions, repos }, ctx.limit, ctx.offset);
 }

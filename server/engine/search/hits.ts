@@ -1,6 +1,6 @@
 import type { SearchStore, SymbolRow } from '../store/search-store';
 import type { RepoRecord } from '../types';
-import type { RankedChunk } from './hybrid';
+import { EXACT_NAME, NAME_ONLY_BOOST, nameOfQuery, symbolNamed, type RankedChunk } from './hybrid';
 import type { QueryTerms } from './query';
 import type { Highlight, SearchHit, SearchScope, Snippet } from './types';
 
@@ -43,7 +43,10 @@ export interface HitContext {
   store: SearchStore;
   repos: Map<string, RepoRecord>;
   terms: QueryTerms;
+  /** The query as typed: a function it names exactly ranks first. */
+  query?: string;
   limit: number;
+  offset?: number;
   visibility?: 'public' | 'private';
   functionNames?: string[];
 }
@@ -62,13 +65,15 @@ export function semanticHits(scope: SearchScope, ranked: RankedChunk[], ctx: Hit
   }));
 
   const files = (): SearchHit[] => {
-    const byFile = new Map<number, { r: RankedChunk; score: number; n: number }>();
+    const byFile = new Map<number, { r: RankedChunk; best: number; second: number; n: number }>();
+    // `ranked` is best first: a file's first chunk is its best.
     for (const r of ranked) {
       const e = byFile.get(r.file.id);
-      // The best chunk decides; more matching chunks add a little.
-      if (e) { e.score += r.score * 0.1; e.n++; } else byFile.set(r.file.id, { r, score: r.score, n: 1 });
+      if (!e) byFile.set(r.file.id, { r, best: r.score, second: 0, n: 1 });
+      else { if (e.n === 1) e.second = r.score; e.n++; }
     }
-    const sorted = [...byFile.values()].sort((a, b) => b.score - a.score);
+    const sorted = [...byFile.values()].map((e) => ({ ...e, score: evidence(e.best, e.second) }))
+      .sort((a, b) => b.score - a.score || a.r.file.path.localeCompare(b.r.file.path));
     const best = sorted[0]?.score ?? 1;
     return sorted.map(({ r, score, n }) => ({
       type: 'file', repoId: r.file.repoId, repoName: repoName(r.file.repoId), filePath: r.file.path,
@@ -85,12 +90,18 @@ export function semanticHits(scope: SearchScope, ranked: RankedChunk[], ctx: Hit
     for (const s of symbols) byFile.set(s.fileId, [...(byFile.get(s.fileId) ?? []), s]);
     const scored = new Map<number, { s: SymbolRow; r: RankedChunk; score: number }>();
     const wanted = new Set(ctx.terms.stems);
+    const named = ctx.query ? nameOfQuery(ctx.query) : null;
     for (const r of ranked) {
+      // The chunk's own bonus for defining the name asked for goes to that function, not to its neighbours.
+      const base = r.exact === 2 ? r.score - EXACT_NAME : r.exact === 1 ? r.score / (1 + NAME_ONLY_BOOST) : r.score;
       for (const s of byFile.get(r.file.id) ?? []) {
         // A function is found through the chunks its body overlaps; its own name matching the query counts extra.
         if (s.endLine < r.chunk.startLine || s.startLine > r.chunk.endLine) continue;
         // Among the functions of a chunk, the one whose name, signature and doc say what the query says wins.
-        const score = r.score * (1 + relevance(`${s.name} ${s.signature ?? ''} ${s.doc ?? ''}`, wanted));
+        let score = base * (1 + relevance(`${s.name} ${s.signature ?? ''} ${s.doc ?? ''}`, wanted));
+        const level = named ? symbolNamed(named, s.name, s.parent) : 0;
+        if (level === 2) score += EXACT_NAME;
+        else if (level === 1) score *= 1 + NAME_ONLY_BOOST;
         const prev = scored.get(s.id);
         if (!prev || prev.score < score) scored.set(s.id, { s, r, score });
       }
@@ -112,27 +123,37 @@ export function semanticHits(scope: SearchScope, ranked: RankedChunk[], ctx: Hit
   };
 
   const repos = (): SearchHit[] => {
-    const byRepo = new Map<string, { score: number; n: number }>();
+    const byRepo = new Map<string, { best: number; second: number; n: number }>();
     for (const r of ranked) {
-      const e = byRepo.get(r.file.repoId) ?? { score: 0, n: 0 };
-      e.score += r.score; e.n++;
-      byRepo.set(r.file.repoId, e);
+      const e = byRepo.get(r.file.repoId);
+      if (!e) byRepo.set(r.file.repoId, { best: r.score, second: 0, n: 1 });
+      else { if (e.n === 1) e.second = r.score; e.n++; }
     }
-    const sorted = [...byRepo].sort((a, b) => b[1].score - a[1].score);
+    const sorted = [...byRepo].map(([id, e]) => [id, { ...e, score: evidence(e.best, e.second) }] as const)
+      .sort((a, b) => b[1].score - a[1].score);
     const best = sorted[0]?.[1].score ?? 1;
     return sorted.map(([id, e]) => ({
       type: 'repo', repoId: id, repoName: repoName(id), filePath: null, score: Math.round((e.score / best) * 1e4) / 1e4, matches: e.n,
     }));
   };
 
-  return assemble(scope, { code, files, functions, repos }, ctx.limit);
+  return assemble(scope, { code, files, functions, repos }, ctx.limit, ctx.offset);
 }
 
-/** Limits each kind and, for scope `all`, groups them: repositories, files, functions, then code. */
+/**
+ * How much of the second-best chunk a file (or repository) adds to its best. The best evidence decides,
+ * as Zoekt scores a file by its best line: summing a share of every matching chunk let a large file with
+ * many weak chunks outrank the file whose one chunk is the answer (bench/search-eval.ts, docs/benchmarks.md).
+ */
+export const SECOND_CHUNK_SHARE = 0.1;
+const evidence = (best: number, second: number) => best + SECOND_CHUNK_SHARE * second;
+
+/** Pages each kind (`offset`, `limit`) and, for scope `all`, groups them: repositories, files, functions, then code. */
 export function assemble(
   scope: SearchScope,
   make: { code: () => SearchHit[]; files: () => SearchHit[]; functions: () => SearchHit[]; repos: () => SearchHit[] },
   limit: number,
+  offset = 0,
 ): { hits: SearchHit[]; totals: Partial<Record<SearchHit['type'], number>> } {
   const kinds: [SearchHit['type'], () => SearchHit[]][] = scope === 'all'
     ? [['repo', make.repos], ['file', make.files], ['function', make.functions], ['code', make.code]]
@@ -142,7 +163,8 @@ export function assemble(
   for (const [type, build] of kinds) {
     const list = build();
     totals[type] = list.length;
-    hits.push(...list.slice(0, type === 'repo' && scope === 'all' ? Math.min(limit, 5) : limit));
+    const size = type === 'repo' && scope === 'all' ? Math.min(limit, 5) : limit;
+    hits.push(...list.slice(offset, offset + size));
   }
   return { hits, totals };
 }

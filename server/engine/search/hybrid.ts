@@ -2,6 +2,7 @@ import type { SearchStore, ChunkRow, SearchFileRow } from '../store/search-store
 import type { VectorsStore } from '../store/vectors-store';
 import type { VectorIndex } from '../embed/vector-index';
 import { splitIdentifier } from '../util/words';
+import { fileRole, type FileRole } from './file-role';
 import { ftsExpression, type QueryTerms } from './query';
 import type { Retriever } from './types';
 
@@ -12,6 +13,8 @@ export interface RankedChunk {
   lexicalRank: number | null;
   vectorRank: number | null;
   similarity: number | null;
+  /** 2: the chunk defines what the whole query names (or its file is named so); 1: that name under another qualifier. */
+  exact?: 1 | 2;
 }
 
 export interface HybridOptions {
@@ -21,6 +24,8 @@ export interface HybridOptions {
   similarityThreshold: number;
   /** How many fused chunks to return. */
   depth: number;
+  /** Roles of files (tests, benchmarks, …) ranked below source: the ones the query and the filters did not ask for. */
+  demoted?: ReadonlySet<FileRole>;
 }
 
 export interface HybridResult {
@@ -38,6 +43,12 @@ const RRF_K = 60;
 const VECTOR_WEIGHT = 0.8;
 const DEFINITION_BOOST = 0.5;
 const PATH_BOOST = 0.3;
+/** A chunk defining the symbol the whole query names (or in the file the query names) is placed above every other. */
+export const EXACT_NAME = 1;
+/** A chunk defining a name the query asks for under another qualifier (`View.dispatch_request` for `Flask.dispatch_request`). */
+export const NAME_ONLY_BOOST = 1;
+/** A test, benchmark, example, generated or configuration file the search did not ask for weighs this much. */
+export const ROLE_DEMOTION = 0.5;
 
 /**
  * Semantic retrieval: BM25 over identifier-split text and cosine similarity of chunk vectors, fused
@@ -95,6 +106,8 @@ export async function hybridSearch(
   const fileIds = [...new Set(chunks.map((c) => c.fileId))];
   const files = new Map((o.allowed ? fileIds.map((id) => o.allowed!.get(id)).filter((f): f is SearchFileRow => !!f) : search.filesByIds(fileIds)).map((f) => [f.id, f]));
   const wanted = new Set(terms.stems);
+  const exact = o.retriever === 'hybrid' ? exactNames(search, query, chunks, files) : new Map<number, 1 | 2>();
+  const roles = new Map<number, FileRole | null>();
   const ranked: (Omit<RankedChunk, 'chunk'> & { chunk: Omit<ChunkRow, 'content'> })[] = [];
   for (const chunk of chunks) {
     const file = files.get(chunk.fileId);
@@ -102,8 +115,17 @@ export async function hybridSearch(
     const f = fused.get(chunk.id)!;
     // A single retriever keeps its own order; boosts only reshape the fused list.
     let score = f.score;
-    if (o.retriever === 'hybrid') score *= 1 + DEFINITION_BOOST * coverage(chunk.symbols ?? '', wanted) + PATH_BOOST * coverage(file.path, wanted);
-    ranked.push({ chunk, file, score, lexicalRank: f.lexicalRank, vectorRank: f.vectorRank, similarity: f.similarity });
+    if (o.retriever === 'hybrid') {
+      score *= 1 + DEFINITION_BOOST * coverage(chunk.symbols ?? '', wanted) + PATH_BOOST * coverage(file.path, wanted);
+      if (o.demoted?.size) {
+        const role = roles.get(file.id) ?? roles.set(file.id, fileRole(file.path)).get(file.id)!;
+        if (role && o.demoted.has(role)) score *= ROLE_DEMOTION;
+      }
+      const level = exact.get(chunk.id);
+      if (level === 2) score += EXACT_NAME;
+      else if (level === 1) score *= 1 + NAME_ONLY_BOOST;
+    }
+    ranked.push({ chunk, file, score, lexicalRank: f.lexicalRank, vectorRank: f.vectorRank, similarity: f.similarity, exact: exact.get(chunk.id) });
   }
   ranked.sort((a, b) => b.score - a.score || a.file.path.localeCompare(b.file.path) || a.chunk.startLine - b.chunk.startLine);
   const top = ranked.slice(0, o.depth);
@@ -111,6 +133,56 @@ export async function hybridSearch(
   const out = top.map((r) => ({ ...r, chunk: { ...r.chunk, content: contents.get(r.chunk.id) ?? '' } }));
   const fuseMs = performance.now() - started;
   return { ranked: out, embedding, timings: { lexicalMs, vectorMs, fuseMs }, warnings };
+}
+
+/** Letters and digits only, lower case: `Flask.dispatch_request`, `flask dispatchRequest` and `FlaskDispatchRequest` are one name. */
+export const squash = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/**
+ * Chunks that define what the whole query names, camel- and snake-case aside: 2 when the query is a defined
+ * symbol's name (`make_response`), its qualified name (`Flask.dispatch_request`, `Engine ServeHTTP`) or a file's base
+ * name (`form mapping` → form_mapping.go); 1 when it names the symbol under another qualifier.
+ */
+/** The query squashed, when it is short enough to be a name (at most four words), else null. */
+export function nameOfQuery(query: string): string | null {
+  const q = squash(query);
+  return q.length < 3 || query.trim().split(/\s+/).length > 4 ? null : q;
+}
+
+/** 2 when a symbol is what the squashed query names (its name or its qualified name), 1 when its name alone ends the query, else 0. */
+export function symbolNamed(q: string, name: string, parent: string | null): 0 | 1 | 2 {
+  const n = squash(name);
+  if (n.length < 3 || !q.endsWith(n)) return 0;
+  return n === q || squash(`${parent ?? ''}${name}`) === q ? 2 : 1;
+}
+
+function exactNames(
+  search: SearchStore, query: string, chunks: Omit<ChunkRow, 'content'>[], files: Map<number, SearchFileRow>,
+): Map<number, 1 | 2> {
+  const out = new Map<number, 1 | 2>();
+  const q = nameOfQuery(query);
+  if (!q) return out;
+  const qualified: { chunk: Omit<ChunkRow, 'content'>; name: string }[] = [];
+  for (const chunk of chunks) {
+    const file = files.get(chunk.fileId);
+    if (!file) continue;
+    const base = file.path.slice(file.path.lastIndexOf('/') + 1).replace(/\.[^.]*$/, '');
+    if (squash(base) === q) { out.set(chunk.id, 2); continue; }
+    for (const name of chunk.symbols?.split(' ') ?? []) {
+      const n = squash(name);
+      if (n.length < 3) continue;
+      if (n === q) { out.set(chunk.id, 2); break; }
+      if (q.endsWith(n)) qualified.push({ chunk, name });
+    }
+  }
+  if (!qualified.length) return out;
+  const symbols = search.symbols([...new Set(qualified.map((c) => c.chunk.fileId))]);
+  for (const { chunk, name } of qualified) {
+    if (out.get(chunk.id) === 2) continue;
+    const own = symbols.filter((s) => s.fileId === chunk.fileId && s.name === name && s.startLine >= chunk.startLine && s.startLine <= chunk.endLine);
+    out.set(chunk.id, own.some((s) => symbolNamed(q, s.name, s.parent) === 2) ? 2 : 1);
+  }
+  return out;
 }
 
 /** Share of the query's stems that appear among the sub-words of `text` (names or a path). */

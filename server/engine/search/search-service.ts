@@ -13,6 +13,7 @@ import { grepCode, grepDocs, grepHits, type GrepContext } from './grep';
 import { GrepSamples, type GrepIndexUse } from './grep-plan';
 import { GrepPool } from './grep-pool';
 import { hybridSearch } from './hybrid';
+import { FILE_ROLES, rolesAsked } from './file-role';
 import { semanticHits } from './hits';
 import { parseGrepQuery, queryTerms } from './query';
 import type { DocSource, SearchHit, SearchOutcome, SearchRequest } from './types';
@@ -27,6 +28,10 @@ export interface SearchOptions {
   /** Whether grep_code narrows files with the trigram index: when it pays (auto), always or never (tests use both). */
   grepIndex: GrepIndexUse;
 }
+
+/** Hits per kind on a page: semantic search, and grep (every matching line up to this, `offset` for the next page). */
+export const SEMANTIC_PAGE_LIMIT = 20;
+export const GREP_PAGE_LIMIT = 1000;
 
 export const DEFAULT_SEARCH_OPTIONS: SearchOptions = { grepBudgetMs: 5000, maxGrepMatches: 10000, grepIndex: 'auto' };
 
@@ -61,7 +66,8 @@ export class SearchService {
     if (!this.warmed) { this.warmed = true; this.pool.warm(); }
     const scope = req.scope ?? 'all';
     const mode = req.scanMode ?? 'semantic';
-    const limit = req.limit ?? 20;
+    const limit = req.limit ?? (mode === 'semantic' ? SEMANTIC_PAGE_LIMIT : GREP_PAGE_LIMIT);
+    const offset = req.offset ?? 0;
     // In grep modes spaces are part of the text searched for; in semantic mode they mean nothing.
     if ((mode === 'semantic' ? req.query.trim() : req.query).length < 2) throw invalid('query', 'must contain at least 2 characters');
     const repos = this.resolveRepos(userId, req.repoIds ?? [], req.repoUrls ?? []);
@@ -77,23 +83,28 @@ export class SearchService {
 
     if (mode === 'semantic') {
       const terms = queryTerms(req.query);
+      const asked = rolesAsked(terms);
       const retriever = req.retriever ?? 'hybrid';
       const hybrid = await hybridSearch(this.store, this.vectorsStore, this.vectors, req.query, terms, {
         retriever, repoIds, allowed, similarityThreshold: req.similarityThreshold ?? 0,
-        depth: scope === 'code' ? Math.max(limit, 50) : 200,
+        depth: scope === 'code' ? Math.max(offset + limit, 50) : 200,
+        // Tests, benchmarks, examples, generated and config files rank below source unless the query names them
+        // or a path or type filter chose the files.
+        demoted: req.filters?.filePaths?.length || req.filters?.fileTypes?.length ? new Set()
+          : new Set(FILE_ROLES.filter((r) => !asked.has(r))),
       });
       Object.assign(timings, hybrid.timings);
       warnings.push(...hybrid.warnings);
       t = performance.now();
       result = semanticHits(scope, hybrid.ranked, {
-        store: this.store, repos, terms, limit, visibility: req.filters?.visibility, functionNames: req.filters?.functionNames,
+        store: this.store, repos, terms, query: req.query, limit, offset, visibility: req.filters?.visibility, functionNames: req.filters?.functionNames,
       });
       timings.hitsMs = performance.now() - t;
       extra = { retriever, embedding: hybrid.embedding };
     } else {
       const q = parseGrepQuery(req.query);
       const ctx: GrepContext = {
-        store: this.store, pool: this.pool, docs: this.docs, repos, repoIds, allowed, limit,
+        store: this.store, pool: this.pool, docs: this.docs, repos, repoIds, allowed, limit, offset,
         unindexed: mode === 'grep_code' ? unindexedFiles(this.store, repoIds, fileFilters) : [],
         maxMatches: req.maxMatches ?? this.options.maxGrepMatches, budgetMs: this.options.grepBudgetMs,
         visibility: req.filters?.visibility, functionNames: req.filters?.functionNames,
@@ -115,7 +126,8 @@ export class SearchService {
     for (const k of Object.keys(timings)) timings[k] = Math.round(timings[k] * 100) / 100;
     if (timings.totalMs > 1000) this.log.info(`slow search (${mode}, ${scope}) took ${timings.totalMs} ms: ${JSON.stringify(timings)}`);
     const total = Object.values(result.totals).reduce((s, n) => s + (n ?? 0), 0);
-    return { results: result.hits, total, totals: result.totals, mode, scope, repoIds, timings, warnings, ...extra };
+    const page = { limit, offset, total: Math.max(0, ...Object.values(result.totals).map((n) => n ?? 0)) };
+    return { results: result.hits, total, totals: result.totals, mode, scope, page, repoIds, timings, warnings, ...extra };
   }
 
   /** repo_ids and repo_urls together (at most 25), or every repository of the caller. Unknown ones are named in a 400. */

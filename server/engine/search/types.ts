@@ -22,7 +22,10 @@ export interface SearchRequest {
   filters?: SearchFilters;
   similarityThreshold?: number;
   fields?: DocDepth;
+  /** Hits per kind and page: semantic 20 by default, grep modes GREP_PAGE_LIMIT. */
   limit?: number;
+  /** Hits of each kind to skip (paging). */
+  offset?: number;
   retriever?: Retriever;
   /** grep: cap on matched lines collected (the answer's `total` counts up to it). */
   maxMatches?: number;
@@ -73,6 +76,8 @@ export interface SearchOutcome {
   /** The embedding model that served the vector side, when it ran. */
   embedding?: { model: string; dims: number } | null;
   candidates?: { files: number; scanned: number };
+  /** This page: the limit and offset applied to each kind, and the most hits any kind has (what paging runs over). */
+  page: { limit: number; offset: number; total: number };
   repoIds: string[];
   timings: SearchTimings;
   warnings: string[];

@@ -38,7 +38,8 @@ const INPUT = {
     query: z.string().min(2).max(1000).describe('Words, identifiers, or /regex/flags for grep'),
     mode: z.enum(['semantic', 'grep_code', 'grep_docs']).optional(),
     repo: repoArg.describe('Repository id, URL or folder path; default: all yours'),
-    limit: z.number().int().min(1).max(50).optional().describe('Hits per kind (default 10)'),
+    limit: z.number().int().min(1).max(1000).optional().describe('Hits per kind (semantic: default 10; grep modes: every matching line, up to 1000 per page)'),
+    offset: z.number().int().min(0).max(10000).optional().describe('Hits of each kind to skip: the next page'),
   },
   research: {
     question: z.string().min(2).max(1000),
@@ -108,7 +109,9 @@ export function createMcpServer(app: FastifyInstance, options: McpOptions): McpS
   }, async (args, extra) => run(async (signal) => {
     const repo = args.repo ?? options.defaultRepo;
     const scope = repo ? (/^[0-9a-f-]{36}$/i.test(repo) ? { repo_ids: [repo] } : { repo_urls: [repo] }) : {};
-    const body = { query: args.query, scan_mode: args.mode, limit: args.limit ?? 10, ...scope };
+    // grep: the API's own page (every matching line up to 1,000), so "every use of X" is every use.
+    const limit = args.limit ?? (args.mode === 'grep_code' || args.mode === 'grep_docs' ? undefined : 10);
+    const body = { query: args.query, scan_mode: args.mode, ...(limit ? { limit } : {}), ...(args.offset ? { offset: args.offset } : {}), ...scope };
     return text(searchText(await data('POST /v2/search', { body }, signal)));
   })(extra));
 

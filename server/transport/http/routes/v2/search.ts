@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Operations } from '../../../../engine/operations';
 import type { Logger } from '../../../../engine/log';
-import { Envelope } from '../../../../../protocol/api/common';
+import { PagedEnvelope } from '../../../../../protocol/api/common';
 import { SearchData, SearchRequest } from '../../../../../protocol/api/search';
 import { researchStreamContent } from '../../../../../protocol/api/research';
 import { callerOf, send } from '../../context';
@@ -18,12 +18,13 @@ export async function searchRoutes(fastify: FastifyInstance, ops: Operations, lo
       operationId: 'search', tags: ['search'],
       summary: 'Search code, files, functions and repositories (5 credits); with chat: true, stream a research answer',
       description: 'scan_mode semantic ranks by BM25 fused with vector similarity; grep_code returns exactly the lines ripgrep returns '
-        + '(a literal, or /pattern/flags with i, m, s); grep_docs greps the files\' generated documentation.',
+        + '(a literal, or /pattern/flags with i, m, s), every matching line up to 1,000 per page by default (`pagination`, `offset` for the next); '
+        + 'grep_docs greps the files\' generated documentation.',
       body: SearchRequest,
       response: {
         200: {
           description: 'JSON search results; or, with chat: true and Accept: application/x-ndjson, the research stream.',
-          content: { 'application/json': { schema: Envelope(SearchData) }, ...researchStreamContent },
+          content: { 'application/json': { schema: PagedEnvelope(SearchData) }, ...researchStreamContent },
         },
         ...errors(400, 401, 402, 406),
       },
