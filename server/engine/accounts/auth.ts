@@ -9,6 +9,7 @@ import type { Accounts, Caller } from './accounts';
 import { checkNewPassword, hashPassword, verifyPassword } from './passwords';
 import { OutboxMailer, SmtpMailer, type Delivery, type MailMessage, type Mailer, type SmtpConfig } from './mailer';
 import { RateLimiter, type RateRule } from './rate-limit';
+import { storageError } from '../store/storage-errors';
 
 export interface AuthConfig {
   /** SMTP settings; without them mail goes to DATA_DIR/outbox and the log. */
@@ -287,8 +288,15 @@ export class Auth {
     try {
       delivery = await this.mailer.send(message);
     } catch (error) {
-      this.store.deleteOtp(id);
+      try {
+        this.store.deleteOtp(id);
+      } catch {
+        // The same full disk may refuse this too; the code expires unread.
+      }
       this.log.warn(`could not send mail to ${email}: ${(error as Error).message}`);
+      // The outbox on a full (or read-only) disk is the machine's failure, not the mail service's.
+      const machine = this.mailer instanceof OutboxMailer ? storageError(error, this.mailer.dir) : null;
+      if (machine) throw machine;
       throw new LoupeError('SERVICE_UNAVAILABLE', 'the mail service is unavailable; nothing was lost: retry in a moment', undefined, { 'Retry-After': '30' });
     }
     for (const listener of this.listeners) listener({ ...message, ...delivery });
