@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import type { SharedFolder } from '../repos/access';
 import type { Db } from '../store/db';
 import { SqliteAccountsStore, type AccountsStore, type KeyRow } from '../store/accounts-store';
 import type { HistoryStore } from '../store/history-store';
@@ -40,6 +41,11 @@ export interface AccountsConfig {
   maxLiveAgentCredentials?: number;
   /** Sign-up and sign-in: SMTP, code and session lifetimes, rate limits. */
   auth?: AuthConfig;
+  /**
+   * Local folders the owner shares with other users (local folders are otherwise the owner's alone):
+   * `[{"path": "/srv/code", "users": ["ada@example.test"]}]`; `"*"` shares with every user.
+   */
+  sharedFolders?: SharedFolder[];
 }
 
 export interface KeyListItem {

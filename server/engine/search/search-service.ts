@@ -7,7 +7,7 @@ import type { VectorIndex } from '../embed/vector-index';
 import type { RepoRecord } from '../types';
 import { isUuid } from '../util/ids';
 import { parseRepoLocation } from '../repos/repo-url';
-import { mayRead } from '../repos/access';
+import type { RepoAccess } from '../repos/access';
 import { allowedFiles, unindexedFiles } from './filters';
 import { grepCode, grepDocs, grepHits, type GrepContext } from './grep';
 import { GrepSamples, type GrepIndexUse } from './grep-plan';
@@ -43,6 +43,7 @@ export class SearchService {
     private readonly vectorsStore: VectorsStore,
     readonly vectors: VectorIndex,
     private readonly repos: ReposStore,
+    private readonly access: RepoAccess,
     private readonly log: Logger,
     options: Partial<SearchOptions> = {},
   ) {
@@ -125,11 +126,13 @@ export class SearchService {
     }
     const out = new Map<string, RepoRecord>();
     if (!repoIds.length && !repoUrls.length) {
-      for (const r of this.repos.list({ userId, scope: 'private', limit: 10000, offset: 0, orderBy: 'created_at', order: 'asc' }).items) out.set(r.id, r);
+      for (const r of this.repos.list({ userId, scope: 'private', limit: 10000, offset: 0, orderBy: 'created_at', order: 'asc' }).items) {
+        if (this.access.mayRead(userId, r)) out.set(r.id, r);
+      }
       return out;
     }
     const unknown: string[] = [];
-    const readable = (r: RepoRecord | undefined): r is RepoRecord => mayRead(this.repos, userId, r);
+    const readable = (r: RepoRecord | undefined): r is RepoRecord => this.access.mayRead(userId, r);
     for (const id of repoIds) {
       const r = isUuid(id) ? this.repos.get(id.toLowerCase()) : undefined;
       if (readable(r)) out.set(r!.id, r!); else unknown.push(id);

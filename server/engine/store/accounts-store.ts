@@ -30,6 +30,14 @@ export interface KeyRow {
   parent_key_id: string | null;
 }
 
+export interface GithubTokenRow {
+  user_id: string;
+  sealed: string;
+  hint: string;
+  login: string | null;
+  linked_at: string;
+}
+
 export type NewKey = Pick<KeyRow, 'id' | 'user_id' | 'key_hash' | 'key_hint' | 'state' | 'is_primary'> & Partial<Pick<KeyRow, 'kind' | 'expires_at' | 'parent_key_id'>>;
 
 /**
@@ -194,6 +202,21 @@ export class SqliteAccountsStore {
   chargesByOperation(userId: string, since: string): { operation: string; calls: number; credits: number }[] {
     return this.db.prepare(`SELECT operation, count(*) AS calls, sum(credits) AS credits FROM credit_ledger
       WHERE user_id = ? AND created_at >= ? GROUP BY operation ORDER BY credits DESC, operation`).all(userId, since) as never;
+  }
+
+  /** The user's linked GitHub token, sealed (see accounts/github-tokens.ts). */
+  githubToken(userId: string): GithubTokenRow | undefined {
+    return this.db.prepare('SELECT * FROM github_tokens WHERE user_id = ?').get(userId) as GithubTokenRow | undefined;
+  }
+
+  setGithubToken(row: Omit<GithubTokenRow, 'linked_at'>): void {
+    this.db.prepare(`INSERT INTO github_tokens (user_id, sealed, hint, login, linked_at) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (user_id) DO UPDATE SET sealed = excluded.sealed, hint = excluded.hint, login = excluded.login, linked_at = excluded.linked_at`)
+      .run(row.user_id, row.sealed, row.hint, row.login, nowIso());
+  }
+
+  deleteGithubToken(userId: string): boolean {
+    return this.db.prepare('DELETE FROM github_tokens WHERE user_id = ?').run(userId).changes > 0;
   }
 
   recordCharge(userId: string, operation: string, credits: number): void {

@@ -1,5 +1,6 @@
 import type { Migration } from '../migrations';
 import * as accounts from './001-accounts';
+import * as githubTokens from './002-github-tokens';
 
 /**
  * Numbered migrations of the accounts database (DATA_DIR/accounts.db), a sequence of its own. Never
@@ -7,4 +8,5 @@ import * as accounts from './001-accounts';
  */
 export const ACCOUNTS_MIGRATIONS: Migration[] = [
   { version: 1, name: 'accounts', sql: accounts.sql },
+  { version: 2, name: 'github-tokens', sql: githubTokens.sql },
 ];
