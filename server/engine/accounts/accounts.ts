@@ -234,6 +234,11 @@ export class Accounts {
     return this.credits.settleSoon(charge, effect);
   }
 
+  /** Takes back a settled charge and its history row (a call that did not succeed after all). */
+  refund(settled: Pick<Settled<unknown>, 'ledgerId' | 'history'>): void {
+    this.credits.refund(settled);
+  }
+
   /** Records the cost of a completed operation. Prefer settle(), which also checks the balance. */
   charge(userId: string, operation: string, credits: number): void {
     this.settle({ userId, operation, credits });

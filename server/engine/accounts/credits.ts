@@ -30,6 +30,8 @@ export interface Settled<T> {
   value: T;
   charged: number;
   history: HistoryRef | null;
+  /** The ledger row written (null when nothing was charged): what a refund takes back. */
+  ledgerId: number | null;
   /** The user's balance right after this charge. */
   balance: Balance;
 }
@@ -220,10 +222,22 @@ export class Credits {
 
   /** The writes of a planned charge; only a storage failure can make them throw. */
   private write({ charge, credits, before, history }: PlannedCharge): Settled<undefined> {
-    if (credits > 0) this.store.recordCharge(charge.userId, charge.operation, credits);
+    const ledgerId = credits > 0 ? this.store.recordCharge(charge.userId, charge.operation, credits) : null;
     const ref = history ? this.history.record(history) : null;
     const balance = { limit: before.limit, used: before.used + credits, remaining: Math.max(0, before.remaining - credits) };
-    return { value: undefined, charged: credits, history: ref, balance };
+    return { value: undefined, charged: credits, history: ref, balance, ledgerId };
+  }
+
+  /**
+   * Takes back a settled charge and its history row, in one transaction: the call did not succeed
+   * after all (its answer could not be sent). The operation's own writes stay.
+   */
+  refund(settled: Pick<Settled<unknown>, 'ledgerId' | 'history'>): void {
+    const undo = () => {
+      if (settled.ledgerId !== null) this.store.deleteCharge(settled.ledgerId);
+      if (settled.history) this.history.store.delete(settled.history.historyId);
+    };
+    if (this.db.inTransaction) undo(); else this.db.transaction(undo).immediate();
   }
 }
 

@@ -219,9 +219,15 @@ export class SqliteAccountsStore {
     return this.db.prepare('DELETE FROM github_tokens WHERE user_id = ?').run(userId).changes > 0;
   }
 
-  recordCharge(userId: string, operation: string, credits: number): void {
-    this.db.prepare('INSERT INTO credit_ledger (user_id, operation, credits, created_at) VALUES (?, ?, ?, ?)')
-      .run(userId, operation, credits, nowIso());
+  /** One ledger row; its id, for a refund. */
+  recordCharge(userId: string, operation: string, credits: number): number {
+    return Number(this.db.prepare('INSERT INTO credit_ledger (user_id, operation, credits, created_at) VALUES (?, ?, ?, ?)')
+      .run(userId, operation, credits, nowIso()).lastInsertRowid);
+  }
+
+  /** Takes back one ledger row (the totals follow by trigger). */
+  deleteCharge(id: number): void {
+    this.db.prepare('DELETE FROM credit_ledger WHERE id = ?').run(id);
   }
 }
 
