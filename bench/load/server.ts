@@ -17,7 +17,7 @@ async function main(): Promise<void> {
     dataDir, log: stderrLogger('warn'), allowedRoots: folders,
     // The signed-up users index the owner's folders: shared with everyone (local folders are otherwise the owner's).
     accounts: {
-      signupPlan: 'PRO', auth: { rateLimits: { authenticate: generous, verify: generous, resend: generous } },
+      signupPlan: 'PRO', auth: { rateLimits: { authenticate: generous, verify: generous, resend: generous }, passwordSignupRequiresVerification: false },
       sharedFolders: folders.map((folder) => ({ path: folder, users: ['*'] })),
     },
   });

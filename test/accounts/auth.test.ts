@@ -136,7 +136,8 @@ test('OTP sign-in: unknown and known addresses get the same answer; wrong, expir
 
 test('password sign-up and sign-in: header only, scrypt, minimum length, never echoed or logged', async () => {
   const lines: string[] = [];
-  const t = await createTestApp({ log: createLogger((_l, line) => lines.push(line), 'debug') });
+  // Keys active at once (the opt-out of confirming the address; the default is in test/security/signup-enumeration.test.ts).
+  const t = await createTestApp({ log: createLogger((_l, line) => lines.push(line), 'debug'), accounts: { auth: { passwordSignupRequiresVerification: false } } });
   const password = 'correct horse battery';
   const auth = (body: unknown, headers: Record<string, string> = {}) =>
     t.app.inject({ method: 'POST', url: '/v2/auth/authenticate', payload: body as object, headers }).then((r) => ({ status: r.statusCode, body: JSON.parse(r.body), raw: r.body }));

@@ -20,7 +20,11 @@ export interface AuthConfig {
   otpTtlMs?: number;
   /** Wrong guesses a code survives; default 5. */
   otpMaxAttempts?: number;
-  /** Password sign-up must confirm the address with a code first (default false: active at once). */
+  /**
+   * Password sign-up confirms the address with a code first (default true). Only then can the answer
+   * to a sign-up of an address that has an account be the same as to a new one; false (keys active at
+   * once) answers 409 to a known address, which tells that it has an account.
+   */
   passwordSignupRequiresVerification?: boolean;
   /** Per-email and per-client limits for each auth route (defaults below). */
   rateLimits?: Partial<Record<'authenticate' | 'verify' | 'resend', { email: RateRule; client: RateRule }>>;
@@ -121,9 +125,10 @@ export class Auth {
     const existing = this.accounts.store.userByEmail(email);
     if (input.shouldCreateUser) {
       checkNewPassword(input.password, field);
+      const needsCode = this.config.passwordSignupRequiresVerification !== false;
+      if (existing && needsCode) return this.signupOfKnownAddress(email, existing.id, input.password);
       if (existing) throw new LoupeError('CONFLICT', 'email: an account with this address exists; sign in with should_create_user false', { field: 'email' });
       const passwordHash = await hashPassword(input.password);
-      const needsCode = this.config.passwordSignupRequiresVerification === true;
       const key = newId();
       const created = this.db.transaction(() => {
         if (this.accounts.store.userByEmail(email)) return null; // a parallel sign-up won
@@ -136,6 +141,7 @@ export class Auth {
         const keyId = this.accounts.addKey(userId, key, needsCode ? 'agent_pending' : 'active');
         return { userId, keyId, session: needsCode ? null : this.openSession(userId, keyId).session };
       })();
+      if (!created && needsCode) return this.signupOfKnownAddress(email, null, null);
       if (!created) throw new LoupeError('CONFLICT', 'email: an account with this address exists; sign in with should_create_user false', { field: 'email' });
       if (needsCode) await this.sendCode(email, created.userId, 'signup', created.keyId);
       return {
@@ -144,12 +150,30 @@ export class Auth {
       };
     }
     const valid = await verifyPassword(input.password, existing?.password_hash ?? null);
-    if (!existing || !valid) throw new LoupeError('INVALID_CREDENTIALS', WRONG_PASSWORD);
+    // An address never confirmed (a sign-up waiting for its code) cannot sign in with the password alone.
+    if (!existing || !valid || !existing.verified_at) throw new LoupeError('INVALID_CREDENTIALS', WRONG_PASSWORD);
     const key = newId();
     const signedIn = this.db.transaction(() => this.openSession(existing.id, null, key))();
     return {
       user_id: existing.id, email, session: signedIn.session, verification_required: false,
       api_key: { key, key_id: signedIn.keyId, key_state: 'active' },
+    };
+  }
+
+  /**
+   * A password sign-up of an address that already has an account answers exactly as a new sign-up
+   * does (a user id, a pending key, a code on its way), so it does not tell that the account exists;
+   * the id and key are made up and never stored, and nothing of the account changes. The address
+   * gets a sign-in code instead (whoever owns it may use it), and the password is hashed anyway, so
+   * the answer takes as long.
+   */
+  private async signupOfKnownAddress(email: string, userId: string | null, password: string | null): Promise<AuthResult> {
+    if (password !== null) await hashPassword(password);
+    const known = userId ?? this.accounts.store.userByEmail(email)?.id;
+    if (known) await this.sendCode(email, known, 'signin', null);
+    return {
+      user_id: newId(), email, session: null, verification_required: true,
+      api_key: { key: newId(), key_id: newId(), key_state: 'agent_pending' },
     };
   }
 
@@ -179,6 +203,8 @@ export class Auth {
       await this.sendCode(email, made.userId, 'signup', made.keyId);
       return { user_id: made.userId, email, session: null, verification_required: true, api_key: { key, key_id: made.keyId, key_state: 'agent_pending' } };
     }
+    // A sign-up of an address that has an account answers as a new sign-up would (and mails a sign-in code).
+    if (input.shouldCreateUser && existing) return this.signupOfKnownAddress(email, existing.id, null);
     // A returning account: a code is mailed if the address is known. The answer is the same either
     // way, so it does not tell who has an account; the key is minted at verify.
     if (existing) await this.sendCode(email, existing.id, 'signin', null);
