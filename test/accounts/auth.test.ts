@@ -205,9 +205,11 @@ test('rate limits per email and per client give 429 with Retry-After', async () 
     assert.equal(limited.body.code, 'RATE_LIMITED');
     assert.ok(Number(limited.headers['retry-after']) >= 1 && Number(limited.headers['retry-after']) <= 60);
     assert.equal(limited.body.retry_after, Number(limited.headers['retry-after']));
-    // Per client: a third address from the same client is the client's third call.
-    assert.equal((await post('/v2/auth/authenticate', { auth_mode: 'otp', email: 'b@example.test' })).status, 200);
-    assert.equal((await post('/v2/auth/authenticate', { auth_mode: 'otp', email: 'c@example.test' })).status, 429);
+    // Per client (a remote address): a third address from the same client is the client's third call.
+    assert.equal((await post('/v2/auth/authenticate', { auth_mode: 'otp', email: 'b1@example.test' }, '10.0.0.1')).status, 200);
+    assert.equal((await post('/v2/auth/authenticate', { auth_mode: 'otp', email: 'b2@example.test' }, '10.0.0.1')).status, 200);
+    assert.equal((await post('/v2/auth/authenticate', { auth_mode: 'otp', email: 'b3@example.test' }, '10.0.0.1')).status, 200);
+    assert.equal((await post('/v2/auth/authenticate', { auth_mode: 'otp', email: 'c@example.test' }, '10.0.0.1')).status, 429);
     assert.equal((await post('/v2/auth/authenticate', { auth_mode: 'otp', email: 'c@example.test' }, '10.0.0.2')).status, 200);
     assert.equal((await post('/v2/auth/resend', { email: 'z@example.test' })).status, 200);
     assert.equal((await post('/v2/auth/resend', { email: 'z@example.test' })).status, 429);

@@ -106,9 +106,16 @@ export class Auth {
     this.mailer.close?.();
   }
 
+  /**
+   * Each auth route is limited per email address (so one account's codes and password cannot be
+   * guessed) and per client. A loopback client address names no one: every local process (the
+   * editor, scripts, agents) is 127.0.0.1, so there the client's count is kept per address *and*
+   * email, and one local caller spraying addresses cannot lock every other local caller out.
+   */
   private limit(route: keyof typeof DEFAULT_LIMITS, email: string, client: string): void {
     const rule = this.limits[route];
-    this.limiter.hit([[`${route}:email:${email}`, rule.email], [`${route}:client:${client}`, rule.client]]);
+    const clientKey = isLoopback(client) ? `${client}|${email}` : client;
+    this.limiter.hit([[`${route}:email:${email}`, rule.email], [`${route}:client:${clientKey}`, rule.client]]);
   }
 
   async authenticate(input: AuthenticateInput): Promise<AuthResult> {
@@ -330,6 +337,8 @@ export class Auth {
 }
 
 const codeHash = (id: string, code: string) => sha256(`${id}:${code}`);
+
+const isLoopback = (address: string) => /^(127\.|::1$|::ffff:127\.)/.test(address) || address === 'unknown';
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
