@@ -24,11 +24,17 @@ export interface SearchOptions {
   grepBudgetMs: number;
   /** Cap on matched lines a grep collects. */
   maxGrepMatches: number;
+  /**
+   * Greps one user may have running at once (default 2): past it, 429 with Retry-After before any
+   * work. Each takes at most as many workers as the pool has threads, so one user's runaway
+   * patterns hold a bounded share of the workers and the rest stay for everyone else.
+   */
+  maxScansPerUser: number;
   /** Whether grep_code narrows files with the trigram index: when it pays (auto), always or never (tests use both). */
   grepIndex: GrepIndexUse;
 }
 
-export const DEFAULT_SEARCH_OPTIONS: SearchOptions = { grepBudgetMs: 5000, maxGrepMatches: 10000, grepIndex: 'auto' };
+export const DEFAULT_SEARCH_OPTIONS: SearchOptions = { grepBudgetMs: 5000, maxGrepMatches: 10000, grepIndex: 'auto', maxScansPerUser: 2 };
 
 /** POST /v2/search without `chat`: semantic (hybrid), grep over code, grep over file docs. */
 export class SearchService {
@@ -50,6 +56,9 @@ export class SearchService {
     this.options = { ...DEFAULT_SEARCH_OPTIONS, ...options };
     this.pool = new GrepPool();
   }
+
+  /** Greps running per user (maxScansPerUser). */
+  private readonly scans = new Map<string, number>();
 
   /** The documentation service, which sits above search, hands itself in here. */
   setDocSource(docs: DocSource | null): void {
@@ -93,18 +102,29 @@ export class SearchService {
       extra = { retriever, embedding: hybrid.embedding };
     } else {
       const q = parseGrepQuery(req.query);
-      const ctx: GrepContext = {
-        store: this.store, pool: this.pool, docs: this.docs, repos, repoIds, allowed, limit,
-        unindexed: mode === 'grep_code' ? unindexedFiles(this.store, repoIds, fileFilters) : [],
-        maxMatches: req.maxMatches ?? this.options.maxGrepMatches, budgetMs: this.options.grepBudgetMs,
-        visibility: req.filters?.visibility, functionNames: req.filters?.functionNames,
-        index: this.options.grepIndex, samples: this.samples,
-      };
-      const run = mode === 'grep_code' ? await grepCode(q, ctx) : await grepDocs(q, ctx);
-      Object.assign(timings, run.timings);
-      if (run.truncated) warnings.push(`more than ${ctx.maxMatches} lines matched; the rest were not collected`);
-      result = grepHits(scope, run, ctx, mode === 'grep_docs');
-      extra = { candidates: { files: run.candidateFiles, scanned: run.scannedFiles } };
+      const running = this.scans.get(userId) ?? 0;
+      if (running >= this.options.maxScansPerUser) {
+        throw new LoupeError('RATE_LIMITED', `you have ${running} greps running (at most ${this.options.maxScansPerUser} at once); retry when one has finished`,
+          { retry_after: 1 }, { 'Retry-After': '1' });
+      }
+      this.scans.set(userId, running + 1);
+      try {
+        const ctx: GrepContext = {
+          store: this.store, pool: this.pool, docs: this.docs, repos, repoIds, allowed, limit,
+          unindexed: mode === 'grep_code' ? unindexedFiles(this.store, repoIds, fileFilters) : [],
+          maxMatches: req.maxMatches ?? this.options.maxGrepMatches, budgetMs: this.options.grepBudgetMs,
+          visibility: req.filters?.visibility, functionNames: req.filters?.functionNames,
+          index: this.options.grepIndex, samples: this.samples,
+        };
+        const run = mode === 'grep_code' ? await grepCode(q, ctx) : await grepDocs(q, ctx);
+        Object.assign(timings, run.timings);
+        if (run.truncated) warnings.push(`more than ${ctx.maxMatches} lines matched; the rest were not collected`);
+        result = grepHits(scope, run, ctx, mode === 'grep_docs');
+        extra = { candidates: { files: run.candidateFiles, scanned: run.scannedFiles } };
+      } finally {
+        const left = (this.scans.get(userId) ?? 1) - 1;
+        if (left > 0) this.scans.set(userId, left); else this.scans.delete(userId);
+      }
     }
 
     if (req.fields) {
