@@ -15,7 +15,11 @@ async function main(): Promise<void> {
   const generous = { email: { max: 1000, windowMs: 60_000 }, client: { max: 10_000, windowMs: 60_000 } };
   const engine = new EngineCore({
     dataDir, log: stderrLogger('warn'), allowedRoots: folders,
-    accounts: { signupPlan: 'PRO', auth: { rateLimits: { authenticate: generous, verify: generous, resend: generous } } },
+    // The signed-up users index the owner's folders: shared with everyone (local folders are otherwise the owner's).
+    accounts: {
+      signupPlan: 'PRO', auth: { rateLimits: { authenticate: generous, verify: generous, resend: generous }, passwordSignupRequiresVerification: false },
+      sharedFolders: folders.map((folder) => ({ path: folder, users: ['*'] })),
+    },
   });
   const key = newId();
   const { userId } = engine.accounts.ensureOwner(key);

@@ -34,3 +34,17 @@ export const KeysQuery = Type.Object({
   limit: Limit(100, 50),
   offset: Offset,
 }, { additionalProperties: false });
+
+export const GithubTokenRequest = Type.Object({
+  token: Type.String({
+    minLength: 8, maxLength: 255,
+    description: 'A GitHub token (classic or fine-grained) that can read your private repositories. Checked with GitHub, stored encrypted, never returned.',
+  }),
+}, { additionalProperties: false });
+
+export const GithubLink = Type.Object({
+  linked: Type.Boolean(),
+  login: Nullable(Type.String(), { description: 'The GitHub account of the token, as GitHub named it when it was linked.' }),
+  token_hint: Nullable(Type.String(), { description: 'The last four characters of the token.' }),
+  linked_at: Nullable(Type.String({ format: 'date-time' })),
+}, { $id: 'GithubLink', description: 'Your linked GitHub token (never the token itself).' });

@@ -13,6 +13,8 @@ import { Indexer, DEFAULT_INDEXER_OPTIONS, type IndexerOptions } from './indexer
 import { IndexQueue } from './repos/index-queue';
 import { FileChanges } from './repos/file-changes';
 import { Repositories } from './repos/repositories';
+import { RepoAccess } from './repos/access';
+import { GithubTokens } from './accounts/github-tokens';
 import { Files } from './files/files';
 import { Research, researchAccounts } from './research/research';
 import { ModelRegistry } from './research/model-registry';
@@ -72,6 +74,10 @@ export class EngineCore {
   readonly indexer: Indexer;
   readonly queue: IndexQueue;
   readonly repos: Repositories;
+  /** The access rule: who may read which repository (repos/access.ts). */
+  readonly access: RepoAccess;
+  /** GitHub tokens: the server's (the owner's) and the ones users link. */
+  readonly github: GithubTokens;
   readonly files: Files;
   /** Streaming research answers and the chat models behind them (`research.models`). */
   readonly research: Research;
@@ -119,10 +125,16 @@ export class EngineCore {
     this.queue = new IndexQueue(this.indexer, this.reposStore, this.log);
     this.fileChanges = new FileChanges(this.reposStore, this.filesStore, this.queue, this.indexer, this.log);
     this.files = new Files(this.filesStore);
+    this.github = new GithubTokens(storage.accounts, this.dataDir, { serverToken: config.githubToken, apiUrl: config.githubApiUrl });
+    this.access = new RepoAccess(this.reposStore, {
+      isOwner: (userId) => storage.accounts.user(userId)?.is_owner === 1,
+      email: (userId) => storage.accounts.user(userId)?.email ?? null,
+    }, config.accounts?.sharedFolders);
     this.repos = new Repositories(this.reposStore, this.filesStore, this.queue, {
       dataDir: realDataDir,
       allowedRoots: roots,
-      githubToken: config.githubToken,
+      access: this.access,
+      github: this.github,
       walkOptions: indexerOptions,
       repoCap: (caller, count) => this.accounts.checkRepoCap(caller, count),
     }, this.log);
@@ -130,14 +142,14 @@ export class EngineCore {
     if (config.research?.openai) models.register(new OpenAICompatibleProvider(config.research.openai));
     this.research = new Research(storage.research, models, researchAccounts(this.accounts, this.history), this.log);
     const analysisStore = storage.analysis;
-    this.analysis = new Analysis(analysisStore, this.log, { githubToken: config.githubToken, githubApiUrl: config.githubApiUrl });
+    this.analysis = new Analysis(analysisStore, this.log, { githubApiUrl: config.githubApiUrl });
     this.docs = new FileDocs(analysisStore, this.filesStore, this.analysis.ctx, this.log);
     if (config.docs?.model) this.docs.setNarrator(new RegistryNarrator(this.research.models, config.docs.model));
     this.indexer.addDerivedIndex(this.docs);
     const vectorsStore = storage.vectors;
     this.vectors = new VectorIndex(vectorsStore, this.log, config.search?.embedder, config.search?.vectors);
     this.indexer.addDerivedIndex(this.vectors);
-    this.search = new SearchService(storage.search, vectorsStore, this.vectors, this.reposStore, this.log, config.search);
+    this.search = new SearchService(storage.search, vectorsStore, this.vectors, this.reposStore, this.access, this.log, config.search);
     this.search.setDocSource({
       markdown: (repoId, filePath, depth) => {
         const file = this.filesStore.getByPath(repoId, filePath);
@@ -154,7 +166,7 @@ export class EngineCore {
       stats: new Stats(this.history.store, this.accounts), repos: this.repos, queue: this.queue, fileChanges: this.fileChanges,
       files: this.files, research: this.research, codeOps: new CodeOps(this.research.models, this.accounts), analysis: this.analysis,
       docs: this.docs, search: this.search, editorFacts: new EditorFacts(this.analysis), reposStore: this.reposStore,
-      filesStore: this.filesStore, a2aTasks: this.a2aTasks,
+      filesStore: this.filesStore, a2aTasks: this.a2aTasks, github: this.github,
     });
     // The accounts database stays bounded (ledger compaction, history retention): soon after the
     // start, off the start's own path, then every six hours.

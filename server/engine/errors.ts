@@ -31,6 +31,7 @@ export const ERROR_CODES = {
   RATE_LIMITED: { status: 429, summary: 'Too many requests; retry after the number of seconds in Retry-After.' },
   HEADERS_TOO_LARGE: { status: 431, summary: 'The request headers are larger than the server accepts.' },
   INTERNAL: { status: 500, summary: 'An unexpected failure; retry with backoff.' },
+  MODEL_NOT_CONFIGURED: { status: 501, summary: 'The operation needs a generative chat model and this server has none configured; do not retry: configure one (LOUPE_CHAT_BASE_URL and LOUPE_CHAT_MODELS, or the editor\'s models).' },
   STORAGE_UNAVAILABLE: { status: 503, summary: 'The index cannot be written (read-only data dir, no permission, I/O error); nothing was half-written.' },
   SERVICE_UNAVAILABLE: { status: 503, summary: 'A service the operation needs (mail, model) is unavailable right now.' },
   STORAGE_FULL: { status: 507, summary: 'The disk that holds the index is full; nothing was half-written. Free space and retry.' },

@@ -136,7 +136,8 @@ test('OTP sign-in: unknown and known addresses get the same answer; wrong, expir
 
 test('password sign-up and sign-in: header only, scrypt, minimum length, never echoed or logged', async () => {
   const lines: string[] = [];
-  const t = await createTestApp({ log: createLogger((_l, line) => lines.push(line), 'debug') });
+  // Keys active at once (the opt-out of confirming the address; the default is in test/security/signup-enumeration.test.ts).
+  const t = await createTestApp({ log: createLogger((_l, line) => lines.push(line), 'debug'), accounts: { auth: { passwordSignupRequiresVerification: false } } });
   const password = 'correct horse battery';
   const auth = (body: unknown, headers: Record<string, string> = {}) =>
     t.app.inject({ method: 'POST', url: '/v2/auth/authenticate', payload: body as object, headers }).then((r) => ({ status: r.statusCode, body: JSON.parse(r.body), raw: r.body }));
@@ -204,9 +205,11 @@ test('rate limits per email and per client give 429 with Retry-After', async () 
     assert.equal(limited.body.code, 'RATE_LIMITED');
     assert.ok(Number(limited.headers['retry-after']) >= 1 && Number(limited.headers['retry-after']) <= 60);
     assert.equal(limited.body.retry_after, Number(limited.headers['retry-after']));
-    // Per client: a third address from the same client is the client's third call.
-    assert.equal((await post('/v2/auth/authenticate', { auth_mode: 'otp', email: 'b@example.test' })).status, 200);
-    assert.equal((await post('/v2/auth/authenticate', { auth_mode: 'otp', email: 'c@example.test' })).status, 429);
+    // Per client (a remote address): a third address from the same client is the client's third call.
+    assert.equal((await post('/v2/auth/authenticate', { auth_mode: 'otp', email: 'b1@example.test' }, '10.0.0.1')).status, 200);
+    assert.equal((await post('/v2/auth/authenticate', { auth_mode: 'otp', email: 'b2@example.test' }, '10.0.0.1')).status, 200);
+    assert.equal((await post('/v2/auth/authenticate', { auth_mode: 'otp', email: 'b3@example.test' }, '10.0.0.1')).status, 200);
+    assert.equal((await post('/v2/auth/authenticate', { auth_mode: 'otp', email: 'c@example.test' }, '10.0.0.1')).status, 429);
     assert.equal((await post('/v2/auth/authenticate', { auth_mode: 'otp', email: 'c@example.test' }, '10.0.0.2')).status, 200);
     assert.equal((await post('/v2/auth/resend', { email: 'z@example.test' })).status, 200);
     assert.equal((await post('/v2/auth/resend', { email: 'z@example.test' })).status, 429);

@@ -72,13 +72,18 @@ test('V1 code operations run on a generative model, charge 2 + usage, write hist
   }
 });
 
-test('V1 code operations without a generative model are a 503 that names the fix, and charge nothing', async () => {
+test('V1 generative operations without a configured model are 501 MODEL_NOT_CONFIGURED (not retryable), charge nothing and write no history', async () => {
   const t = await createTestApp();
   try {
-    const res = await t.call('POST', '/v1/fundi/optimize', { code: 'x' });
-    assert.equal(res.status, 503);
-    assert.match(res.body.message, /LOUPE_CHAT_BASE_URL/);
+    for (const op of ['optimize', 'debug', 'comment', 'convert', 'explain']) {
+      const res = await t.call('POST', `/v1/fundi/${op}`, { code: 'x = 1', ...(op === 'convert' ? { target_language: 'python' } : {}) });
+      assert.equal(res.status, 501, `${op}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.code, 'MODEL_NOT_CONFIGURED');
+      assert.match(res.body.message, /LOUPE_CHAT_BASE_URL/);
+      assert.equal(res.headers['retry-after'], undefined, 'nothing to wait for');
+    }
     assert.equal(t.engine.accounts.meta(t.ownerId).credits_used, 0);
+    assert.equal((await t.call('GET', '/v2/history?limit=5')).body.data.length, 0, 'no history row');
   } finally {
     await t.close();
   }
@@ -115,7 +120,7 @@ test('V1 chat is POST /v2/search with chat: true folded into one answer; charged
     assert.ok(explained.body.data.result.length > 0);
     assert.equal((await t.call('POST', '/v1/fundi/explain', { question: 'why?' })).body.message, 'code: is required unless file_path is given');
     assert.equal((await t.call('POST', '/v1/fundi/explain', { code: 'x', file_path: 'a.ts' })).status, 400);
-    assert.equal((await t.call('POST', '/v1/fundi/explain', { code: 'x = 1' })).status, 503, 'a snippet needs a generative model');
+    assert.equal((await t.call('POST', '/v1/fundi/explain', { code: 'x = 1' })).status, 501, 'a snippet needs a generative model');
 
     const bad = await t.call('POST', '/v1/fundi/chat', { message: 'x' });
     assert.equal(bad.status, 400);

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFixture, createTestApp } from '../helpers/engine';
+import { copyFixture, createTestApp, SHARE_TMP_WITH_EVERYONE } from '../helpers/engine';
 import { addUser } from './helpers';
 
 test('user B cannot see, charge or change anything of user A: 404s, and A\'s balance is untouched', async () => {
-  const t = await createTestApp();
+  const t = await createTestApp({ accounts: SHARE_TMP_WITH_EVERYONE });
   const folder = copyFixture('ts-paths');
   try {
     const a = addUser(t, { plan: 'DEV', credits: 100 });

@@ -2,12 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { copyFixture, createTestApp, tempDir } from '../helpers/engine';
+import { copyFixture, createTestApp, tempDir, SHARE_TMP_WITH_EVERYONE } from '../helpers/engine';
 import { Stats } from '../../server/engine/accounts/stats';
 import { addUser } from './helpers';
 
 test('the repository cap is a 403 naming the plan needed; the owner is not capped; plans are configuration', async () => {
-  const t = await createTestApp({ accounts: { plans: { FREE: { maxRepos: 1 } } } });
+  const t = await createTestApp({ accounts: { plans: { FREE: { maxRepos: 1 } }, ...SHARE_TMP_WITH_EVERYONE } });
   try {
     const u = addUser(t, { plan: 'FREE' });
     const dirs = [0, 1].map((i) => {
@@ -39,7 +39,7 @@ test('the repository cap is a 403 naming the plan needed; the owner is not cappe
 });
 
 test('stats: usage by type, activity with zero days, languages; ranges 7d/30d/90d; another user sees only theirs', async () => {
-  const t = await createTestApp();
+  const t = await createTestApp({ accounts: SHARE_TMP_WITH_EVERYONE });
   const folder = copyFixture('ts-paths');
   try {
     await t.call('POST', '/v2/repos/index/new', { url: folder });

@@ -16,7 +16,8 @@ Every failure of the HTTP API has the shape \`{"status": "error", "message": "..
 The message is for people; the code is for programs. Through A2A the same code appears in the task's
 error, and the language server reports it in its error data.
 
-Retry only 5xx, with backoff; a 4xx needs a changed request (429: wait \`Retry-After\` seconds).
+Retry only 5xx, with backoff, except 501 \`MODEL_NOT_CONFIGURED\`, which stays until the server is configured; a 4xx
+needs a changed request (429: wait \`Retry-After\` seconds).
 
 | code | HTTP status | meaning |
 |---|---|---|

@@ -23,6 +23,12 @@ export function copyFixture(name: string): string {
   return target;
 }
 
+/**
+ * accounts.json's `sharedFolders` sharing the temp folder with every user: for tests where users
+ * other than the owner index local fixture copies (local folders are otherwise the owner's alone).
+ */
+export const SHARE_TMP_WITH_EVERYONE = { sharedFolders: [{ path: os.tmpdir(), users: ['*'] }] };
+
 export interface TestEngine {
   engine: EngineCore;
   dataDir: string;
@@ -34,7 +40,8 @@ export interface TestEngine {
 /** A real engine on a real SQLite file in a temp data dir, with an owner and a known key. */
 export function createTestEngine(config: Partial<EngineConfig> = {}): TestEngine {
   const dataDir = config.dataDir ?? tempDir('loupe-data-');
-  const engine = new EngineCore({ dataDir, log: silentLogger, allowedRoots: [os.tmpdir(), FIXTURES], ...config });
+  // GitHub's API is a closed local port unless a test stands one in: nothing reaches the internet.
+  const engine = new EngineCore({ dataDir, log: silentLogger, allowedRoots: [os.tmpdir(), FIXTURES], githubApiUrl: 'http://127.0.0.1:9', ...config });
   const key = newId();
   const { userId } = engine.accounts.ensureOwner(key);
   return { engine, dataDir, ownerId: userId, key, close: () => engine.close() };

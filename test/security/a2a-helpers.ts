@@ -14,7 +14,8 @@ export interface A2aTestApp extends TestEngine {
 
 /** A real engine on a temp data dir and the HTTP app with A2A, called in-process. */
 export async function a2aApp(options: HttpAppOptions['a2a'] = {}): Promise<A2aTestApp> {
-  const t = createTestEngine();
+  // Password sign-ups active at once, so an A2A sign-up hands out a live key and session to look for.
+  const t = createTestEngine({ accounts: { auth: { passwordSignupRequiresVerification: false } } });
   const app = await createHttpApp(t.engine, { a2a: options });
   await app.ready();
   const rpc: A2aTestApp['rpc'] = async (method, params, headers = {}) => {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFixture, createTestApp } from '../helpers/engine';
+import { copyFixture, createTestApp, SHARE_TMP_WITH_EVERYONE } from '../helpers/engine';
 import { addUser } from '../accounts/helpers';
 import { newId } from '../../server/engine/util/ids';
 
@@ -10,7 +10,7 @@ import { newId } from '../../server/engine/util/ids';
  * even learn that it exists; and neither A nor B is charged for it.
  */
 test('another user\'s repositories, files, history, conversations and keys are indistinguishable from missing ones', async () => {
-  const t = await createTestApp();
+  const t = await createTestApp({ accounts: SHARE_TMP_WITH_EVERYONE });
   try {
     const a = addUser(t, { plan: 'PRO', credits: 1000 });
     const b = addUser(t, { plan: 'PRO', credits: 1000 });

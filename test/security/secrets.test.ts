@@ -29,7 +29,7 @@ test('secrets never appear in logs, errors, history, other responses or the data
   const t = await createTestApp({
     log: createLogger((level, line) => lines.push(`[${level}] ${line}`), 'debug'),
     githubToken,
-    accounts: { auth: { smtp: { host: '127.0.0.1', port: inbox.port, user: 'relay', password: smtpPassword, timeoutMs: 3000 } } },
+    accounts: { auth: { smtp: { host: '127.0.0.1', port: inbox.port, user: 'relay', password: smtpPassword, timeoutMs: 3000 }, passwordSignupRequiresVerification: false } },
   });
   const sidecar = await startSidecar(t.engine, { host: '127.0.0.1', port: 0 });
   const seen: Seen[] = [];

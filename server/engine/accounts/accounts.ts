@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import type { SharedFolder } from '../repos/access';
 import type { Db } from '../store/db';
 import { SqliteAccountsStore, type AccountsStore, type KeyRow } from '../store/accounts-store';
 import type { HistoryStore } from '../store/history-store';
@@ -42,6 +43,11 @@ export interface AccountsConfig {
   auth?: AuthConfig;
   /** Days a history row is kept (default 365); 0 keeps every row. */
   historyRetentionDays?: number;
+  /**
+   * Local folders the owner shares with other users (local folders are otherwise the owner's alone):
+   * `[{"path": "/srv/code", "users": ["ada@example.test"]}]`; `"*"` shares with every user.
+   */
+  sharedFolders?: SharedFolder[];
 }
 
 /** History rows are kept this many days unless configured (`historyRetentionDays`). */
@@ -234,6 +240,11 @@ export class Accounts {
   /** settle() with group commit (Credits.settleSoon): for answers that wait for the commit anyway. */
   settleSoon<T = undefined>(charge: Charge, effect?: () => T): Promise<Settled<T>> {
     return this.credits.settleSoon(charge, effect);
+  }
+
+  /** Takes back a settled charge and its history row (a call that did not succeed after all). */
+  refund(settled: Pick<Settled<unknown>, 'ledger' | 'history'>): void {
+    this.credits.refund(settled);
   }
 
   /** Records the cost of a completed operation. Prefer settle(), which also checks the balance. */

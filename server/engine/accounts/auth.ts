@@ -9,6 +9,7 @@ import type { Accounts, Caller } from './accounts';
 import { checkNewPassword, hashPassword, verifyPassword } from './passwords';
 import { OutboxMailer, SmtpMailer, type Delivery, type MailMessage, type Mailer, type SmtpConfig } from './mailer';
 import { RateLimiter, type RateRule } from './rate-limit';
+import { storageError } from '../store/storage-errors';
 
 export interface AuthConfig {
   /** SMTP settings; without them mail goes to DATA_DIR/outbox and the log. */
@@ -19,7 +20,11 @@ export interface AuthConfig {
   otpTtlMs?: number;
   /** Wrong guesses a code survives; default 5. */
   otpMaxAttempts?: number;
-  /** Password sign-up must confirm the address with a code first (default false: active at once). */
+  /**
+   * Password sign-up confirms the address with a code first (default true). Only then can the answer
+   * to a sign-up of an address that has an account be the same as to a new one; false (keys active at
+   * once) answers 409 to a known address, which tells that it has an account.
+   */
   passwordSignupRequiresVerification?: boolean;
   /** Per-email and per-client limits for each auth route (defaults below). */
   rateLimits?: Partial<Record<'authenticate' | 'verify' | 'resend', { email: RateRule; client: RateRule }>>;
@@ -101,9 +106,16 @@ export class Auth {
     this.mailer.close?.();
   }
 
+  /**
+   * Each auth route is limited per email address (so one account's codes and password cannot be
+   * guessed) and per client. A loopback client address names no one: every local process (the
+   * editor, scripts, agents) is 127.0.0.1, so there the client's count is kept per address *and*
+   * email, and one local caller spraying addresses cannot lock every other local caller out.
+   */
   private limit(route: keyof typeof DEFAULT_LIMITS, email: string, client: string): void {
     const rule = this.limits[route];
-    this.limiter.hit([[`${route}:email:${email}`, rule.email], [`${route}:client:${client}`, rule.client]]);
+    const clientKey = isLoopback(client) ? `${client}|${email}` : client;
+    this.limiter.hit([[`${route}:email:${email}`, rule.email], [`${route}:client:${clientKey}`, rule.client]]);
   }
 
   async authenticate(input: AuthenticateInput): Promise<AuthResult> {
@@ -120,9 +132,10 @@ export class Auth {
     const existing = this.accounts.store.userByEmail(email);
     if (input.shouldCreateUser) {
       checkNewPassword(input.password, field);
+      const needsCode = this.config.passwordSignupRequiresVerification !== false;
+      if (existing && needsCode) return this.signupOfKnownAddress(email, existing.id, input.password);
       if (existing) throw new LoupeError('CONFLICT', 'email: an account with this address exists; sign in with should_create_user false', { field: 'email' });
       const passwordHash = await hashPassword(input.password);
-      const needsCode = this.config.passwordSignupRequiresVerification === true;
       const key = newId();
       const created = this.db.transaction(() => {
         if (this.accounts.store.userByEmail(email)) return null; // a parallel sign-up won
@@ -135,6 +148,7 @@ export class Auth {
         const keyId = this.accounts.addKey(userId, key, needsCode ? 'agent_pending' : 'active');
         return { userId, keyId, session: needsCode ? null : this.openSession(userId, keyId).session };
       })();
+      if (!created && needsCode) return this.signupOfKnownAddress(email, null, null);
       if (!created) throw new LoupeError('CONFLICT', 'email: an account with this address exists; sign in with should_create_user false', { field: 'email' });
       if (needsCode) await this.sendCode(email, created.userId, 'signup', created.keyId);
       return {
@@ -143,12 +157,30 @@ export class Auth {
       };
     }
     const valid = await verifyPassword(input.password, existing?.password_hash ?? null);
-    if (!existing || !valid) throw new LoupeError('INVALID_CREDENTIALS', WRONG_PASSWORD);
+    // An address never confirmed (a sign-up waiting for its code) cannot sign in with the password alone.
+    if (!existing || !valid || !existing.verified_at) throw new LoupeError('INVALID_CREDENTIALS', WRONG_PASSWORD);
     const key = newId();
     const signedIn = this.db.transaction(() => this.openSession(existing.id, null, key))();
     return {
       user_id: existing.id, email, session: signedIn.session, verification_required: false,
       api_key: { key, key_id: signedIn.keyId, key_state: 'active' },
+    };
+  }
+
+  /**
+   * A password sign-up of an address that already has an account answers exactly as a new sign-up
+   * does (a user id, a pending key, a code on its way), so it does not tell that the account exists;
+   * the id and key are made up and never stored, and nothing of the account changes. The address
+   * gets a sign-in code instead (whoever owns it may use it), and the password is hashed anyway, so
+   * the answer takes as long.
+   */
+  private async signupOfKnownAddress(email: string, userId: string | null, password: string | null): Promise<AuthResult> {
+    if (password !== null) await hashPassword(password);
+    const known = userId ?? this.accounts.store.userByEmail(email)?.id;
+    if (known) await this.sendCode(email, known, 'signin', null);
+    return {
+      user_id: newId(), email, session: null, verification_required: true,
+      api_key: { key: newId(), key_id: newId(), key_state: 'agent_pending' },
     };
   }
 
@@ -178,6 +210,8 @@ export class Auth {
       await this.sendCode(email, made.userId, 'signup', made.keyId);
       return { user_id: made.userId, email, session: null, verification_required: true, api_key: { key, key_id: made.keyId, key_state: 'agent_pending' } };
     }
+    // A sign-up of an address that has an account answers as a new sign-up would (and mails a sign-in code).
+    if (input.shouldCreateUser && existing) return this.signupOfKnownAddress(email, existing.id, null);
     // A returning account: a code is mailed if the address is known. The answer is the same either
     // way, so it does not tell who has an account; the key is minted at verify.
     if (existing) await this.sendCode(email, existing.id, 'signin', null);
@@ -287,8 +321,15 @@ export class Auth {
     try {
       delivery = await this.mailer.send(message);
     } catch (error) {
-      this.store.deleteOtp(id);
+      try {
+        this.store.deleteOtp(id);
+      } catch {
+        // The same full disk may refuse this too; the code expires unread.
+      }
       this.log.warn(`could not send mail to ${email}: ${(error as Error).message}`);
+      // The outbox on a full (or read-only) disk is the machine's failure, not the mail service's.
+      const machine = this.mailer instanceof OutboxMailer ? storageError(error, this.mailer.dir) : null;
+      if (machine) throw machine;
       throw new LoupeError('SERVICE_UNAVAILABLE', 'the mail service is unavailable; nothing was lost: retry in a moment', undefined, { 'Retry-After': '30' });
     }
     for (const listener of this.listeners) listener({ ...message, ...delivery });
@@ -296,6 +337,8 @@ export class Auth {
 }
 
 const codeHash = (id: string, code: string) => sha256(`${id}:${code}`);
+
+const isLoopback = (address: string) => /^(127\.|::1$|::ffff:127\.)/.test(address) || address === 'unknown';
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 

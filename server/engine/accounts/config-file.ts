@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { LoupeError } from '../errors';
 import { PLAN_NAMES, type PlanName } from './plans';
 import { DOC_DEPTHS } from '../docs/depth';
@@ -24,7 +25,7 @@ export function parseAccountsConfig(raw: unknown, source = 'accounts config'): A
   const obj = record(raw, source, '');
   const out: AccountsConfig = {};
   for (const key of Object.keys(obj)) {
-    if (!['plans', 'costs', 'owner', 'signupPlan', 'agentCredentialTtlMs', 'maxLiveAgentCredentials', 'historyRetentionDays'].includes(key)) throw bad(source, key, 'is not a known field');
+    if (!['plans', 'costs', 'owner', 'signupPlan', 'agentCredentialTtlMs', 'maxLiveAgentCredentials', 'historyRetentionDays', 'sharedFolders'].includes(key)) throw bad(source, key, 'is not a known field');
   }
   if (obj.plans !== undefined) {
     const plans = record(obj.plans, source, 'plans');
@@ -64,6 +65,19 @@ export function parseAccountsConfig(raw: unknown, source = 'accounts config'): A
   if (obj.agentCredentialTtlMs !== undefined) out.agentCredentialTtlMs = count(obj.agentCredentialTtlMs, source, 'agentCredentialTtlMs');
   if (obj.maxLiveAgentCredentials !== undefined) out.maxLiveAgentCredentials = count(obj.maxLiveAgentCredentials, source, 'maxLiveAgentCredentials');
   if (obj.historyRetentionDays !== undefined) out.historyRetentionDays = count(obj.historyRetentionDays, source, 'historyRetentionDays');
+  if (obj.sharedFolders !== undefined) {
+    if (!Array.isArray(obj.sharedFolders)) throw bad(source, 'sharedFolders', 'must be a list of {"path": "/absolute/folder", "users": ["email" or "*"]}');
+    out.sharedFolders = obj.sharedFolders.map((entry, i) => {
+      const at = `sharedFolders[${i}]`;
+      const share = record(entry, source, at);
+      for (const field of Object.keys(share)) if (field !== 'path' && field !== 'users') throw bad(source, `${at}.${field}`, 'is not a known field (path, users)');
+      if (typeof share.path !== 'string' || !path.isAbsolute(share.path)) throw bad(source, `${at}.path`, 'must be an absolute folder path');
+      if (!Array.isArray(share.users) || !share.users.length || !share.users.every((u) => typeof u === 'string' && (u === '*' || /^[^@\s]+@[^@\s]+$/.test(u)))) {
+        throw bad(source, `${at}.users`, 'must be a non-empty list of email addresses, or "*" for every user');
+      }
+      return { path: share.path, users: share.users as string[] };
+    });
+  }
   return out;
 }
 

@@ -26,10 +26,16 @@ export interface Charge {
   capAtBalance?: boolean;
 }
 
+/** One charge as the ledger holds it (its minute's row), so that a refund can take it back. */
+export interface LedgerRef { userId: string; operation: string; credits: number; at: string }
+
 export interface Settled<T> {
   value: T;
   charged: number;
   history: HistoryRef | null;
+  /** The ledger row written (null when nothing was charged): what a refund takes back. */
+  /** The ledger charge this settled (null when nothing was charged), for a refund. */
+  ledger: LedgerRef | null;
   /** The user's balance right after this charge. */
   balance: Balance;
 }
@@ -220,10 +226,23 @@ export class Credits {
 
   /** The writes of a planned charge; only a storage failure can make them throw. */
   private write({ charge, credits, before, history }: PlannedCharge): Settled<undefined> {
-    if (credits > 0) this.store.recordCharge(charge.userId, charge.operation, credits);
+    const ledger = credits > 0 ? { userId: charge.userId, operation: charge.operation, credits, at: new Date().toISOString() } : null;
+    if (ledger) this.store.recordCharge(ledger.userId, ledger.operation, ledger.credits, ledger.at);
     const ref = history ? this.history.record(history) : null;
     const balance = { limit: before.limit, used: before.used + credits, remaining: Math.max(0, before.remaining - credits) };
-    return { value: undefined, charged: credits, history: ref, balance };
+    return { value: undefined, charged: credits, history: ref, balance, ledger };
+  }
+
+  /**
+   * Takes back a settled charge and its history row, in one transaction: the call did not succeed
+   * after all (its answer could not be sent). The operation's own writes stay.
+   */
+  refund(settled: Pick<Settled<unknown>, 'ledger' | 'history'>): void {
+    const undo = () => {
+      if (settled.ledger) this.store.takeBackCharge(settled.ledger);
+      if (settled.history) this.history.store.delete(settled.history.historyId);
+    };
+    if (this.db.inTransaction) undo(); else this.db.transaction(undo).immediate();
   }
 }
 

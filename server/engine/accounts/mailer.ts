@@ -77,14 +77,19 @@ export class SmtpMailer implements Mailer {
 export class OutboxMailer implements Mailer {
   private readonly compose = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
 
-  constructor(private readonly dir: string, private readonly log: Logger, private readonly from = DEFAULT_FROM) {}
+  constructor(readonly dir: string, private readonly log: Logger, private readonly from = DEFAULT_FROM) {}
 
   async send(message: MailMessage): Promise<Delivery> {
     const info = await this.compose.sendMail({ from: this.from, to: message.to, subject: message.subject, text: message.text });
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${message.to.replace(/[^a-z0-9@._-]/gi, '_')}.eml`;
     const file = path.join(this.dir, name);
-    fs.writeFileSync(file, info.message as Buffer, { mode: 0o600 });
+    try {
+      fs.writeFileSync(file, info.message as Buffer, { mode: 0o600 });
+    } catch (error) {
+      fs.rmSync(file, { force: true }); // no half-written message (a full disk)
+      throw error;
+    }
     this.log.info(`mail to ${message.to} (no SMTP configured, saved in ${file}): ${message.subject}`);
     return { via: 'outbox', path: file };
   }

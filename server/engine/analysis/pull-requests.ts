@@ -4,6 +4,7 @@ import { git } from '../repos/git';
 import type { RepoRecord } from '../types';
 
 export interface PullRequestConfig {
+  /** The caller's GitHub token (the owner's: GITHUB_TOKEN; anyone else's: the one they linked), per call. */
   githubToken?: string;
   /** https://api.github.com unless configured (tests point it at a local server). */
   githubApiUrl?: string;

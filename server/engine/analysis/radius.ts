@@ -20,6 +20,8 @@ export interface RadiusRequest {
   include?: RadiusPart[];
   /** Cap on dependents listed per target (the totals stay exact). */
   limit: number;
+  /** The caller's GitHub token, for a pull request through the GitHub API. */
+  githubToken?: string;
 }
 
 /** The answer of POST /v2/repos/{repo_id}/radius, as its schema declares it (the editor's lens reads it too). */
@@ -57,7 +59,7 @@ export async function radius(ctx: AnalysisContext, repo: RepoRecord, req: Radius
     fileTargets = changed;
   } else if (req.files.length === 0 && req.dependencies.length === 0) {
     if (req.pr === undefined) throw new LoupeError('VALIDATION_FAILED', 'file: give file/files, dependency/dependencies, or pr (or uncommitted: true)', { field: 'file' });
-    pr = await resolvePullRequest(repo, req.pr, ctx.pullRequests);
+    pr = await resolvePullRequest(repo, req.pr, { ...ctx.pullRequests, githubToken: req.githubToken });
     source = 'pull_request';
     fileTargets = pr.files;
   } else if (req.files.length === 0) source = 'dependencies';

@@ -7,7 +7,7 @@ import { isTestPath } from './entry-points';
 import { resolvePullRequest, type ResolvedPullRequest } from './pull-requests';
 import { decisionPoints, exportedNames } from './references';
 
-export interface ReviewOptions { files: string[]; pr?: number; base?: string }
+export interface ReviewOptions { files: string[]; pr?: number; base?: string; /** The caller's GitHub token. */ githubToken?: string }
 
 type Risk = 'none' | 'low' | 'medium' | 'high';
 
@@ -49,7 +49,7 @@ export async function review(ctx: AnalysisContext, repo: RepoRecord, o: ReviewOp
   let files = o.files;
   if (files.length === 0) {
     if (o.pr === undefined) throw new LoupeError('VALIDATION_FAILED', 'files: give files or pr', { field: 'files' });
-    pr = await resolvePullRequest(repo, o.pr, ctx.pullRequests);
+    pr = await resolvePullRequest(repo, o.pr, { ...ctx.pullRequests, githubToken: o.githubToken });
     files = pr.files;
   }
   const graph = ctx.graph(repo.id);

@@ -39,6 +39,7 @@ export class AnalysisOperations {
         uncommitted: b.uncommitted,
         include: b.include,
         limit: b.limit ?? 100,
+        githubToken: this.e.github.tokenFor(caller),
       });
     }, () => this.e.accounts.requirePlan(caller, 'DEV', 'blast radius'));
   }
@@ -95,7 +96,7 @@ export class AnalysisOperations {
   /** Code-review signals for changed files or a pull request (3 credits; DEV plan or higher). */
   review(caller: Caller, b: InRepo<ReviewRequest>): Promise<Answer<Static<typeof ReviewResult>>> {
     return this.inRepo(caller, b, { operation: 'repos.review', cost: 3, history: 'analysis' }, async (repo) => {
-      return this.e.analysis.review(repo, { files: b.files ?? [], pr: b.pr, base: b.base });
+      return this.e.analysis.review(repo, { files: b.files ?? [], pr: b.pr, base: b.base, githubToken: this.e.github.tokenFor(caller) });
     }, () => this.e.accounts.requirePlan(caller, 'DEV', 'code review signals'));
   }
 

@@ -21,6 +21,7 @@ import { A2aTaskOperations } from './a2a-tasks';
 import { OwnerOperations } from './owner';
 
 export type { Answer, AnswerMeta, CallContext, Caller } from './call';
+export { refundAnswer } from './metering';
 // What transports may know of the engine besides operations: the shapes these hand out or take.
 export type { ResearchRun } from './search';
 export type { Credentials } from './auth';

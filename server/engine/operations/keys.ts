@@ -1,4 +1,5 @@
 import type { AgentCredential, KeyListItem } from '../accounts/accounts';
+import type { GithubLink } from '../accounts/github-tokens';
 import type { Static } from 'typebox';
 import type { KeysQuery } from '../../../protocol/api/keys';
 import type { Answer, Caller } from './call';
@@ -27,6 +28,25 @@ export class KeyOperations {
   disable(caller: Caller, q: { key_id: string }): Promise<Answer<KeyListItem>> {
     return metered(this.e.accounts, caller, { operation: 'keys.disable', cost: 0 }, (meter) =>
       meter.answer(this.e.accounts.disableKey(caller.userId, q.key_id)));
+  }
+
+  /**
+   * Links the caller's own GitHub token (checked with GitHub first): their private GitHub
+   * repositories are probed and cloned with it. The server's GITHUB_TOKEN is the owner's alone.
+   */
+  linkGithub(caller: Caller, b: { token: string }): Promise<Answer<GithubLink>> {
+    return metered(this.e.accounts, caller, { operation: 'keys.github', cost: 0 }, async (meter) =>
+      meter.answer(await this.e.github.link(caller.userId, b.token), { message: 'GitHub token linked' }));
+  }
+
+  /** Whether the caller has linked a GitHub token (its last four characters, never the token). */
+  githubStatus(caller: Caller): Promise<Answer<GithubLink>> {
+    return metered(this.e.accounts, caller, { operation: 'keys.github', cost: 0 }, (meter) => meter.answer(this.e.github.status(caller.userId)));
+  }
+
+  /** Forgets the caller's linked GitHub token. */
+  unlinkGithub(caller: Caller): Promise<Answer<GithubLink>> {
+    return metered(this.e.accounts, caller, { operation: 'keys.github', cost: 0 }, (meter) => meter.answer(this.e.github.unlink(caller.userId)));
   }
 
   /** A short-lived credential from the caller's key; `rotate` disables the live ones first. */

@@ -1,5 +1,5 @@
 import type { Accounts, UsageMeta } from '../accounts/accounts';
-import type { Reservation } from '../accounts/credits';
+import type { LedgerRef, Reservation } from '../accounts/credits';
 import type { HistoryCategory, HistoryInput, HistoryRef } from '../accounts/history';
 import type { Pagination } from '../../../protocol/api/common';
 import type { Answer, Caller } from './call';
@@ -31,6 +31,8 @@ export interface Settlement {
  */
 export class Meter {
   private readonly started = Date.now();
+  /** Charges settled by answer(), until the call is over: a failure after them takes them back. */
+  private readonly settled: { ledger: LedgerRef | null; history: HistoryRef | null }[] = [];
 
   constructor(
     private readonly accounts: Accounts,
@@ -48,6 +50,7 @@ export class Meter {
   async answer<T>(data: T, s: Settlement = {}): Promise<Answer<T>> {
     let history: HistoryRef | null = null;
     let usage: UsageMeta | null = null;
+    let settledCharge: { ledger: LedgerRef | null; history: HistoryRef | null } | null = null;
     if (this.caller) {
       const category = s.history?.category ?? this.metering.history;
       const settled = await this.accounts.settleSoon({
@@ -59,8 +62,9 @@ export class Meter {
       }, s.effect);
       history = settled.history;
       usage = this.accounts.usage(this.caller.plan, settled.balance);
+      if (settled.ledger || settled.history) settledCharge = { ledger: settled.ledger, history: settled.history };
     }
-    return {
+    const answer: Answer<T> = {
       data,
       ...(s.message ? { message: s.message } : {}),
       ...(s.pagination ? { pagination: s.pagination } : {}),
@@ -74,6 +78,23 @@ export class Meter {
         ...s.meta,
       },
     };
+    if (settledCharge) {
+      const charge = settledCharge;
+      this.settled.push(charge);
+      // Not a field of the answer (never serialized): what the transport calls when the answer is not delivered as a success.
+      Object.defineProperty(answer, REFUND, { enumerable: false, value: () => this.refund(charge) });
+    }
+    return answer;
+  }
+
+  /** Takes back every charge this call settled (once each). */
+  refund(only?: { ledger: LedgerRef | null; history: HistoryRef | null }): void {
+    for (const charge of only ? [only] : [...this.settled]) {
+      const at = this.settled.indexOf(charge);
+      if (at < 0) continue;
+      this.settled.splice(at, 1);
+      this.accounts.refund(charge);
+    }
   }
 
   /** The configured cost of this operation for this engine. */
@@ -93,9 +114,23 @@ export async function metered<T>(accounts: Accounts, caller: Caller | null, mete
   const meter = new Meter(accounts, caller, metering, reservation);
   try {
     return await run(meter);
+  } catch (error) {
+    meter.refund(); // an answer settled and then a failure: the call did not succeed
+    throw error;
   } finally {
     meter.release();
   }
+}
+
+const REFUND = Symbol('refund');
+
+/**
+ * Takes back the charge and history row of an answer that was settled but not delivered as a
+ * success (its response failed to serialize, or ended as an error): transports call it when the
+ * response they send for it is not a 2xx/3xx. Does nothing for an answer that charged nothing.
+ */
+export function refundAnswer(answer: Answer<unknown>): void {
+  (answer as unknown as Record<symbol, (() => void) | undefined>)[REFUND]?.();
 }
 
 /** Paging of a listing, as every listing answers it. */

@@ -16,6 +16,7 @@ import type { EditorFacts } from '../editor/editor-facts';
 import type { ReposStore } from '../store/repos-store';
 import type { FilesStore } from '../store/files-store';
 import type { A2aTasksStore } from '../store/a2a-tasks-store';
+import type { GithubTokens } from '../accounts/github-tokens';
 
 /** The engine's services and stores the operations are built on (nothing outside the engine sees them). */
 export interface EngineParts {
@@ -38,4 +39,5 @@ export interface EngineParts {
   reposStore: ReposStore;
   filesStore: FilesStore;
   a2aTasks: A2aTasksStore;
+  github: GithubTokens;
 }

@@ -13,7 +13,8 @@ import { detectLanguage } from '../indexer/languages';
 import { git, headOf } from './git';
 import type { IndexQueue } from './index-queue';
 import { parseRepoLocation, type RepoLocation } from './repo-url';
-import { mayRead } from './access';
+import type { RepoAccess } from './access';
+import type { GithubTokens } from '../accounts/github-tokens';
 import { realPathOf, refuseDataDir, relationToDataDir } from './data-dir-guard';
 
 export interface RepositoriesConfig {
@@ -21,7 +22,10 @@ export interface RepositoriesConfig {
   dataDir: string;
   /** Local folders callers may index (and everything below them). */
   allowedRoots: string[];
-  githubToken?: string;
+  /** Who may read and index what (the access rule). */
+  access: RepoAccess;
+  /** GitHub tokens: the caller's own (the owner's is GITHUB_TOKEN), and the API that says what a token may read. */
+  github: GithubTokens;
   walkOptions: WalkOptions;
   /** Refuses one more repository over the caller's plan cap (403 naming the plan needed); plans are configuration. */
   repoCap?: (caller: Caller, count: number) => void;
@@ -64,8 +68,15 @@ export class Repositories {
     }
     // Whether the caller may read a local path is settled before anything about the path is told
     // (its existence included), and before the repository count, which would tell that it is registered.
-    if (location.kind === 'local') this.checkLocalFolder(location);
-    const existing = this.repos.getByUrl(location.url);
+    if (location.kind === 'local') this.checkLocalFolder(location, caller);
+    let existing = this.repos.getByUrl(location.url);
+    // A private repository someone else added is theirs until this caller's own token proves
+    // GitHub lets them read it; until then it is answered as a repository that does not exist.
+    let probed: 'public' | 'private' | null = null;
+    if (existing && existing.source === 'git' && existing.visibility === 'private' && !this.repos.hasAccess(caller.userId, existing.id)) {
+      probed = await this.probeRemote(location as Extract<RepoLocation, { kind: 'github' }>, caller);
+      existing = this.repos.getByUrl(location.url);
+    }
     if (!existing || !this.repos.hasAccess(caller.userId, existing.id)) this.checkRepoLimit(caller);
     if (existing) {
       this.repos.grantAccess(caller.userId, existing.id);
@@ -73,19 +84,21 @@ export class Repositories {
       if (wantsUpdate) {
         if (request.branch && request.branch !== existing.branch) this.repos.setBranch(existing.id, request.branch);
         this.repos.setState(existing.id, 'queued');
-        this.queue.enqueue(existing.id, existing.source === 'git' ? (r) => this.fetchClone(r) : undefined);
+        const token = existing.visibility === 'private' ? this.config.github.tokenFor(caller) : undefined;
+        this.queue.enqueue(existing.id, existing.source === 'git' ? (r) => this.fetchClone(r, token) : undefined);
       }
       return { repo: this.repos.get(existing.id)!, created: false, queued: wantsUpdate, ...this.tree(existing) };
     }
     const id = newId();
     if (location.kind === 'github') {
-      const visibility = await this.probeRemote(location);
+      const visibility = probed ?? await this.probeRemote(location, caller);
+      const token = visibility === 'private' ? this.config.github.tokenFor(caller) : undefined;
       this.repos.insert({
         id, url: location.url, name: location.name, rootPath: path.join(this.config.dataDir, 'repos', id),
         source: 'git', branch: request.branch ?? null, visibility,
       });
       this.repos.grantAccess(caller.userId, id);
-      this.queue.enqueue(id, (r) => this.clone(r, location));
+      this.queue.enqueue(id, (r) => this.clone(r, location, token));
     } else {
       const head = await headOf(location.path);
       this.repos.insert({
@@ -103,7 +116,7 @@ export class Repositories {
   registerLocalFolder(userId: string, folder: string): RepoRecord {
     const location = parseRepoLocation(path.resolve(folder), 'folder');
     if (location.kind !== 'local') throw new LoupeError('INTERNAL', `${folder} did not parse as a local folder`);
-    this.checkLocalFolder(location, false);
+    this.checkLocalFolder(location, null);
     let repo = this.repos.getByUrl(location.url);
     if (!repo) {
       this.repos.insert({
@@ -136,7 +149,8 @@ export class Repositories {
     const interrupted = this.repos.all().filter((r) => r.updating);
     for (const repo of interrupted) {
       const needsClone = repo.source === 'git' && !fs.existsSync(path.join(repo.rootPath, '.git'));
-      this.queue.enqueue(repo.id, needsClone ? (r) => this.clone(r, parseRepoLocation(r.url) as Extract<RepoLocation, { kind: 'github' }>) : undefined);
+      const token = repo.visibility === 'private' ? this.tokenOfAReader(repo) : undefined;
+      this.queue.enqueue(repo.id, needsClone ? (r) => this.clone(r, parseRepoLocation(r.url) as Extract<RepoLocation, { kind: 'github' }>, token) : undefined);
     }
     return interrupted;
   }
@@ -145,7 +159,7 @@ export class Repositories {
   status(caller: Caller, url: string): RepoRecord {
     const location = parseRepoLocation(url);
     const repo = this.repos.getByUrl(location.url);
-    if (!repo || !this.repos.hasAccess(caller.userId, repo.id)) throw notFound('repository');
+    if (!repo || !this.repos.hasAccess(caller.userId, repo.id) || !this.config.access.mayRead(caller.userId, repo)) throw notFound('repository');
     return this.refreshPresence(repo);
   }
 
@@ -160,7 +174,7 @@ export class Repositories {
         repo = undefined;
       }
     }
-    if (!mayRead(this.repos, caller.userId, repo)) throw notFound('repository');
+    if (!this.config.access.mayRead(caller.userId, repo)) throw notFound('repository');
     return repo;
   }
 
@@ -203,13 +217,23 @@ export class Repositories {
 
   /**
    * In this order, so that a refusal tells nothing about the path: inside the allowed roots (as a
-   * real path, resolved through its deepest existing folder), apart from the data dir, and only then
-   * an existing folder. `owner`: the command line or the editor, which may name any folder.
+   * real path, resolved through its deepest existing folder) and, for a user other than the owner,
+   * inside a folder the owner shares with them (one answer for both, whether or not the path exists
+   * or is indexed); apart from the data dir; and only then an existing folder. `caller` null: the
+   * command line or the editor, which may name any folder.
    */
-  private checkLocalFolder(location: Extract<RepoLocation, { kind: 'local' }>, enforceRoots = true): void {
+  private checkLocalFolder(location: Extract<RepoLocation, { kind: 'local' }>, caller: Caller | null): void {
+    const enforceRoots = caller !== null;
     const field = enforceRoots ? 'url' : 'folder';
-    if (enforceRoots && !this.config.allowedRoots.some((root) => isInside(root, realPathOf(location.path)))) {
-      throw new LoupeError('PATH_NOT_ALLOWED', `url: ${location.path} is outside the folders this server may read (start it with --allow DIR to add one)`, { field: 'url' });
+    if (caller) {
+      const real = realPathOf(location.path);
+      const inRoots = this.config.allowedRoots.some((root) => isInside(root, real));
+      if (!caller.isOwner && (!inRoots || !this.config.access.mayIndexLocal(caller.userId, real))) {
+        throw new LoupeError('PATH_NOT_ALLOWED', `url: ${location.path} is not a folder you may index: local folders are the server owner's, who may share one with you (sharedFolders in accounts.json)`, { field: 'url' });
+      }
+      if (!inRoots) {
+        throw new LoupeError('PATH_NOT_ALLOWED', `url: ${location.path} is outside the folders this server may read (start it with --allow DIR to add one)`, { field: 'url' });
+      }
     }
     refuseDataDir(location.path, this.config.dataDir, { field, forOwner: !enforceRoots });
     let real: string;
@@ -223,25 +247,37 @@ export class Repositories {
     }
   }
 
-  /** Checks the remote answers before anything is recorded; public when it answers without a token. */
-  private async probeRemote(location: Extract<RepoLocation, { kind: 'github' }>): Promise<'public' | 'private'> {
+  /**
+   * Checks the remote answers before anything is recorded: public when git reaches it without a
+   * token; else private when GitHub lets the caller's own token read it (the owner's: GITHUB_TOKEN).
+   * A repository that does not exist and one the caller may not read get the same answer.
+   */
+  private async probeRemote(location: Extract<RepoLocation, { kind: 'github' }>, caller: Caller): Promise<'public' | 'private'> {
     try {
-      await git(['ls-remote', '--heads', location.cloneUrl], { timeoutMs: 30_000 });
+      await git(['ls-remote', '--heads', '--end-of-options', location.cloneUrl], { timeoutMs: 30_000 });
       return 'public';
     } catch (error) {
-      if (this.config.githubToken) {
-        try {
-          await git(['ls-remote', '--heads', location.cloneUrl], { timeoutMs: 30_000, token: this.config.githubToken });
-          return 'private';
-        } catch (withToken) {
-          throw new LoupeError('NOT_A_REPOSITORY', `url: ${location.url} is not a reachable git repository (${firstLine(withToken)})`, { field: 'url' });
-        }
-      }
-      throw new LoupeError('NOT_A_REPOSITORY', `url: ${location.url} is not a reachable git repository (${firstLine(error)}); set GITHUB_TOKEN for private repositories`, { field: 'url' });
+      this.log.debug(`ls-remote ${location.url} without a token: ${firstLine(error)}`);
     }
+    const token = this.config.github.tokenFor(caller);
+    if (token) {
+      const [owner, name] = location.name.split('/');
+      const seen = await this.config.github.probe(owner, name, token);
+      if (seen.readable) return seen.private ? 'private' : 'public';
+    }
+    throw new LoupeError('NOT_A_REPOSITORY', `url: ${location.url} is not a reachable git repository, or it is private and your GitHub token cannot read it (link yours with PUT /v2/keys/github-token)`, { field: 'url' });
   }
 
-  private async clone(repo: RepoRecord, location: Extract<RepoLocation, { kind: 'github' }>): Promise<void> {
+  /** For a clone with nobody asking (a restart): the token of a user who added the repository. */
+  private tokenOfAReader(repo: RepoRecord): string | undefined {
+    for (const userId of this.repos.readersOf(repo.id)) {
+      const token = this.config.github.tokenFor({ userId, isOwner: this.config.access.isOwner(userId) });
+      if (token) return token;
+    }
+    return undefined;
+  }
+
+  private async clone(repo: RepoRecord, location: Extract<RepoLocation, { kind: 'github' }>, token: string | undefined): Promise<void> {
     const target = repo.rootPath;
     const partial = `${target}.partial`;
     fs.rmSync(partial, { recursive: true, force: true });
@@ -250,7 +286,7 @@ export class Repositories {
     if (repo.branch) args.push(`--branch=${repo.branch}`, '--single-branch');
     args.push('--end-of-options', location.cloneUrl, partial);
     this.log.info(`cloning ${location.url}`);
-    await git(args, { token: repo.visibility === 'private' ? this.config.githubToken : undefined, timeoutMs: 30 * 60_000 });
+    await git(args, { token: repo.visibility === 'private' ? token : undefined, timeoutMs: 30 * 60_000 });
     fs.rmSync(target, { recursive: true, force: true });
     fs.renameSync(partial, target); // a clone appears whole or not at all
     const head = await headOf(target);
@@ -258,11 +294,11 @@ export class Repositories {
     this.repos.setState(repo.id, 'indexing', { headCommit: head.commit });
   }
 
-  private async fetchClone(repo: RepoRecord): Promise<void> {
+  private async fetchClone(repo: RepoRecord, callerToken: string | undefined): Promise<void> {
     if (!fs.existsSync(path.join(repo.rootPath, '.git'))) {
-      return this.clone(repo, parseRepoLocation(repo.url) as Extract<RepoLocation, { kind: 'github' }>);
+      return this.clone(repo, parseRepoLocation(repo.url) as Extract<RepoLocation, { kind: 'github' }>, callerToken);
     }
-    const token = repo.visibility === 'private' ? this.config.githubToken : undefined;
+    const token = repo.visibility === 'private' ? callerToken : undefined;
     const ref = repo.branch ?? 'HEAD';
     await git(['fetch', '--quiet', '--depth', '500', '--end-of-options', 'origin', ref], { cwd: repo.rootPath, token, timeoutMs: 30 * 60_000 });
     await git(['reset', '--quiet', '--hard', 'FETCH_HEAD'], { cwd: repo.rootPath });

@@ -61,7 +61,7 @@ export class CodeOps {
     if (fallback.info.kind === 'llm') return fallback;
     const llm = (await this.models.list()).find((m) => m.kind === 'llm');
     if (!llm) {
-      throw new LoupeError('SERVICE_UNAVAILABLE', `${op} needs a generative chat model and none is configured: set LOUPE_CHAT_BASE_URL and LOUPE_CHAT_MODELS (an OpenAI-compatible server such as Ollama) or use the editor's models`);
+      throw new LoupeError('MODEL_NOT_CONFIGURED', `${op} needs a generative chat model and none is configured: set LOUPE_CHAT_BASE_URL and LOUPE_CHAT_MODELS (an OpenAI-compatible server such as Ollama) or use the editor's models`);
     }
     return this.models.resolve(llm.id);
   }

@@ -7,7 +7,7 @@ import type { VectorIndex } from '../embed/vector-index';
 import type { RepoRecord } from '../types';
 import { isUuid } from '../util/ids';
 import { parseRepoLocation } from '../repos/repo-url';
-import { mayRead } from '../repos/access';
+import type { RepoAccess } from '../repos/access';
 import { allowedFiles, unindexedFiles } from './filters';
 import { grepCode, grepDocs, grepHits, type GrepContext } from './grep';
 import { GrepSamples, type GrepIndexUse } from './grep-plan';
@@ -25,6 +25,12 @@ export interface SearchOptions {
   grepBudgetMs: number;
   /** Cap on matched lines a grep collects. */
   maxGrepMatches: number;
+  /**
+   * Greps one user may have running at once (default 2): past it, 429 with Retry-After before any
+   * work. Each takes at most as many workers as the pool has threads, so one user's runaway
+   * patterns hold a bounded share of the workers and the rest stay for everyone else.
+   */
+  maxScansPerUser: number;
   /** Whether grep_code narrows files with the trigram index: when it pays (auto), always or never (tests use both). */
   grepIndex: GrepIndexUse;
 }
@@ -33,7 +39,7 @@ export interface SearchOptions {
 export const SEMANTIC_PAGE_LIMIT = 20;
 export const GREP_PAGE_LIMIT = 1000;
 
-export const DEFAULT_SEARCH_OPTIONS: SearchOptions = { grepBudgetMs: 5000, maxGrepMatches: 10000, grepIndex: 'auto' };
+export const DEFAULT_SEARCH_OPTIONS: SearchOptions = { grepBudgetMs: 5000, maxGrepMatches: 10000, grepIndex: 'auto', maxScansPerUser: 2 };
 
 /** POST /v2/search without `chat`: semantic (hybrid), grep over code, grep over file docs. */
 export class SearchService {
@@ -48,12 +54,16 @@ export class SearchService {
     private readonly vectorsStore: VectorsStore,
     readonly vectors: VectorIndex,
     private readonly repos: ReposStore,
+    private readonly access: RepoAccess,
     private readonly log: Logger,
     options: Partial<SearchOptions> = {},
   ) {
     this.options = { ...DEFAULT_SEARCH_OPTIONS, ...options };
     this.pool = new GrepPool();
   }
+
+  /** Greps running per user (maxScansPerUser). */
+  private readonly scans = new Map<string, number>();
 
   /** The documentation service, which sits above search, hands itself in here. */
   setDocSource(docs: DocSource | null): void {
@@ -103,18 +113,29 @@ export class SearchService {
       extra = { retriever, embedding: hybrid.embedding };
     } else {
       const q = parseGrepQuery(req.query);
-      const ctx: GrepContext = {
-        store: this.store, pool: this.pool, docs: this.docs, repos, repoIds, allowed, limit, offset,
-        unindexed: mode === 'grep_code' ? unindexedFiles(this.store, repoIds, fileFilters) : [],
-        maxMatches: req.maxMatches ?? this.options.maxGrepMatches, budgetMs: this.options.grepBudgetMs,
-        visibility: req.filters?.visibility, functionNames: req.filters?.functionNames,
-        index: this.options.grepIndex, samples: this.samples,
-      };
-      const run = mode === 'grep_code' ? await grepCode(q, ctx) : await grepDocs(q, ctx);
-      Object.assign(timings, run.timings);
-      if (run.truncated) warnings.push(`more than ${ctx.maxMatches} lines matched; the rest were not collected`);
-      result = grepHits(scope, run, ctx, mode === 'grep_docs');
-      extra = { candidates: { files: run.candidateFiles, scanned: run.scannedFiles } };
+      const running = this.scans.get(userId) ?? 0;
+      if (running >= this.options.maxScansPerUser) {
+        throw new LoupeError('RATE_LIMITED', `you have ${running} greps running (at most ${this.options.maxScansPerUser} at once); retry when one has finished`,
+          { retry_after: 1 }, { 'Retry-After': '1' });
+      }
+      this.scans.set(userId, running + 1);
+      try {
+        const ctx: GrepContext = {
+          store: this.store, pool: this.pool, docs: this.docs, repos, repoIds, allowed, limit, offset,
+          unindexed: mode === 'grep_code' ? unindexedFiles(this.store, repoIds, fileFilters) : [],
+          maxMatches: req.maxMatches ?? this.options.maxGrepMatches, budgetMs: this.options.grepBudgetMs,
+          visibility: req.filters?.visibility, functionNames: req.filters?.functionNames,
+          index: this.options.grepIndex, samples: this.samples,
+        };
+        const run = mode === 'grep_code' ? await grepCode(q, ctx) : await grepDocs(q, ctx);
+        Object.assign(timings, run.timings);
+        if (run.truncated) warnings.push(`more than ${ctx.maxMatches} lines matched; the rest were not collected`);
+        result = grepHits(scope, run, ctx, mode === 'grep_docs');
+        extra = { candidates: { files: run.candidateFiles, scanned: run.scannedFiles } };
+      } finally {
+        const left = (this.scans.get(userId) ?? 1) - 1;
+        if (left > 0) this.scans.set(userId, left); else this.scans.delete(userId);
+      }
     }
 
     if (req.fields) {
@@ -137,11 +158,13 @@ export class SearchService {
     }
     const out = new Map<string, RepoRecord>();
     if (!repoIds.length && !repoUrls.length) {
-      for (const r of this.repos.list({ userId, scope: 'private', limit: 10000, offset: 0, orderBy: 'created_at', order: 'asc' }).items) out.set(r.id, r);
+      for (const r of this.repos.list({ userId, scope: 'private', limit: 10000, offset: 0, orderBy: 'created_at', order: 'asc' }).items) {
+        if (this.access.mayRead(userId, r)) out.set(r.id, r);
+      }
       return out;
     }
     const unknown: string[] = [];
-    const readable = (r: RepoRecord | undefined): r is RepoRecord => mayRead(this.repos, userId, r);
+    const readable = (r: RepoRecord | undefined): r is RepoRecord => this.access.mayRead(userId, r);
     for (const id of repoIds) {
       const r = isUuid(id) ? this.repos.get(id.toLowerCase()) : undefined;
       if (readable(r)) out.set(r!.id, r!); else unknown.push(id);

@@ -30,6 +30,14 @@ export interface KeyRow {
   parent_key_id: string | null;
 }
 
+export interface GithubTokenRow {
+  user_id: string;
+  sealed: string;
+  hint: string;
+  login: string | null;
+  linked_at: string;
+}
+
 export type NewKey = Pick<KeyRow, 'id' | 'user_id' | 'key_hash' | 'key_hint' | 'state' | 'is_primary'> & Partial<Pick<KeyRow, 'kind' | 'expires_at' | 'parent_key_id'>>;
 
 /**
@@ -239,6 +247,32 @@ export class SqliteAccountsStore {
   /** Ledger rows kept (for the storage bound; tests and benchmarks). */
   ledgerRows(userId: string): number {
     return (this.db.prepare('SELECT count(*) AS n FROM credit_ledger WHERE user_id = ?').get(userId) as { n: number }).n;
+  }
+
+  /** The user's linked GitHub token, sealed (see accounts/github-tokens.ts). */
+  githubToken(userId: string): GithubTokenRow | undefined {
+    return this.db.prepare('SELECT * FROM github_tokens WHERE user_id = ?').get(userId) as GithubTokenRow | undefined;
+  }
+
+  setGithubToken(row: Omit<GithubTokenRow, 'linked_at'>): void {
+    this.db.prepare(`INSERT INTO github_tokens (user_id, sealed, hint, login, linked_at) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (user_id) DO UPDATE SET sealed = excluded.sealed, hint = excluded.hint, login = excluded.login, linked_at = excluded.linked_at`)
+      .run(row.user_id, row.sealed, row.hint, row.login, nowIso());
+  }
+
+  deleteGithubToken(userId: string): boolean {
+    return this.db.prepare('DELETE FROM github_tokens WHERE user_id = ?').run(userId).changes > 0;
+  }
+
+  /**
+   * Takes back one charge that recordCharge wrote at `at` (ISO): its minute's row loses the call and
+   * its credits (the balance follows by trigger), and goes when no call is left in it.
+   */
+  takeBackCharge(ref: { userId: string; operation: string; credits: number; at: string }): void {
+    const minute = ref.at.slice(0, 16);
+    this.db.prepare('UPDATE credit_ledger SET credits = credits - ?, calls = calls - 1 WHERE user_id = ? AND operation = ? AND period = ?')
+      .run(ref.credits, ref.userId, ref.operation, minute);
+    this.db.prepare('DELETE FROM credit_ledger WHERE user_id = ? AND operation = ? AND period = ? AND calls <= 0').run(ref.userId, ref.operation, minute);
   }
 }
 

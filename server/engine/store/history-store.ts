@@ -61,6 +61,15 @@ export class SqliteHistoryStore {
     ).run(row);
   }
 
+  /** Takes back one row (a call that did not succeed after all); a conversation it alone made goes with it. */
+  delete(id: string): void {
+    const row = this.db.prepare('SELECT conversation_id FROM history WHERE id = ?').get(id) as { conversation_id: string | null } | undefined;
+    this.db.prepare('DELETE FROM history WHERE id = ?').run(id);
+    if (row?.conversation_id) {
+      this.db.prepare('DELETE FROM conversations WHERE id = ? AND NOT EXISTS (SELECT 1 FROM history WHERE conversation_id = ?)').run(row.conversation_id, row.conversation_id);
+    }
+  }
+
   get(id: string): HistoryRow | undefined {
     return this.db.prepare('SELECT * FROM history WHERE id = ?').get(id) as HistoryRow | undefined;
   }

@@ -47,6 +47,11 @@ export class SqliteReposStore {
     return this.db.prepare('SELECT 1 FROM user_repos WHERE user_id = ? AND repo_id = ?').get(userId, repoId) !== undefined;
   }
 
+  /** The users who added a repository (or were given it), first come first. */
+  readersOf(repoId: string): string[] {
+    return (this.db.prepare('SELECT user_id FROM user_repos WHERE repo_id = ? ORDER BY created_at').all(repoId) as { user_id: string }[]).map((r) => r.user_id);
+  }
+
   countForUser(userId: string): number {
     return (this.db.prepare('SELECT count(*) AS n FROM user_repos WHERE user_id = ?').get(userId) as { n: number }).n;
   }

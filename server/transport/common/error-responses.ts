@@ -10,7 +10,9 @@ const DESCRIPTIONS: Record<number, string> = {
   409: 'The resource is in a state that does not allow the operation.',
   429: 'Rate limited; retry after Retry-After seconds.',
   500: 'Unexpected failure; retry with backoff.',
+  501: 'No generative chat model is configured on this server; not retryable until one is.',
   503: 'A service the operation needs is temporarily unavailable.',
+  507: 'The disk that holds the data dir is full; nothing was half-written.',
 };
 
 /** The error responses of a route, all in the ErrorBody shape, for its OpenAPI entry. */

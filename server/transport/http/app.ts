@@ -11,7 +11,7 @@ import { ErrorBody } from '../../../protocol/api/common';
 import { validatorCompiler } from './validation';
 import { frameworkErrors, makeErrorHandler } from './errors';
 import { errorBody } from '../common/error-body';
-import { authenticateRequest } from './context';
+import { authenticateRequest, refundUndelivered } from './context';
 import { reposRoutes } from './routes/v2/repos';
 import { filesRoutes } from './routes/v2/files';
 import { historyRoutes } from './routes/v2/history';
@@ -72,6 +72,11 @@ export async function createApp(ops: Operations, log: Logger, options: AppOption
       : new LoupeError('ROUTE_NOT_FOUND', `no route ${request.method} ${pathname}`);
     if (allowed.length) reply.header('Allow', allowed.join(', '));
     return reply.code(error.status).send(errorBody(error));
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    refundUndelivered(request, reply);
+    return payload;
   });
 
   app.addHook('onRequest', async (request) => {

@@ -1,10 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Answer, Caller, CallContext, Operations } from '../../engine/operations';
+import { refundAnswer, type Answer, type Caller, type CallContext, type Operations } from '../../engine/operations';
 import { LoupeError } from '../../engine/errors';
 
 declare module 'fastify' {
   interface FastifyRequest {
     caller?: Caller;
+    /** The answer sent for this request: if the response ends as an error after all, its charge is taken back. */
+    answer?: Answer<unknown>;
   }
   interface FastifyContextConfig {
     /** True for routes that need no X-API-Key. */
@@ -32,6 +34,7 @@ export function callContext(request: FastifyRequest, reply: FastifyReply): CallC
 
 /** The success envelope around an operation's answer: `{status, message?, data, pagination?, meta}`. */
 export function send<T>(reply: FastifyReply, answer: Answer<T>) {
+  reply.request.answer = answer;
   return reply.send({
     status: 'success',
     ...(answer.message ? { message: answer.message } : {}),
@@ -39,6 +42,22 @@ export function send<T>(reply: FastifyReply, answer: Answer<T>) {
     ...(answer.pagination ? { pagination: answer.pagination } : {}),
     meta: answer.meta,
   });
+}
+
+/**
+ * The last step before a response is written (an `onSend` hook): an answer that was settled (charged,
+ * history written) but whose response is an error after all (it failed to serialize, so the client
+ * gets a 500) is refunded, so a call that does not succeed costs nothing and leaves no history.
+ */
+export function refundUndelivered(request: FastifyRequest, reply: FastifyReply): void {
+  const answer = request.answer;
+  if (!answer || reply.statusCode < 400) return;
+  request.answer = undefined;
+  try {
+    refundAnswer(answer);
+  } catch (error) {
+    request.log.error(`could not take back the charge of a failed response: ${(error as Error).message}`);
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Migration } from '../migrations';
 import * as accounts from './001-accounts';
 import * as ledgerPeriods from './002-ledger-periods';
+import * as githubTokens from './003-github-tokens';
 
 /**
  * Numbered migrations of the accounts database (DATA_DIR/accounts.db), a sequence of its own. Never
@@ -9,4 +10,5 @@ import * as ledgerPeriods from './002-ledger-periods';
 export const ACCOUNTS_MIGRATIONS: Migration[] = [
   { version: 1, name: 'accounts', sql: accounts.sql },
   { version: 2, name: 'ledger-periods', sql: ledgerPeriods.sql },
+  { version: 3, name: 'github-tokens', sql: githubTokens.sql },
 ];

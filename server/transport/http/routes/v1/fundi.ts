@@ -46,7 +46,7 @@ export async function fundiRoutes(fastify: FastifyInstance, ops: Operations): Pr
     schema: {
       operationId: 'fundiExplain', tags: ['v1'], deprecated: true,
       summary: `Legacy explain: a snippet through a generative model (${CODE_OP_COST} credits + usage), or an indexed file through research (POST /v2/search, chat: true)`,
-      body: ExplainRequest, response: { 200: Envelope(ExplainResult), ...errors(400, 401, 402, 404, 503) },
+      body: ExplainRequest, response: { 200: Envelope(ExplainResult), ...errors(400, 401, 402, 404, 501, 503) },
     },
   }, async (request, reply) => send(reply, await ops.legacy.explain(callerOf(request), request.body, callContext(request, reply))));
 
@@ -55,7 +55,7 @@ export async function fundiRoutes(fastify: FastifyInstance, ops: Operations): Pr
       schema: {
         operationId: `fundi${op[0].toUpperCase()}${op.slice(1)}`, tags: ['v1'], deprecated: true,
         summary: `Legacy ${op}: a generative chat model ${op}s the code sent (${CODE_OP_COST} credits + model usage)`,
-        body: CodeOpRequest, response: { 200: Envelope(CodeOpResult), ...errors(400, 401, 402, 503) },
+        body: CodeOpRequest, response: { 200: Envelope(CodeOpResult), ...errors(400, 401, 402, 501, 503) },
       },
     }, async (request, reply) => send(reply, await ops.legacy.codeOp(callerOf(request), op, request.body, callContext(request, reply))));
   }

@@ -20,7 +20,7 @@ export async function authRoutes(fastify: FastifyInstance, ops: Operations): Pro
         'password: the password goes in X-Service-Auth-Password (alias X-Auth-Password), at least 10 characters; sign-up and sign-in return an active key and a session at once.',
       body: AuthenticateRequest,
       headers: AuthHeaders,
-      response: { 200: Envelope(AuthResult), ...errors(400, 409, 429, 503) },
+      response: { 200: Envelope(AuthResult), ...errors(400, 409, 429, 503, 507) },
     },
     config: { public: true },
     // A password in the body is refused before validation, with a message that does not repeat it.
@@ -50,7 +50,7 @@ export async function authRoutes(fastify: FastifyInstance, ops: Operations): Pro
       operationId: 'resend', tags: ['auth'], security: [],
       summary: 'Send a new code (rate limited; the answer does not say whether a mail was sent)',
       body: ResendRequest,
-      response: { 200: Envelope(ResendResult), ...errors(400, 429, 503) },
+      response: { 200: Envelope(ResendResult), ...errors(400, 429, 503, 507) },
     },
     config: { public: true },
   }, async (request, reply) => send(reply, await ops.auth.resend(request.body, callContext(request, reply))));

@@ -26,7 +26,7 @@ export async function searchRoutes(fastify: FastifyInstance, ops: Operations, lo
           description: 'JSON search results; or, with chat: true and Accept: application/x-ndjson, the research stream.',
           content: { 'application/json': { schema: PagedEnvelope(SearchData) }, ...researchStreamContent },
         },
-        ...errors(400, 401, 402, 406),
+        ...errors(400, 401, 402, 406, 429),
       },
     },
     // With chat: true the answer is a stream: it takes one of the key's stream slots (guard.ts), 429 when none is free.
