@@ -64,12 +64,13 @@ const ratio = (xs: boolean[]) => (xs.length ? Math.round((xs.filter(Boolean).len
 
 async function main() {
   const { values } = parseArgs({ options: {
-    verbose: { type: 'boolean', default: false }, corpus: { type: 'string' }, assist: { type: 'string' },
+    verbose: { type: 'boolean', default: false }, corpus: { type: 'string' }, assist: { type: 'string' }, data: { type: 'string' },
   } });
   const corpora = (values.corpus ? [values.corpus] : ['hono', 'flask']) as ResearchQuestion['corpus'][];
   const rows: { q: ResearchQuestion; right: boolean; firstChunkMs: number; words: number }[] = [];
   for (const corpus of corpora) {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-research-eval-'));
+    // --data DIR keeps each index between runs (DIR/<corpus>); without it a temporary one is removed.
+    const dataDir = values.data ? path.join(values.data, corpus) : fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-research-eval-'));
     const folder = corpusFolder(corpus);
     const config: EngineConfig = { dataDir, log: silentLogger, allowedRoots: [folder] };
     if (values.assist) {
@@ -109,7 +110,7 @@ async function main() {
       }
     } finally {
       await engine.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (!values.data) fs.rmSync(dataDir, { recursive: true, force: true });
     }
   }
   const part = (f: (r: (typeof rows)[number]) => boolean) => ratio(rows.filter(f).map((r) => r.right));

@@ -2,6 +2,7 @@ import type { Static } from 'typebox';
 import type { SearchData, SearchHit as WireHitSchema, SearchRequest } from '../../../protocol/api/search';
 import type { SearchHit, SearchOutcome, SearchRequest as EngineSearchRequest } from '../search/types';
 import type { ResearchEvent, ResearchSearchOutcome } from '../research/research';
+import { refersBack } from '../research/lead';
 import type { Answer, CallContext, Caller } from './call';
 import { metered, type Metering } from './metering';
 import type { EngineParts } from './parts';
@@ -84,13 +85,17 @@ export class SearchOperations {
       throw error;
     }
     try {
-      const outcome = await this.e.search.search(caller.userId, toEngineRequest(request));
+      // A follow-up that points back ("where is it called?") searches for the previous answer's subject too.
+      const subject = prepared.subject && refersBack(request.query) ? prepared.subject.name.replace(/^.*\./, '') : null;
+      const engineRequest = toEngineRequest(request);
+      const outcome = await this.e.search.search(caller.userId, subject ? { ...engineRequest, query: `${request.query} ${subject}` } : engineRequest);
       const wire = toWireSearch(outcome);
       found = {
         results: wire.results, total: wire.total,
         meta: { updated_at: new Date().toISOString(), ...accounts.meta(caller.userId), search: wire.search },
         hits: outcome.results.filter((h): h is SearchHit & { filePath: string } => !!h.filePath).map((h) => ({
           repoId: h.repoId, repoName: h.repoName, filePath: h.filePath, startLine: h.startLine ?? null, endLine: h.endLine ?? null, score: h.score,
+          ...(h.type === 'function' && h.name ? { name: h.name } : {}),
         })),
       };
     } catch (error) {
