@@ -10,8 +10,8 @@
  * definition. Reports first-line precision overall, on the held-out part and per project, and the
  * median time to the first chunk. Prints a JSON summary on the last line.
  *
- * --assist URL turns on model-assisted retrieval (query expansion and rerank) against an
- * OpenAI-compatible server at URL (bench/fixed-expansions-server.ts serves fixed answers on 127.0.0.1).
+ * --assist turns on model-assisted retrieval (query expansion and rerank) with an OpenAI-compatible
+ * server on 127.0.0.1 that returns fixed expansions (bench/fixed-expansions-server.ts).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -22,6 +22,7 @@ import { silentLogger } from '../server/engine/log';
 import { newId } from '../server/engine/util/ids';
 import { debianPackage, npmPackage } from '../test/helpers/real-code';
 import { RESEARCH_QUESTIONS, samePlace, type ResearchQuestion } from './research-questions';
+import { EXPANSIONS, startFixedModel } from './fixed-expansions-server';
 
 export const HONO_SPEC = 'hono@4.13.19';
 export const FLASK_DEB = ['python3-flask', '2.2.2-3'] as const;
@@ -64,7 +65,7 @@ const ratio = (xs: boolean[]) => (xs.length ? Math.round((xs.filter(Boolean).len
 
 async function main() {
   const { values } = parseArgs({ options: {
-    verbose: { type: 'boolean', default: false }, corpus: { type: 'string' }, assist: { type: 'string' }, data: { type: 'string' },
+    verbose: { type: 'boolean', default: false }, corpus: { type: 'string' }, assist: { type: 'boolean', default: false }, data: { type: 'string' },
   } });
   const corpora = (values.corpus ? [values.corpus] : ['hono', 'flask']) as ResearchQuestion['corpus'][];
   const rows: { q: ResearchQuestion; right: boolean; firstChunkMs: number; words: number }[] = [];
@@ -73,9 +74,8 @@ async function main() {
     const dataDir = values.data ? path.join(values.data, corpus) : fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-research-eval-'));
     const folder = corpusFolder(corpus);
     const config: EngineConfig = { dataDir, log: silentLogger, allowedRoots: [folder] };
-    if (values.assist) {
-      config.research = { openai: { baseUrl: values.assist, models: ['assist-1'] }, retrievalAssist: { model: 'assist-1' } } as EngineConfig['research'];
-    }
+    const model = values.assist ? await startFixedModel(EXPANSIONS[corpus]) : null;
+    if (model) config.research = { openai: { baseUrl: model.baseUrl, models: ['assist-1'] }, retrieval: { model: 'assist-1' } };
     const engine = new EngineCore(config);
     try {
       const key = newId();
@@ -110,6 +110,7 @@ async function main() {
       }
     } finally {
       await engine.close();
+      await model?.close();
       if (!values.data) fs.rmSync(dataDir, { recursive: true, force: true });
     }
   }

@@ -132,6 +132,8 @@ export interface GroundingSubject {
 
 export function buildGroundingContext(
   store: ResearchStore, question: string, hits: ResearchHit[], limits: GroundingLimits = DEFAULT_GROUNDING_LIMITS, subject: GroundingSubject | null = null,
+  /** Identifiers a model named for the question, best first (retrieval-assist.ts): they lead the choice of the first place. */
+  hints: string[] = [],
 ): GroundingContext {
   const words = questionWords(question);
   const q = readQuestion(question);
@@ -152,7 +154,7 @@ export function buildGroundingContext(
   if (back && !usable.some((h) => h.repoId === back.repoId && h.filePath === back.path)) {
     usable.unshift({ repoId: back.repoId, repoName: back.repoName, filePath: back.path, startLine: back.startLine, endLine: back.startLine, score: 1 });
   }
-  const { lead, related } = chooseLead(q, question, usable, read, back);
+  const { lead, related } = chooseLead(q, question, usable, read, back, hints);
   const seen = new Map<string, ResearchHit>();
   // The lead's file first: the answer starts there.
   const leadHit = lead && usable.find((h) => h.repoId === lead.repoId && h.filePath === lead.path);
@@ -262,6 +264,7 @@ function chooseLead(
   q: ReturnType<typeof readQuestion>, question: string, hits: ResearchHit[],
   read: (repoId: string, path: string) => { row: { repoId: string; path: string }; symbols: ReturnType<ResearchStore['symbols']> } | null,
   subject: GroundingSubject | null,
+  hints: string[],
 ): { lead: LeadPick | null; related: LeadPick[] } {
   const fileRank = new Map<string, number>();
   const hitRank = new Map<string, number>();
@@ -283,7 +286,11 @@ function chooseLead(
     for (const s of found.symbols) {
       if (isImportBinding(s.signature)) continue;
       const name = s.parent ? `${s.parent}.${s.name}` : s.name;
-      candidates.push({ repoId: hit.repoId, repoName: hit.repoName, path: hit.filePath, fileRank: rank, symbol: s, hitRank: hitRank.get(`${key}\0${name}\0${s.startLine}`) });
+      const hint = hints.findIndex((h) => h === name || h === s.name);
+      candidates.push({
+        repoId: hit.repoId, repoName: hit.repoName, path: hit.filePath, fileRank: rank, symbol: s,
+        hitRank: hitRank.get(`${key}\0${name}\0${s.startLine}`), hintRank: hint >= 0 ? hint : undefined,
+      });
     }
   }
   const isSubject = (c: LeadCandidate) => !!subject && c.repoId === subject.repoId && c.path === subject.path

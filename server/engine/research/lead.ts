@@ -102,6 +102,8 @@ export interface LeadInput {
   };
   /** Its rank among the search's function hits, when it is one. */
   hitRank?: number;
+  /** Its rank among the identifiers a model named for the question (retrieval-assist.ts), when it is one. */
+  hintRank?: number;
 }
 
 export interface ScoredLead<T extends LeadInput = LeadInput> { candidate: T; score: number; nameHits: number }
@@ -129,6 +131,7 @@ export interface LeadFeatures {
   kind: number;
   fileRank: number;
   hitRank: number | null;
+  hintRank: number | null;
   container: boolean;
   declaration: boolean;
   test: boolean;
@@ -137,14 +140,14 @@ export interface LeadFeatures {
 }
 
 export const LEAD_WEIGHTS = {
-  name: 2, path: 2, text: 0.5, covered: 2, file: 1.5, hit: 1.5, container: -1, declaration: -4, test: -4, error: -2, noName: -1, subject: 20,
+  name: 2, path: 2, text: 0.5, covered: 2, file: 1.5, hit: 1.5, container: -1, declaration: -4, test: -4, error: -2, noName: -1, subject: 20, hint: 8,
 };
 
 export function leadScore(f: LeadFeatures, w = LEAD_WEIGHTS): number {
   return w.name * f.inName + w.path * f.inPath + w.text * f.inText + w.covered * f.covered + f.kind
     + w.file / (1 + f.fileRank) + (f.hitRank !== null ? w.hit / (1 + f.hitRank) : 0)
     + (f.container ? w.container : 0) + (f.declaration ? w.declaration : 0) + (f.test ? w.test : 0) + (f.error ? w.error : 0)
-    + (f.nameHits ? 0 : w.noName) + (f.subject ? w.subject : 0);
+    + (f.nameHits ? 0 : w.noName) + (f.subject ? w.subject : 0) + (f.hintRank !== null ? w.hint / (1 + f.hintRank) : 0);
 }
 
 export function rankLeads<T extends LeadInput>(q: QuestionWords, candidates: T[], question = '', subject?: (c: T) => boolean): ScoredLead<T>[] {
@@ -189,13 +192,13 @@ export function leadFeatures<T extends LeadInput>(q: QuestionWords, candidates: 
       if (!w.startsWith('\u0000') && textWords.some((n) => meets(w, n) === 1)) inText++;
     });
     const isSubject = !!subject?.(c);
-    if (!nameHits && !inPath && !inText && !isSubject) return;
+    if (!nameHits && !inPath && !inText && !isSubject && c.hintRank === undefined) return;
     const asFunction = (s.kind === 'constant' || s.kind === 'variable') && !!s.signature && /=>|\bfunction\b/.test(s.signature);
     out.push({ candidate: c, features: {
       inName, nameHits, inPath: Math.min(inPath, 2), inText: Math.min(inText, 3),
       covered: nameWords.filter((n) => q.stems.some((w) => meets(w, n) > 0)).length / nameWords.length,
       kind: asFunction ? 1.5 : KIND_WEIGHT[s.kind] ?? -2,
-      fileRank: c.fileRank, hitRank: c.hitRank ?? null,
+      fileRank: c.fileRank, hitRank: c.hitRank ?? null, hintRank: c.hintRank ?? null,
       container: s.endLine - s.startLine > CONTAINER_LINES,
       declaration: isDeclarationPath(c.path) && !q.wantsTypes,
       test: (isTestPath(c.path) || isBenchPath(c.path)) && !q.wantsTests,

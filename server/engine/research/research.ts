@@ -10,6 +10,7 @@ import { buildGroundingContext, DEFAULT_GROUNDING_LIMITS, type GroundingContext,
 import { abortError, type ChatMessage, type ChatUsage } from './model-provider';
 import type { ModelRegistry, ResolvedModel } from './model-registry';
 import { buildPrompt } from './prompt';
+import type { RetrievalAssist } from './retrieval-assist';
 import type { Accounts } from '../accounts/accounts';
 import type { History } from '../accounts/history';
 import type { Reservation } from '../accounts/credits';
@@ -20,6 +21,8 @@ export interface ResearchSearchOutcome {
   total: number;
   meta: Record<string, unknown>;
   hits: ResearchHit[];
+  /** What a retrieval model added (retrieval-assist.ts): identifiers that lead the answer, and its usage, charged with the answer. */
+  assist?: { model: string; identifiers: string[]; reranked: boolean; credits: number; inputTokens: number; outputTokens: number } | null;
 }
 
 export interface ContextFile {
@@ -87,6 +90,9 @@ export function usageCredits(usage: ChatUsage, creditsPer1kTokens: number): numb
 }
 
 export class Research {
+  /** A language model's help with retrieval (query expansion, rerank), when one is configured; off by default. */
+  assist: RetrievalAssist | null = null;
+
   constructor(
     private readonly store: ResearchStore,
     readonly models: ModelRegistry,
@@ -184,7 +190,7 @@ export class PreparedResearch {
 
       // This search's hits first; the previous answer's files fill the rest (grounding dedupes and caps).
       const context: GroundingContext = buildGroundingContext(
-        this.store, this.request.question, [...outcome.hits.slice(0, 5), ...this.carried, ...outcome.hits.slice(5)], DEFAULT_GROUNDING_LIMITS, this.subject,
+        this.store, this.request.question, [...outcome.hits.slice(0, 5), ...this.carried, ...outcome.hits.slice(5)], DEFAULT_GROUNDING_LIMITS, this.subject, outcome.assist?.identifiers ?? [],
       );
       const { info, provider } = this.model;
       const messages = buildPrompt(context, this.history, { contextWindow: info.contextWindow, maxOutput: info.maxOutput });
@@ -203,7 +209,8 @@ export class PreparedResearch {
       const contextFiles: ContextFile[] = context.files.map((f) => ({
         repo_id: f.repoId, repo_name: f.repoName, file_path: f.path, start_line: f.excerpt?.startLine ?? null, end_line: f.excerpt?.endLine ?? null,
       }));
-      const credits = RESEARCH_SEARCH_COST + usageCredits(usage, info.creditsPer1kTokens);
+      // The retrieval model's usage is model usage too, charged with the answer.
+      const credits = RESEARCH_SEARCH_COST + usageCredits(usage, info.creditsPer1kTokens) + (outcome.assist?.credits ?? 0);
       let charged = credits;
       let ref: { historyId: string; conversationId: string | null } | null = null;
       if (this.accounts) {
@@ -215,7 +222,7 @@ export class PreparedResearch {
             category: 'research', query: this.request.question, repoIds: this.request.repoIds ?? [],
             conversationId: this.request.conversationId ?? null, newConversation: !this.request.conversationId,
             summary: `${info.id}: ${outcome.total} results, answer of ${answer.length} characters from ${contextFiles.length} files`,
-            result: { model: info.id, answer: answer.slice(0, KEPT_ANSWER_CHARS), context_files: contextFiles, usage, subject: keptSubject(context) },
+            result: { model: info.id, answer: answer.slice(0, KEPT_ANSWER_CHARS), context_files: contextFiles, usage, subject: keptSubject(context), ...(outcome.assist ? { retrieval: outcome.assist } : {}) },
             durationMs: Date.now() - started,
           },
         });
