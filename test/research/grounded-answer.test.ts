@@ -28,7 +28,7 @@ async function ask(t: TestEngine, caller: Caller, query: string, extra: Record<s
 }
 
 /** Prose words: the answer without its code blocks and its sources list. */
-const proseWords = (answer: string) => answer.replace(/```[\s\S]*?```/g, '').split('Sources:')[0].split(/\s+/).filter(Boolean).length;
+const proseWords = (answer: string) => answer.replace(/```[\s\S]*?```/g, '').split('### Sources')[0].split(/\s+/).filter(Boolean).length;
 
 const write = (root: string, files: Record<string, string>) => {
   for (const [p, text] of Object.entries(files)) {
@@ -80,9 +80,11 @@ test('the first line names the function that verifies, not the type, the declara
   assert.match(answer, /It is called by `readSession` \(src\/session\.ts:4\)/);
   assert.doesNotMatch(answer, /test\/cookie\.test\.ts|bench\/cookie\.bench\.ts/, 'test and benchmark code only when asked');
   assert.ok(proseWords(answer) <= 250, `${proseWords(answer)} words`);
-  const sources = answer.slice(answer.indexOf('Sources:')).split('\n').filter((l) => /^\d+\. /.test(l)).map((l) => l.replace(/^\d+\. /, '').split(':')[0]);
+  const sources = answer.slice(answer.indexOf('### Sources')).split('\n').filter((l) => /^\d+\. /.test(l)).map((l) => l.replace(/^\d+\. /, '').split(':')[0]);
   assert.deepEqual(sources, [...new Set(sources)], 'each file once');
-  assert.equal(answer.split('Sources:').length, 2, 'one sources list');
+  assert.equal(answer.split('### Sources').length, 2, 'one sources list');
+  // webview/research-view.ts answerListsSources(): a Sources heading means the view shows this list and no second one.
+  assert.match(answer, /^#{1,6}\s*Sources\b/im);
 });
 
 test('tests and benchmarks lead when the question asks for them', async () => {

@@ -157,11 +157,12 @@ export function* composeGroundedAnswer(context: GroundingContext, options: Groun
   const byFile = new Map<string, { start: number; end: number }[]>();
   for (const c of cited.values()) byFile.set(c.path, [...(byFile.get(c.path) ?? []), c]);
   const repoOf = new Map(files.map((f) => [f.path, f.repoName]));
-  yield 'Sources:\n';
+  yield '### Sources\n';
   let n = 0;
   for (const [path, spans] of byFile) {
-    const lines = [...new Set(spans.sort((a, b) => a.start - b.start).map((c) => (c.end !== c.start ? `${c.start}-${c.end}` : `${c.start}`)))].join(', ');
-    yield `${++n}. ${path}:${lines}${repoOf.get(path) ? ` (${repoOf.get(path)})` : ''}\n`;
+    // Each file once, at the first place the answer cites in it.
+    const c = spans[0];
+    yield `${++n}. ${at(path, c.start, c.end)}${repoOf.get(path) ? ` (${repoOf.get(path)})` : ''}\n`;
   }
   yield `\n${notice}`;
 }
