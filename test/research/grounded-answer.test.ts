@@ -117,6 +117,9 @@ test('a follow-up that points back ("where is it called?") is about the previous
   const followUp = await ask(t, caller, 'where is it called?', { conversation_id: first.done.conversation_id });
   assert.match(firstLine(followUp.answer), /^`area` in src\/app\/area\.ts:5-7/, followUp.answer);
   assert.match(followUp.answer, /It is called by `main` \(src\/app\/main\.ts:9\)/);
+  // A follow-up with a subject of its own is about that subject.
+  const other = await ask(t, caller, 'which function adds the length to a label', { conversation_id: first.done.conversation_id });
+  assert.doesNotMatch(firstLine(other.answer), /^`area`/, other.answer);
   // Without the thread the same words find nothing to lead with.
   const alone = await ask(t, caller, 'where is it called?');
   assert.doesNotMatch(firstLine(alone.answer), /^`area`/);

@@ -86,7 +86,8 @@ const PATH_NOISE = new Set(['dist', 'cjs', 'esm', 'src', 'lib', 'index', 'mod', 
 /** Whether a follow-up points back at the previous answer's subject ("where is it called?"). */
 export function refersBack(question: string): boolean {
   if (/\b(it|its|it's|this|that|these|those|they|them|their|there|same|above|previous|earlier)\b/i.test(question)) return true;
-  return readQuestion(question).words.filter((w) => !w.startsWith('\u0000')).length <= 1;
+  // "and the callers?": nothing of its own to search for.
+  return readQuestion(question).words.filter((w) => !w.startsWith('\u0000')).length === 0;
 }
 
 export const isBenchPath = (p: string): boolean => /(^|\/)(bench|benchmarks?|perf)\/|\.bench\.[cm]?[jt]sx?$|_bench\.(go|py)$/i.test(p);
