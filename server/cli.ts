@@ -32,6 +32,7 @@ Environment: LOUPE_HOME, LOUPE_API_KEY (the owner's key, a UUID), GITHUB_TOKEN, 
 File docs written by a research model: LOUPE_DOCS_MODEL (a model id of GET /v2/models).
 Research models: LOUPE_CHAT_BASE_URL (an OpenAI-compatible /v1), LOUPE_CHAT_MODELS (comma-separated),
   LOUPE_CHAT_API_KEY, LOUPE_CHAT_CONTEXT_WINDOW, LOUPE_CHAT_MAX_OUTPUT, LOUPE_CHAT_DEFAULT_MODEL.
+Model-assisted retrieval (off unless set): LOUPE_RETRIEVAL_MODEL (a model id of GET /v2/models; see docs/retrieval-assist.md).
 Sign-up mail: LOUPE_SMTP_HOST, LOUPE_SMTP_PORT, LOUPE_SMTP_USER, LOUPE_SMTP_PASSWORD, LOUPE_SMTP_FROM,
   LOUPE_SMTP_SECURE (TLS from the start), LOUPE_SMTP_REQUIRE_TLS (STARTTLS or fail); without them codes go to
   DATA_DIR/outbox and this terminal.

@@ -48,6 +48,8 @@ export interface EnvironmentSettings {
   docsModel: string | null;
   chat: OpenAICompatibleConfig | null;
   defaultModel?: string;
+  /** LOUPE_RETRIEVAL_MODEL: a model that helps retrieval (query expansion, rerank); unset, none does. */
+  retrievalModel?: string;
   embedder?: EmbedderConfig;
   smtp?: SmtpConfig;
   logLevel: LogLevel;
@@ -74,6 +76,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv, problem: (message: strin
     docsModel: env.LOUPE_DOCS_MODEL || null,
     chat: openAIConfigFromEnv(env),
     defaultModel: env.LOUPE_CHAT_DEFAULT_MODEL || undefined,
+    retrievalModel: env.LOUPE_RETRIEVAL_MODEL || undefined,
     embedder: attempt(() => embedderConfigFromEnv(env), undefined, 'the built-in embedder is used'),
     smtp: attempt(() => smtpConfigFromEnv(env), undefined, 'sign-up mail goes to the outbox'),
     logLevel: env.LOUPE_LOG === 'debug' ? 'debug' : 'info',
@@ -155,6 +158,7 @@ export function settingsFromEditor(init: LoupeInitOptions, processEnv: NodeJS.Pr
       research: {
         openai: editor.research?.openai ?? base.research?.openai,
         defaultModel: editor.research?.defaultModel ?? base.research?.defaultModel,
+        retrieval: base.research?.retrieval ?? null,
       },
       search: editor.search ?? base.search,
     },
@@ -168,7 +172,7 @@ function fromEnvironment(env: EnvironmentSettings): Omit<EngineConfig, 'log' | '
   return {
     githubToken: env.githubToken,
     githubApiUrl: env.githubApiUrl,
-    research: { openai: env.chat, defaultModel: env.defaultModel },
+    research: { openai: env.chat, defaultModel: env.defaultModel, retrieval: env.retrievalModel ? { model: env.retrievalModel } : null },
     search: env.embedder ? { embedder: env.embedder } : undefined,
     docs: { model: env.docsModel },
   };

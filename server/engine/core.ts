@@ -29,6 +29,7 @@ import { refuseDataDir, relationToDataDir } from './repos/data-dir-guard';
 import { ownerKeyFile, writeOwnerKeyFile } from './accounts/owner-key-file';
 import { Stats } from './accounts/stats';
 import { CodeOps } from './research/code-ops';
+import { RetrievalAssist, type RetrievalAssistConfig } from './research/retrieval-assist';
 import { EditorFacts } from './editor/editor-facts';
 import { Operations } from './operations';
 
@@ -44,7 +45,7 @@ export interface EngineConfig {
   /** Plans, costs, the owner's plan and balance, sign-up and mail settings (local defaults). */
   accounts?: AccountsConfig;
   /** Chat models for research besides the built-in one: an OpenAI-compatible server, and the default model id. */
-  research?: { openai?: OpenAICompatibleConfig | null; defaultModel?: string };
+  research?: { openai?: OpenAICompatibleConfig | null; defaultModel?: string; retrieval?: RetrievalAssistConfig | null };
   /** File docs: a language model (an id among the research models) that writes each doc's narrative; static only without it. */
   docs?: { model?: string | null };
   /** Embedding provider (default: the corpus model learned from the index), vector and grep tuning. */
@@ -141,6 +142,8 @@ export class EngineCore {
     const models = new ModelRegistry(this.log, config.research?.defaultModel);
     if (config.research?.openai) models.register(new OpenAICompatibleProvider(config.research.openai));
     this.research = new Research(storage.research, models, researchAccounts(this.accounts, this.history), this.log);
+    // Off by default: a model helps retrieval only when one is named for it.
+    if (config.research?.retrieval?.model) this.research.assist = new RetrievalAssist(models, storage.research, config.research.retrieval, this.log);
     const analysisStore = storage.analysis;
     this.analysis = new Analysis(analysisStore, this.log, { githubApiUrl: config.githubApiUrl });
     this.docs = new FileDocs(analysisStore, this.filesStore, this.analysis.ctx, this.log);

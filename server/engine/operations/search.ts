@@ -2,6 +2,7 @@ import type { Static } from 'typebox';
 import type { SearchData, SearchHit as WireHitSchema, SearchRequest } from '../../../protocol/api/search';
 import type { SearchHit, SearchOutcome, SearchRequest as EngineSearchRequest } from '../search/types';
 import type { ResearchEvent, ResearchSearchOutcome } from '../research/research';
+import { refersBack } from '../research/lead';
 import type { Answer, CallContext, Caller } from './call';
 import { metered, page, type Metering } from './metering';
 import type { EngineParts } from './parts';
@@ -71,7 +72,7 @@ export class SearchOperations {
    * (400), someone else's conversation (404), what the search refuses (400). The answer is charged
    * when it completes (5 credits plus the model's usage) with a history row of category `research`.
    */
-  async research(caller: Caller, request: SearchRequest, _context: CallContext = {}): Promise<ResearchRun> {
+  async research(caller: Caller, request: SearchRequest, context: CallContext = {}): Promise<ResearchRun> {
     const { accounts } = this.e;
     const reservation = accounts.reserve(caller.userId, accounts.costOf(SEARCH.operation, SEARCH.cost), SEARCH.operation);
     let found: ResearchSearchOutcome | null = null;
@@ -86,14 +87,44 @@ export class SearchOperations {
       throw error;
     }
     try {
-      const outcome = await this.e.search.search(caller.userId, toEngineRequest(request));
+      // A follow-up that points back ("where is it called?") searches for the previous answer's subject too.
+      const subject = prepared.subject && refersBack(request.query) ? prepared.subject.name.replace(/^.*\./, '') : null;
+      const engineRequest = toEngineRequest(request);
+      const assist = (request.scan_mode ?? 'semantic') === 'semantic' ? this.e.research.assist : null;
+      let query = subject ? `${request.query} ${subject}` : request.query;
+      // With a retrieval model: the identifiers it names join the query (and lead the answer).
+      const expansion = assist?.expands
+        ? await assist.expand(request.query, [...this.e.search.resolveRepos(caller.userId, request.repo_ids ?? [], request.repo_urls ?? []).keys()], context.signal)
+        : null;
+      if (expansion?.identifiers.length) query = `${query} ${expansion.identifiers.join(' ')}`;
+      const outcome = await this.e.search.search(caller.userId, { ...engineRequest, query });
       const wire = toWireSearch(outcome);
+      let hits: ResearchSearchOutcome['hits'] = outcome.results.filter((h): h is SearchHit & { filePath: string } => !!h.filePath).map((h) => ({
+        repoId: h.repoId, repoName: h.repoName, filePath: h.filePath, startLine: h.startLine ?? null, endLine: h.endLine ?? null, score: h.score,
+        ...(h.type === 'function' && h.name ? { name: h.name } : {}),
+      }));
+      // And it orders the top function hits.
+      const functions = outcome.results.filter((h) => h.type === 'function' && h.filePath && h.name);
+      const reranked = assist?.reranks ? await assist.rerank(request.query, functions.map((h) => ({
+        name: h.name!, path: h.filePath!, line: h.startLine ?? null, signature: h.signature ?? null,
+      })), context.signal) : null;
+      if (reranked) {
+        const order = reranked.order.map((i) => functions[i]);
+        const isFn = (h: ResearchSearchOutcome['hits'][number]) => h.name !== undefined;
+        const fnHits = order.map((f) => hits.find((h) => isFn(h) && h.filePath === f.filePath && h.name === f.name && h.startLine === (f.startLine ?? null))!).filter(Boolean);
+        let k = 0;
+        hits = hits.map((h) => (isFn(h) ? fnHits[k++] ?? h : h));
+      }
+      const calls = [expansion, reranked].filter((c) => c !== null);
       found = {
         results: wire.results, total: wire.total,
         meta: { updated_at: new Date().toISOString(), ...accounts.meta(caller.userId), search: wire.search },
-        hits: outcome.results.filter((h): h is SearchHit & { filePath: string } => !!h.filePath).map((h) => ({
-          repoId: h.repoId, repoName: h.repoName, filePath: h.filePath, startLine: h.startLine ?? null, endLine: h.endLine ?? null, score: h.score,
-        })),
+        hits,
+        assist: calls.length ? {
+          model: calls[0]!.model, identifiers: expansion?.identifiers ?? [], reranked: !!reranked,
+          credits: calls.reduce((n, c) => n + c!.credits, 0),
+          inputTokens: calls.reduce((n, c) => n + c!.usage.inputTokens, 0), outputTokens: calls.reduce((n, c) => n + c!.usage.outputTokens, 0),
+        } : null,
       };
     } catch (error) {
       prepared.cancel();

@@ -7,6 +7,8 @@
 import type { ResearchStore } from '../store/research-store';
 import type { SymbolKind } from '../types';
 import { splitIdentifier } from '../util/words';
+import { isBenchPath, rankLeads, readQuestion, refersBack, type LeadInput } from './lead';
+import { isTestPath } from '../analysis/entry-points';
 
 export interface ResearchHit {
   repoId: string;
@@ -15,6 +17,8 @@ export interface ResearchHit {
   startLine?: number | null;
   endLine?: number | null;
   score: number;
+  /** A function hit of the search: the symbol it names (`Parent.name` for a method). */
+  name?: string;
 }
 
 export interface GroundingSymbol {
@@ -52,11 +56,23 @@ export interface GroundingEdge {
   toLine: number | null;
 }
 
+/** A definition the answer leads with, or points to next. */
+export interface GroundingPlace {
+  repoId: string;
+  repoName: string;
+  path: string;
+  symbol: GroundingSymbol;
+}
+
 export interface GroundingContext {
   question: string;
   /** Best first. */
   files: GroundingFile[];
   edges: GroundingEdge[];
+  /** The most likely place: the definition that best answers the question (lead.ts), when one names any of its words. */
+  lead?: GroundingPlace | null;
+  /** The next most likely definitions, other names than the lead's, best first (at most 4). */
+  related?: GroundingPlace[];
 }
 
 export interface GroundingLimits {
@@ -105,13 +121,49 @@ const isImportBinding = (signature: string | null) => !!signature && (/=\s*requi
 const FUNCTION_KINDS: ReadonlySet<SymbolKind> = new Set(['function', 'method', 'class']);
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-export function buildGroundingContext(store: ResearchStore, question: string, hits: ResearchHit[], limits: GroundingLimits = DEFAULT_GROUNDING_LIMITS): GroundingContext {
+/** The previous answer's subject, for a follow-up: the place its first line named. */
+export interface GroundingSubject {
+  repoId: string;
+  repoName: string;
+  path: string;
+  name: string;
+  startLine: number;
+}
+
+export function buildGroundingContext(
+  store: ResearchStore, question: string, hits: ResearchHit[], limits: GroundingLimits = DEFAULT_GROUNDING_LIMITS, subject: GroundingSubject | null = null,
+  /** Identifiers a model named for the question, best first (retrieval-assist.ts): they lead the choice of the first place. */
+  hints: string[] = [],
+): GroundingContext {
+  store = memoized(store);
   const words = questionWords(question);
+  const q = readQuestion(question);
+  // Test and benchmark code only when the question asks for it.
+  const usable = hits.filter((h) => q.wantsTests || !(isTestPath(h.filePath) || isBenchPath(h.filePath)));
+  const rows = new Map<string, { row: NonNullable<ReturnType<ResearchStore['file']>>; symbols: ReturnType<ResearchStore['symbols']> } | null>();
+  const read = (repoId: string, path: string) => {
+    const key = `${repoId}\0${path}`;
+    if (!rows.has(key)) {
+      const row = store.file(repoId, path);
+      rows.set(key, row ? { row, symbols: store.symbols(row.id) } : null);
+    }
+    return rows.get(key)!;
+  };
+
+  // A follow-up that points back ("where is it called?") is about the previous answer's subject.
+  const back = subject && refersBack(question) ? subject : null;
+  if (back && !usable.some((h) => h.repoId === back.repoId && h.filePath === back.path)) {
+    usable.unshift({ repoId: back.repoId, repoName: back.repoName, filePath: back.path, startLine: back.startLine, endLine: back.startLine, score: 1 });
+  }
+  const { lead, related } = chooseLead(q, question, usable, read, back, hints);
   const seen = new Map<string, ResearchHit>();
-  for (const hit of hits) {
+  // The lead's file first: the answer starts there.
+  const leadHit = lead && usable.find((h) => h.repoId === lead.repoId && h.filePath === lead.path);
+  if (leadHit) seen.set(`${leadHit.repoId}\0${leadHit.filePath}`, leadHit);
+  for (const hit of usable) {
     const key = `${hit.repoId}\0${hit.filePath}`;
-    if (!seen.has(key)) seen.set(key, hit);
     if (seen.size >= limits.maxFiles) break;
+    if (!seen.has(key)) seen.set(key, hit);
   }
 
   const files: GroundingFile[] = [];
@@ -129,15 +181,17 @@ export function buildGroundingContext(store: ResearchStore, question: string, hi
   const collect = (e: GroundingEdge) => { candidates.push(e); };
 
   for (const hit of seen.values()) {
-    const row = store.file(hit.repoId, hit.filePath);
-    if (!row) continue; // removed since the search ran
-    const all = store.symbols(row.id);
+    const found = read(hit.repoId, hit.filePath);
+    if (!found) continue; // removed since the search ran
+    const { row, symbols: all } = found;
+    const isLead = (x: { name: string; startLine: number }) => !!lead && lead.repoId === row.repoId && lead.path === row.path
+      && lead.symbol.name === x.name && lead.symbol.startLine === x.startLine;
     const inHit = (s: { startLine: number; endLine: number }) =>
       hit.startLine != null && hit.endLine != null && s.startLine <= hit.endLine && s.endLine >= hit.startLine;
     const scored = all.filter((s) => !isImportBinding(s.signature)).map((s) => ({
       ...s,
       // Containers (a 700-line class object) match every word; what they contain says more.
-      relevance: relevance(words, s) + (inHit(s) ? 1 : 0) - (s.endLine - s.startLine > CONTAINER_LINES ? 1 : 0),
+      relevance: relevance(words, s) + (inHit(s) ? 1 : 0) - (s.endLine - s.startLine > CONTAINER_LINES ? 1 : 0) + (isLead(s) ? 10 : 0),
     }));
     let chosen = scored.filter((s) => s.relevance > 0);
     if (!chosen.length) chosen = scored.filter((s) => s.exported && s.parent === null);
@@ -149,7 +203,9 @@ export function buildGroundingContext(store: ResearchStore, question: string, hi
     // The excerpt: the most relevant symbol short enough to quote, else the hit's own lines.
     const best = [...chosen].filter((s) => s.endLine - s.startLine < limits.maxExcerptLines * 2)
       .sort((a, b) => b.relevance - a.relevance || Number(inHit(b)) - Number(inHit(a)))[0];
-    const range = best && (best.relevance > 1 || hit.startLine == null)
+    const leadHere = chosen.find(isLead);
+    const range = leadHere ? { start: leadHere.startLine, end: leadHere.endLine }
+      : best && (best.relevance > 1 || hit.startLine == null)
       ? { start: best.doc ? Math.max(1, best.startLine - 1) : best.startLine, end: best.endLine }
       : hit.startLine != null && hit.endLine != null ? { start: hit.startLine, end: hit.endLine } : { start: 1, end: row.lines };
     const end = Math.min(range.end, range.start + limits.maxExcerptLines - 1, row.lines);
@@ -166,7 +222,8 @@ export function buildGroundingContext(store: ResearchStore, question: string, hi
   for (const repoId of new Set(files.map((f) => f.repoId))) {
     const paths = files.filter((f) => f.repoId === repoId).map((f) => f.path);
     const found = new Set(paths);
-    const importers = store.importersOf(repoId, paths, limits.maxImporters * 4).filter((i) => !found.has(i.path));
+    const importers = store.importersOf(repoId, paths, limits.maxImporters * 4)
+      .filter((i) => !found.has(i.path) && (q.wantsTests || !(isTestPath(i.path) || isBenchPath(i.path))));
     for (const importer of importers.slice(0, limits.maxImporters)) {
       const row = store.file(repoId, importer.path);
       if (!row) continue;
@@ -188,7 +245,96 @@ export function buildGroundingContext(store: ResearchStore, question: string, hi
   const ranked = candidates.map((e, i) => ({ e, i, r: rank(e) })).filter((x) => x.r >= 0)
     .sort((a, b) => b.r - a.r || a.i - b.i);
   for (const { e } of ranked) addEdge(e);
-  return { question, files, edges };
+  const place = (l: LeadPick): GroundingPlace => ({ repoId: l.repoId, repoName: l.repoName, path: l.path, symbol: { ...l.symbol, relevance: Math.round(l.score * 10) / 10 } });
+  return { question, files, edges, lead: lead ? place(lead) : null, related: related.map(place) };
+}
+
+interface LeadCandidate extends LeadInput { repoId: string; repoName: string; symbol: ReturnType<ResearchStore['symbols']>[number] }
+interface LeadPick { repoId: string; repoName: string; path: string; symbol: LeadCandidate['symbol']; score: number }
+
+/** How many of the search's files, and of its function hits, the lead is chosen among. */
+const LEAD_FILES = 12;
+const LEAD_FUNCTION_HITS = 8;
+
+/**
+ * The most likely place and the next ones (other names, best first), among the definitions of the
+ * search's top files and its function hits. Copies of one definition (a package's ES module and
+ * CommonJS builds) count once.
+ */
+function chooseLead(
+  q: ReturnType<typeof readQuestion>, question: string, hits: ResearchHit[],
+  read: (repoId: string, path: string) => { row: { repoId: string; path: string }; symbols: ReturnType<ResearchStore['symbols']> } | null,
+  subject: GroundingSubject | null,
+  hints: string[],
+): { lead: LeadPick | null; related: LeadPick[] } {
+  const fileRank = new Map<string, number>();
+  const hitRank = new Map<string, number>();
+  let functions = 0;
+  for (const h of hits) {
+    const key = `${h.repoId}\0${h.filePath}`;
+    if (h.name !== undefined) {
+      if (functions < LEAD_FUNCTION_HITS && !hitRank.has(`${key}\0${h.name}\0${h.startLine}`)) hitRank.set(`${key}\0${h.name}\0${h.startLine}`, functions++);
+      else continue;
+    }
+    if (!fileRank.has(key) && (fileRank.size < LEAD_FILES || h.name !== undefined)) fileRank.set(key, fileRank.size);
+  }
+  const byKey = new Map(hits.map((h) => [`${h.repoId}\0${h.filePath}`, h]));
+  const candidates: LeadCandidate[] = [];
+  for (const [key, rank] of fileRank) {
+    const hit = byKey.get(key)!;
+    const found = read(hit.repoId, hit.filePath);
+    if (!found) continue;
+    for (const s of found.symbols) {
+      if (isImportBinding(s.signature)) continue;
+      const name = s.parent ? `${s.parent}.${s.name}` : s.name;
+      const hint = hints.findIndex((h) => h === name || h === s.name);
+      candidates.push({
+        repoId: hit.repoId, repoName: hit.repoName, path: hit.filePath, fileRank: rank, symbol: s,
+        hitRank: hitRank.get(`${key}\0${name}\0${s.startLine}`), hintRank: hint >= 0 ? hint : undefined,
+      });
+    }
+  }
+  const isSubject = (c: LeadCandidate) => !!subject && c.repoId === subject.repoId && c.path === subject.path
+    && c.symbol.startLine === subject.startLine && (c.symbol.parent ? `${c.symbol.parent}.${c.symbol.name}` : c.symbol.name) === subject.name;
+  const ranked = rankLeads(q, candidates, question, subject ? isSubject : undefined);
+  const picks: LeadPick[] = [];
+  const names = new Set<string>();
+  for (const { candidate: c, score } of ranked) {
+    const name = c.symbol.parent ? `${c.symbol.parent}.${c.symbol.name}` : c.symbol.name;
+    if (names.has(name)) continue;
+    names.add(name);
+    picks.push({ repoId: c.repoId, repoName: c.repoName, path: c.path, symbol: c.symbol, score });
+    if (picks.length >= 5) break;
+  }
+  return { lead: picks[0] ?? null, related: picks.slice(1) };
+}
+
+/**
+ * The store's reads of files, symbols and imports, each done once per grounding: the edges look up
+ * the same imported files for every name they import (it was most of the grounding's time).
+ */
+function memoized(store: ResearchStore): ResearchStore {
+  const files = new Map<string, ReturnType<ResearchStore['file']>>();
+  const symbols = new Map<number, ReturnType<ResearchStore['symbols']>>();
+  const imports = new Map<number, ReturnType<ResearchStore['localImports']>>();
+  return {
+    file: (repoId, path) => {
+      const key = `${repoId}\0${path}`;
+      if (!files.has(key)) files.set(key, store.file(repoId, path));
+      return files.get(key);
+    },
+    symbols: (fileId) => {
+      if (!symbols.has(fileId)) symbols.set(fileId, store.symbols(fileId));
+      return symbols.get(fileId)!;
+    },
+    localImports: (fileId) => {
+      if (!imports.has(fileId)) imports.set(fileId, store.localImports(fileId));
+      return imports.get(fileId)!;
+    },
+    importersOf: (repoId, paths, limit) => store.importersOf(repoId, paths, limit),
+    lines: (fileId, start, end) => store.lines(fileId, start, end),
+    symbolNames: (repoIds, limit) => store.symbolNames(repoIds, limit),
+  };
 }
 
 /**

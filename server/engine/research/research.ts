@@ -6,10 +6,11 @@
 import { LoupeError } from '../errors';
 import type { Logger } from '../log';
 import type { ResearchStore } from '../store/research-store';
-import { buildGroundingContext, type GroundingContext, type ResearchHit } from './grounding';
+import { buildGroundingContext, DEFAULT_GROUNDING_LIMITS, type GroundingContext, type GroundingSubject, type ResearchHit } from './grounding';
 import { abortError, type ChatMessage, type ChatUsage } from './model-provider';
 import type { ModelRegistry, ResolvedModel } from './model-registry';
 import { buildPrompt } from './prompt';
+import type { RetrievalAssist } from './retrieval-assist';
 import type { Accounts } from '../accounts/accounts';
 import type { History } from '../accounts/history';
 import type { Reservation } from '../accounts/credits';
@@ -20,6 +21,8 @@ export interface ResearchSearchOutcome {
   total: number;
   meta: Record<string, unknown>;
   hits: ResearchHit[];
+  /** What a retrieval model added (retrieval-assist.ts): identifiers that lead the answer, and its usage, charged with the answer. */
+  assist?: { model: string; identifiers: string[]; reranked: boolean; credits: number; inputTokens: number; outputTokens: number } | null;
 }
 
 export interface ContextFile {
@@ -87,6 +90,9 @@ export function usageCredits(usage: ChatUsage, creditsPer1kTokens: number): numb
 }
 
 export class Research {
+  /** A language model's help with retrieval (query expansion, rerank), when one is configured; off by default. */
+  assist: RetrievalAssist | null = null;
+
   constructor(
     private readonly store: ResearchStore,
     readonly models: ModelRegistry,
@@ -99,8 +105,19 @@ export class Research {
     const turns = request.conversationId && this.accounts ? this.accounts.conversationTurns(request.userId, request.conversationId) : [];
     const history = turnsToMessages(turns);
     const reservation = request.reservation ?? this.accounts?.reserve(request.userId, RESEARCH_SEARCH_COST, RESEARCH_OPERATION) ?? null;
-    return new PreparedResearch(this.store, this.accounts, this.log, request, model, history, previousFiles(turns), reservation);
+    return new PreparedResearch(this.store, this.accounts, this.log, request, model, history, previousFiles(turns), reservation, previousSubject(turns));
   }
+}
+
+/** What the history keeps of an answer's subject: the place its first line named. */
+interface KeptSubject { repo_id: string; repo_name: string; file_path: string; name: string; start_line: number }
+
+/** The subject of the conversation's last answer, for a follow-up that points back at it. */
+function previousSubject(turns: { result: unknown; category: string }[]): GroundingSubject | null {
+  const last = [...turns].reverse().find((t) => t.category === 'research' && !(t.result as { error?: unknown } | null)?.error);
+  const s = (last?.result as { subject?: KeptSubject | null } | null)?.subject;
+  if (!s || typeof s.name !== 'string' || typeof s.file_path !== 'string') return null;
+  return { repoId: s.repo_id, repoName: s.repo_name, path: s.file_path, name: s.name, startLine: s.start_line };
 }
 
 /**
@@ -126,6 +143,13 @@ function turnsToMessages(turns: { query: string | null; result: unknown; categor
   return out;
 }
 
+const keptSubject = (context: GroundingContext): KeptSubject | null => {
+  const lead = context.lead;
+  if (!lead) return null;
+  const name = lead.symbol.parent ? `${lead.symbol.parent}.${lead.symbol.name}` : lead.symbol.name;
+  return { repo_id: lead.repoId, repo_name: lead.repoName, file_path: lead.path, name, start_line: lead.symbol.startLine };
+};
+
 export class PreparedResearch {
   private settled = false;
 
@@ -139,6 +163,8 @@ export class PreparedResearch {
     /** Grounding carried over from the conversation's previous answer, after this search's hits. */
     private readonly carried: ResearchHit[],
     private readonly reservation: unknown,
+    /** The previous answer's subject, when this is a follow-up. */
+    readonly subject: GroundingSubject | null = null,
   ) {}
 
   /** Gives back the reserved credits when the run never starts (or fails before charging). */
@@ -163,7 +189,9 @@ export class PreparedResearch {
       yield { type: 'search', results: outcome.results, total: outcome.total, meta: outcome.meta };
 
       // This search's hits first; the previous answer's files fill the rest (grounding dedupes and caps).
-      const context: GroundingContext = buildGroundingContext(this.store, this.request.question, [...outcome.hits.slice(0, 5), ...this.carried, ...outcome.hits.slice(5)]);
+      const context: GroundingContext = buildGroundingContext(
+        this.store, this.request.question, [...outcome.hits.slice(0, 5), ...this.carried, ...outcome.hits.slice(5)], DEFAULT_GROUNDING_LIMITS, this.subject, outcome.assist?.identifiers ?? [],
+      );
       const { info, provider } = this.model;
       const messages = buildPrompt(context, this.history, { contextWindow: info.contextWindow, maxOutput: info.maxOutput });
       let usage: ChatUsage | null = null;
@@ -181,7 +209,8 @@ export class PreparedResearch {
       const contextFiles: ContextFile[] = context.files.map((f) => ({
         repo_id: f.repoId, repo_name: f.repoName, file_path: f.path, start_line: f.excerpt?.startLine ?? null, end_line: f.excerpt?.endLine ?? null,
       }));
-      const credits = RESEARCH_SEARCH_COST + usageCredits(usage, info.creditsPer1kTokens);
+      // The retrieval model's usage is model usage too, charged with the answer.
+      const credits = RESEARCH_SEARCH_COST + usageCredits(usage, info.creditsPer1kTokens) + (outcome.assist?.credits ?? 0);
       let charged = credits;
       let ref: { historyId: string; conversationId: string | null } | null = null;
       if (this.accounts) {
@@ -193,7 +222,7 @@ export class PreparedResearch {
             category: 'research', query: this.request.question, repoIds: this.request.repoIds ?? [],
             conversationId: this.request.conversationId ?? null, newConversation: !this.request.conversationId,
             summary: `${info.id}: ${outcome.total} results, answer of ${answer.length} characters from ${contextFiles.length} files`,
-            result: { model: info.id, answer: answer.slice(0, KEPT_ANSWER_CHARS), context_files: contextFiles, usage },
+            result: { model: info.id, answer: answer.slice(0, KEPT_ANSWER_CHARS), context_files: contextFiles, usage, subject: keptSubject(context), ...(outcome.assist ? { retrieval: outcome.assist } : {}) },
             durationMs: Date.now() - started,
           },
         });

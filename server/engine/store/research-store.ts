@@ -58,6 +58,17 @@ export class SqliteResearchStore {
     return rows.map((r) => ({ ...r, names: r.names ? JSON.parse(r.names) as string[] : [] }));
   }
 
+  /** Names of the functions, methods and classes the repositories define (distinct, by name), for a model to choose from. */
+  symbolNames(repoIds: string[], limit: number): string[] {
+    if (!repoIds.length) return [];
+    const rows = this.db.prepare(
+      `SELECT DISTINCT s.name AS name FROM symbols s JOIN files f ON f.id = s.file_id
+       WHERE f.repo_id IN (SELECT value FROM json_each(?)) AND s.kind IN ('function', 'method', 'class')
+       ORDER BY s.name LIMIT ?`,
+    ).all(JSON.stringify(repoIds), limit) as { name: string }[];
+    return rows.map((r) => r.name);
+  }
+
   /** The text of lines [start, end] (1-based, inclusive) of a file, from its contiguous chunks. */
   lines(fileId: number, start: number, end: number): string[] {
     const rows = this.db.prepare(

@@ -1,0 +1,211 @@
+/**
+ * The most likely place: which definition among the search's top files answers the question. A
+ * developer reading an answer wants the function that does the thing asked about first, not a type
+ * or a constant that merely mentions the words. Candidates are the definitions of the top hit files
+ * (and the search's function hits); each is scored by how much of the question its own name says
+ * (light stems, so "verified" meets `verify` and "parameters" `param`; initials, so "server-sent
+ * events" meets `SSE`), what its file's path says, its doc comment, what kind of definition it is,
+ * and how high the search ranked it. Declarations (`.d.ts`), tests and benchmarks step back unless
+ * the question asks for them.
+ */
+import { stem, STOP_WORDS } from '../embed/terms';
+import { isTestPath } from '../analysis/entry-points';
+import type { SymbolKind } from '../types';
+import { splitIdentifier } from '../util/words';
+
+/** Words a question is made of that say nothing about the code's subject. */
+const QUESTION_NOISE = new Set(('happen happens happening done handled handle handles handling way ways place places part parts '
+  + 'look implemented implement implementation logic defined define definition does did work working '
+  + 'called call calls where which what who whom whose how why when').split(' '));
+
+/** Stop words for full-text search that still say what a question is about. */
+const KEPT = new Set(['find', 'show']);
+
+export interface QuestionWords {
+  /** Content words, lower-cased (identifiers split into sub-words). */
+  words: string[];
+  /** Their light stems, same order. */
+  stems: string[];
+  /** Whether the question asks about tests or benchmarks. */
+  wantsTests: boolean;
+  /** Whether it asks about type declarations. */
+  wantsTypes: boolean;
+}
+
+export function readQuestion(question: string): QuestionWords {
+  const words: string[] = [];
+  const add = (w: string) => {
+    if (w.length < 2 || (STOP_WORDS.has(w) && !KEPT.has(w)) || QUESTION_NOISE.has(w) || words.includes(w)) return;
+    words.push(w);
+  };
+  const tokens = question.match(/[A-Za-z_$#][A-Za-z0-9_$]*/g) ?? [];
+  const plain: string[] = [];
+  for (const token of tokens) {
+    const parts = splitIdentifier(token);
+    if (parts.length > 1) add(token.toLowerCase().replace(/^[_#$]+/, ''));
+    for (const p of parts) add(p);
+    if (parts.length === 1) plain.push(parts[0]);
+  }
+  // Initials of two or three words in a row that are not stop words: "server-sent events" → sse.
+  const content = question.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length >= 3 && !STOP_WORDS.has(w));
+  for (let n = 2; n <= 3; n++) {
+    for (let i = 0; i + n <= content.length; i++) {
+      const initials = content.slice(i, i + n).map((w) => w[0]).join('');
+      if (!words.includes(initials)) words.push(`\u0000${initials}`); // marked: matches a whole name word only
+    }
+  }
+  const all = question.toLowerCase();
+  return {
+    words,
+    stems: words.map((w) => (w.startsWith('\u0000') ? w : stem(w))),
+    wantsTests: /\b(tests?|testing|spec|specs|unit|benchmarks?|bench|fixtures?)\b/.test(all),
+    wantsTypes: /\b(types?|interfaces?|typings?|declarations?|declared|d\.ts)\b/.test(all),
+  };
+}
+
+/**
+ * How well a question word (a stem) meets a word of code (a stem): 1 when equal or one is a prefix of
+ * the other (4+ letters), or the code word is a 3-letter abbreviation of it (`env`, `req`); 0.75
+ * when the code word is a compound ending in it (`pyfile`, `dotenv`); else 0.
+ */
+function meets(q: string, code: string): number {
+  if (q.startsWith('\u0000')) return q.slice(1) === code ? 1 : 0;
+  if (q === code) return 1;
+  if (code.length === 3 && q.length > 4 && q.startsWith(code)) return 1;
+  const [short, long] = q.length <= code.length ? [q, code] : [code, q];
+  if (short.length >= 4 && long.startsWith(short)) return 1;
+  if (q.length >= 3 && code.length >= q.length + 2 && code.endsWith(q)) return 0.75;
+  return 0;
+}
+
+const codeStems = (words: string[]) => words.map((w) => stem(w));
+
+/** Path segments that say where, not what. */
+const PATH_NOISE = new Set(['dist', 'cjs', 'esm', 'src', 'lib', 'index', 'mod', 'main', 'build', 'out', 'types', 'package', 'packages', 'usr', 'site', 'dist-packages', 'js', 'ts', 'py']);
+
+/** Whether a follow-up points back at the previous answer's subject ("where is it called?"). */
+export function refersBack(question: string): boolean {
+  if (/\b(it|its|it's|this|that|these|those|they|them|their|there|same|above|previous|earlier)\b/i.test(question)) return true;
+  // "and the callers?": nothing of its own to search for.
+  return readQuestion(question).words.filter((w) => !w.startsWith('\u0000')).length === 0;
+}
+
+export const isBenchPath = (p: string): boolean => /(^|\/)(bench|benchmarks?|perf)\/|\.bench\.[cm]?[jt]sx?$|_bench\.(go|py)$/i.test(p);
+export const isDeclarationPath = (p: string): boolean => /\.d\.[cm]?ts$/.test(p);
+
+export interface LeadInput {
+  path: string;
+  /** 0 for the search's best file. */
+  fileRank: number;
+  symbol: {
+    name: string; kind: SymbolKind; parent: string | null; startLine: number; endLine: number;
+    signature: string | null; doc: string | null; exported: boolean;
+  };
+  /** Its rank among the search's function hits, when it is one. */
+  hitRank?: number;
+  /** Its rank among the identifiers a model named for the question (retrieval-assist.ts), when it is one. */
+  hintRank?: number;
+}
+
+export interface ScoredLead<T extends LeadInput = LeadInput> { candidate: T; score: number; nameHits: number }
+
+const KIND_WEIGHT: Partial<Record<SymbolKind, number>> = { function: 1.5, method: 1.5, class: -0.5, constant: 0, variable: 0 };
+const CONTAINER_LINES = 150;
+
+/** Names of exception types: the place a question asks about is rarely the error it throws. */
+const ERROR_NAME = /(error|exception|invalid|mismatch|failed|failure|not(found|allowed|supported))$/i;
+const ASKS_ERRORS = /\b(errors?|exceptions?|throws?|thrown|raises?|raised|invalid|fail\w*)\b/i;
+
+/** Every candidate scored, best first; those that share no word with the question are left out. */
+/** What a candidate's score is made of (see rankLeads). */
+export interface LeadFeatures {
+  /** Question words its name says, each weighted by how rare it is among the candidates' names. */
+  inName: number;
+  nameHits: number;
+  /** Question words its path or its class say (at most 2). */
+  inPath: number;
+  /** Question words its signature or doc comment say (at most 3). */
+  inText: number;
+  /** Share of its name's words the question says. */
+  covered: number;
+  /** function/method 1.5 (a constant holding a function too), class -0.5, constant 0, type -2. */
+  kind: number;
+  fileRank: number;
+  hitRank: number | null;
+  hintRank: number | null;
+  container: boolean;
+  declaration: boolean;
+  test: boolean;
+  error: boolean;
+  subject: boolean;
+}
+
+export const LEAD_WEIGHTS = {
+  name: 2, path: 2, text: 0.5, covered: 2, file: 1.5, hit: 1.5, container: -1, declaration: -4, test: -4, error: -2, noName: -1, subject: 20, hint: 8,
+};
+
+export function leadScore(f: LeadFeatures, w = LEAD_WEIGHTS): number {
+  return w.name * f.inName + w.path * f.inPath + w.text * f.inText + w.covered * f.covered + f.kind
+    + w.file / (1 + f.fileRank) + (f.hitRank !== null ? w.hit / (1 + f.hitRank) : 0)
+    + (f.container ? w.container : 0) + (f.declaration ? w.declaration : 0) + (f.test ? w.test : 0) + (f.error ? w.error : 0)
+    + (f.nameHits ? 0 : w.noName) + (f.subject ? w.subject : 0) + (f.hintRank !== null ? w.hint / (1 + f.hintRank) : 0);
+}
+
+export function rankLeads<T extends LeadInput>(q: QuestionWords, candidates: T[], question = '', subject?: (c: T) => boolean): ScoredLead<T>[] {
+  return leadFeatures(q, candidates, question, subject).map(({ candidate, features }) => ({ candidate, score: leadScore(features), nameHits: features.nameHits }))
+    .sort((a, b) => b.score - a.score || a.candidate.fileRank - b.candidate.fileRank || a.candidate.symbol.startLine - b.candidate.symbol.startLine);
+}
+
+/** The features of every candidate that shares a word with the question (or is the follow-up's subject). */
+export function leadFeatures<T extends LeadInput>(q: QuestionWords, candidates: T[], question = '', subject?: (c: T) => boolean): { candidate: T; features: LeadFeatures }[] {
+  const out: { candidate: T; features: LeadFeatures }[] = [];
+  const pathWordsCache = new Map<string, string[]>();
+  const names = candidates.map((c) => codeStems(splitIdentifier(c.symbol.name).filter((w) => !STOP_WORDS.has(w) || KEPT.has(w))));
+  // How rare each question word is among the candidates' names: a word every name has decides little.
+  const idf = q.stems.map((w) => {
+    const df = names.filter((n) => n.some((x) => meets(w, x) > 0)).length;
+    return Math.log(1 + candidates.length / (1 + df));
+  });
+  const real = idf.filter((_, k) => !q.stems[k].startsWith('\u0000'));
+  const meanIdf = real.length ? real.reduce((a, b) => a + b, 0) / real.length : 1;
+  const asksErrors = ASKS_ERRORS.test(question);
+  candidates.forEach((c, i) => {
+    const s = c.symbol;
+    const nameWords = names[i];
+    if (!nameWords.length) return;
+    let context = pathWordsCache.get(c.path);
+    if (!context) {
+      context = codeStems(c.path.replace(/\.[a-z]+$/i, '').split(/[/._-]+/).filter((w) => w && !PATH_NOISE.has(w.toLowerCase())).flatMap((w) => splitIdentifier(w)));
+      pathWordsCache.set(c.path, context);
+    }
+    // The class a method belongs to says where it is, as the path does.
+    if (s.parent) context = [...context, ...codeStems(splitIdentifier(s.parent))];
+    const text = `${s.signature ?? ''} ${s.doc ?? ''}`.toLowerCase();
+    const textWords = codeStems(text.match(/[a-z][a-z0-9]+/g) ?? []);
+    let inName = 0;
+    let nameHits = 0;
+    let inPath = 0;
+    let inText = 0;
+    q.stems.forEach((w, k) => {
+      const m = Math.max(...nameWords.map((n) => meets(w, n)));
+      if (m > 0) { inName += m * (idf[k] / meanIdf); nameHits++; return; }
+      if (context!.some((n) => meets(w, n) > 0)) { inPath++; return; }
+      if (!w.startsWith('\u0000') && textWords.some((n) => meets(w, n) === 1)) inText++;
+    });
+    const isSubject = !!subject?.(c);
+    if (!nameHits && !inPath && !inText && !isSubject && c.hintRank === undefined) return;
+    const asFunction = (s.kind === 'constant' || s.kind === 'variable') && !!s.signature && /=>|\bfunction\b/.test(s.signature);
+    out.push({ candidate: c, features: {
+      inName, nameHits, inPath: Math.min(inPath, 2), inText: Math.min(inText, 3),
+      covered: nameWords.filter((n) => q.stems.some((w) => meets(w, n) > 0)).length / nameWords.length,
+      kind: asFunction ? 1.5 : KIND_WEIGHT[s.kind] ?? -2,
+      fileRank: c.fileRank, hitRank: c.hitRank ?? null, hintRank: c.hintRank ?? null,
+      container: s.endLine - s.startLine > CONTAINER_LINES,
+      declaration: isDeclarationPath(c.path) && !q.wantsTypes,
+      test: (isTestPath(c.path) || isBenchPath(c.path)) && !q.wantsTests,
+      error: ERROR_NAME.test(s.name) && !asksErrors,
+      subject: isSubject,
+    } });
+  });
+  return out;
+}
