@@ -129,7 +129,12 @@ export class EngineCore {
     this.github = new GithubTokens(storage.accounts, this.dataDir, { serverToken: config.githubToken, apiUrl: config.githubApiUrl });
     this.access = new RepoAccess(this.reposStore, {
       isOwner: (userId) => storage.accounts.user(userId)?.is_owner === 1,
-      email: (userId) => storage.accounts.user(userId)?.email ?? null,
+      // An address counts for a share only once a code mailed to it was entered: anyone can sign up
+      // with a password under an address that is not theirs.
+      email: (userId) => {
+        const user = storage.accounts.user(userId);
+        return user?.email_proven_at ? user.email : null;
+      },
     }, config.accounts?.sharedFolders);
     this.repos = new Repositories(this.reposStore, this.filesStore, this.queue, {
       dataDir: realDataDir,

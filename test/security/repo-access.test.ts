@@ -64,8 +64,8 @@ test('the owner shares a local folder in accounts.json (sharedFolders): those us
   fs.writeFileSync(path.join(dataDir, 'accounts.json'), JSON.stringify({ sharedFolders: [{ path: path.dirname(shared), users: ['Ada@Example.test'] }] }));
   const t = await createTestApp({ dataDir, accounts: loadAccountsConfig(path.join(dataDir, 'accounts.json')) });
   try {
-    const ada = addUser(t, { plan: 'PRO', credits: 100, email: 'ada@example.test' });
-    const bob = addUser(t, { plan: 'PRO', credits: 100, email: 'bob@example.test' });
+    const ada = addUser(t, { plan: 'PRO', credits: 100, email: 'ada@example.test', emailProven: true });
+    const bob = addUser(t, { plan: 'PRO', credits: 100, email: 'bob@example.test', emailProven: true });
     const res = await ada.as('POST', '/v2/repos/index/new', { url: shared });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     await t.engine.queue.idle();
@@ -77,6 +77,38 @@ test('the owner shares a local folder in accounts.json (sharedFolders): those us
     assert.equal((await bob.as('GET', `/v2/files/${res.body.data.repo.repo_id}`)).status, 404);
     assert.throws(() => loadAccountsConfig(writeJson({ sharedFolders: [{ path: 'relative', users: ['*'] }] })), /sharedFolders\[0\]\.path: must be an absolute folder path/);
     assert.throws(() => loadAccountsConfig(writeJson({ sharedFolders: [{ path: '/x', users: [] }] })), /sharedFolders\[0\]\.users/);
+  } finally {
+    await t.close();
+  }
+});
+
+test('attack: a password sign-up under the address a folder is shared with gets nothing until a code mailed to that address is entered', async () => {
+  const dataDir = tempDir('loupe-share-claim-');
+  const shared = copyFixture('ts-paths');
+  fs.writeFileSync(path.join(dataDir, 'accounts.json'), JSON.stringify({ sharedFolders: [{ path: path.dirname(shared), users: ['ada@example.test'] }] }));
+  // A server that lets a password sign-up in without a mailed code (the default asks for one).
+  const t = await createTestApp({ dataDir, accounts: { ...loadAccountsConfig(path.join(dataDir, 'accounts.json')), auth: { passwordSignupRequiresVerification: false } } });
+  try {
+    // Mallory signs up first, with a password, under Ada's address: the account works at once,
+    // but nothing shows the address is hers.
+    const signup = await t.call('POST', '/v2/auth/authenticate', { auth_mode: 'password', email: 'ada@example.test', should_create_user: true },
+      { 'x-service-auth-password': 'correct horse battery staple' });
+    assert.equal(signup.status, 200, JSON.stringify(signup.body));
+    const key = signup.body.data.api_key.key;
+    const claimed = await t.call('POST', '/v2/repos/index/new', { url: shared }, { 'x-api-key': key });
+    assert.equal(claimed.status, 403, 'an unproven address is not the address the folder is shared with');
+    assert.equal(claimed.body.code, 'PATH_NOT_ALLOWED');
+
+    // The real owner of the address signs in with a code mailed to it: now the share applies.
+    assert.equal((await t.call('POST', '/v2/auth/authenticate', { auth_mode: 'otp', email: 'ada@example.test' })).status, 200);
+    const outbox = path.join(t.dataDir, 'outbox');
+    const eml = fs.readFileSync(path.join(outbox, fs.readdirSync(outbox).sort().pop()!), 'utf8');
+    const code = /code is (\d{6})/.exec(eml)![1];
+    const verified = await t.call('POST', '/v2/auth/verify', { email: 'ada@example.test', token: code });
+    assert.equal(verified.status, 200, JSON.stringify(verified.body));
+    const proven = await t.call('POST', '/v2/repos/index/new', { url: shared }, { 'x-api-key': verified.body.data.api_key.key });
+    assert.equal(proven.status, 200, JSON.stringify(proven.body));
+    await t.engine.queue.idle();
   } finally {
     await t.close();
   }

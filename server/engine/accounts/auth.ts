@@ -235,6 +235,7 @@ export class Auth {
     const result = this.db.transaction(() => {
       if (!user || !this.store.consumeOtp(code.id)) return null;
       this.accounts.store.markVerified(user.id);
+      this.accounts.store.markEmailProven(user.id);
       if (code.purpose === 'signup') {
         const pending = code.key_id ? this.accounts.store.key(code.key_id) : undefined;
         if (pending?.state === 'agent_pending') this.accounts.store.setKeyState(pending.id, 'active');

@@ -3,7 +3,10 @@ import type { RepoRecord } from '../types';
 import { isInside } from '../indexer/walk';
 import { realPathOf } from './data-dir-guard';
 
-/** A local folder the owner shares (accounts.json `sharedFolders`): with these users' emails, or "*" for every user. */
+/**
+ * A local folder the owner shares (accounts.json `sharedFolders`): with the users of these addresses, or "*" for every
+ * user. An address counts once its user entered a code mailed to it (a password sign-up proves nothing).
+ */
 export interface SharedFolder {
   path: string;
   users: string[];

@@ -11,6 +11,8 @@ export interface UserRow {
   created_at: string;
   password_hash: string | null;
   verified_at: string | null;
+  /** Set when a code mailed to the address was entered (a password sign-up proves nothing about it). */
+  email_proven_at: string | null;
   profile: string | null;
   credit_limit: number | null;
 }
@@ -105,6 +107,11 @@ export class SqliteAccountsStore {
   setPassword(id: string, hash: string): void {
     this.changed();
     this.db.prepare('UPDATE users SET password_hash = ? WHERE id = ?').run(hash, id);
+  }
+
+  markEmailProven(id: string): void {
+    this.changed();
+    this.db.prepare('UPDATE users SET email_proven_at = coalesce(email_proven_at, ?) WHERE id = ?').run(nowIso(), id);
   }
 
   markVerified(id: string): void {
