@@ -8,11 +8,12 @@
  *
  * Build both first (`npm run build` in each). Prints a Markdown table.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { startCli, untilIndexed, type CliServer } from './cli-server';
 
 const ROOT = path.join(__dirname, '..');
 const KEY = '0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0';
@@ -26,7 +27,7 @@ const { values } = parseArgs({
 if (!values.baseline) throw new Error('--baseline <checkout with dist/cli.js> is required');
 const requests = Number(values.requests);
 
-interface Server { child: ChildProcess; url: string; dataDir: string }
+interface Server extends CliServer { dataDir: string }
 
 function workspace(): { folder: string; dataDir: string } {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-growth-'));
@@ -36,21 +37,9 @@ function workspace(): { folder: string; dataDir: string } {
 }
 
 async function start(checkout: string, { folder, dataDir }: { folder: string; dataDir: string }): Promise<Server> {
-  const child = spawn(process.execPath, [path.join(checkout, 'dist', 'cli.js'), folder, '--port', '0', '--data-dir', dataDir, '--no-watch'], {
-    env: { ...process.env, LOUPE_API_KEY: KEY }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stderr!.resume();
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => { out += d; const m = /^Loupe API: (\S+)$/m.exec(out); if (m) resolve(m[1]); });
-    child.on('exit', (code) => reject(new Error(`${checkout}: the CLI exited with ${code}`)));
-  });
-  for (let i = 0; i < 600; i++) {
-    const body = await (await fetch(`${url}/v2/repos`, { headers: { 'x-api-key': KEY } })).json() as { data?: { state: string }[] };
-    if (body.data?.[0]?.state === 'ready') return { child, url, dataDir };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${checkout}: the fixture was not indexed in 60 s`);
+  const server = await startCli(checkout, folder, dataDir, KEY);
+  await untilIndexed(server, KEY, checkout);
+  return { ...server, dataDir };
 }
 
 const dirBytes = (dir: string) => fs.readdirSync(dir).reduce((n, f) => {

@@ -9,11 +9,11 @@
  * Build both first (`npm run build` in each). Prints one Markdown table: p50, p99, max, calls over
  * 50 ms, the index time, and the load average.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { startCli } from './cli-server';
 import { request } from 'undici';
 
 const ROOT = path.join(__dirname, '..');
@@ -32,16 +32,8 @@ async function once(checkout: string): Promise<{ latencies: number[]; indexMs: n
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-live-'));
   const folder = path.join(work, 'repo');
   fs.cpSync(path.resolve(values.folder!), folder, { recursive: true });
-  const child: ChildProcess = spawn(process.execPath, [path.join(checkout, 'dist', 'cli.js'), folder, '--port', '0', '--data-dir', path.join(work, 'data'), '--no-watch'], {
-    env: { ...process.env, LOUPE_API_KEY: KEY }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stderr!.resume();
+  const { child, url } = await startCli(checkout, folder, path.join(work, 'data'), KEY);
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout!.on('data', (d) => { out += d; const m = /^Loupe API: (\S+)$/m.exec(out); if (m) resolve(m[1]); });
-      child.on('exit', (code) => reject(new Error(`${checkout}: the CLI exited with ${code}`)));
-    });
     const latencies: number[] = [];
     const started = performance.now();
     for (;;) {
