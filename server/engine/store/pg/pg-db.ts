@@ -1,0 +1,111 @@
+/**
+ * The team server's connection to PostgreSQL: one `pg` pool, and transactions that the stores join
+ * without passing a client around. Inside `transaction(work)`, every `query()` made by `work` (in
+ * any store, through any await) runs on that transaction's client, found through
+ * AsyncLocalStorage; a nested `transaction` becomes a savepoint; a throw rolls back everything the
+ * transaction wrote, as `Storage.transaction` promises on SQLite.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import pg from 'pg';
+import { LoupeError } from '../../errors';
+
+export type Row = Record<string, unknown>;
+
+interface Tx { client: pg.PoolClient; depth: number }
+
+export interface PgDbOptions {
+  /** postgres://… */
+  url: string;
+  /** Pool size per process (default 10). */
+  max?: number;
+}
+
+export class PgDb {
+  readonly pool: pg.Pool;
+  private readonly tx = new AsyncLocalStorage<Tx>();
+  private savepoints = 0;
+
+  constructor(options: PgDbOptions) {
+    this.pool = new pg.Pool({ connectionString: options.url, max: options.max ?? 10 });
+    // An idle client that loses its server (a restart) must not crash the process; the next query reconnects.
+    this.pool.on('error', () => undefined);
+  }
+
+  /** Whether the caller runs inside `transaction()`. */
+  get inTransaction(): boolean {
+    return this.tx.getStore() !== undefined;
+  }
+
+  /** Runs one statement on the current transaction's client, or on any pooled client. */
+  async query<R extends Row = Row>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
+    const tx = this.tx.getStore();
+    try {
+      return tx ? await tx.client.query<R>(text, values) : await this.pool.query<R>(text, values);
+    } catch (error) {
+      throw pgError(error) ?? error;
+    }
+  }
+
+  async rows<R extends Row = Row>(text: string, values: unknown[] = []): Promise<R[]> {
+    return (await this.query<R>(text, values)).rows;
+  }
+
+  async one<R extends Row = Row>(text: string, values: unknown[] = []): Promise<R | undefined> {
+    return (await this.query<R>(text, values)).rows[0];
+  }
+
+  /**
+   * Runs `work` in one transaction (READ COMMITTED unless `isolation` says otherwise); a nested call
+   * is a savepoint of the outer one. A throw rolls back and rethrows.
+   */
+  async transaction<T>(work: () => Promise<T>, isolation?: 'serializable' | 'repeatable read'): Promise<T> {
+    const outer = this.tx.getStore();
+    if (outer) {
+      const name = `sp${++this.savepoints}`;
+      await outer.client.query(`SAVEPOINT ${name}`);
+      try {
+        const result = await this.tx.run({ client: outer.client, depth: outer.depth + 1 }, work);
+        await outer.client.query(`RELEASE SAVEPOINT ${name}`);
+        return result;
+      } catch (error) {
+        await outer.client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+        throw error;
+      }
+    }
+    const client = await this.pool.connect().catch((error: unknown) => { throw pgError(error) ?? error; });
+    let broken = false;
+    try {
+      await client.query(isolation ? `BEGIN ISOLATION LEVEL ${isolation.toUpperCase()}` : 'BEGIN');
+      const result = await this.tx.run({ client, depth: 0 }, work);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      try {
+        await client.query('ROLLBACK');
+      } catch {
+        broken = true; // the connection is gone: do not hand it back to the pool
+      }
+      throw pgError(error) ?? error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+/**
+ * PostgreSQL's errors that mean something to a user, as coded errors (the SQLite side is
+ * storage-errors.ts): a server that cannot be reached or is shutting down, a full disk.
+ */
+export function pgError(error: unknown): LoupeError | null {
+  if (error instanceof LoupeError) return null;
+  const code = (error as { code?: unknown })?.code;
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'ETIMEDOUT' || code === '57P01' || code === '57P03' || code === '08006' || code === '08001') {
+    return new LoupeError('STORAGE_UNAVAILABLE', `the database server cannot be reached (${String(code)}); check that PostgreSQL is running and the --database URL. Nothing was half-written.`);
+  }
+  if (code === '53100') return new LoupeError('STORAGE_FULL', 'the database server\'s disk is full; free some space and retry. Nothing was half-written.');
+  return null;
+}
