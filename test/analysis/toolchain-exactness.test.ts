@@ -38,3 +38,25 @@ for (const [name, c] of Object.entries(GOLDEN)) {
     assert.equal(r.recall, 1);
   });
 }
+
+/**
+ * A package folder opened on its own (`dist-packages/flask` as the root, as a developer opens `src/mypkg`): its
+ * relative imports (`from .helpers import …`) and absolute self-imports (`from flask.globals import …`) resolve as
+ * Python resolves them with the folder above on sys.path. The oracle is the same importlib graph, restricted to
+ * the package and re-rooted; before the fix, 1 of Flask's 386 imports resolved this way.
+ */
+test('flask opened as its own package folder: every edge and radius equals the oracle\'s within it', async () => {
+  const dir = path.join(GOLDEN.flask!.dir(), 'flask');
+  const whole = GOLDEN.flask!.pinned() ? readGolden('flask') : await oracleGraph('python', GOLDEN.flask!.dir());
+  const inside = (f: string) => f.startsWith('flask/');
+  const strip = (f: string) => f.slice('flask/'.length);
+  const oracle = {
+    files: new Set([...whole.files].filter(inside).map(strip)),
+    edges: new Map([...whole.edges].filter(([k]) => k.split(' -> ').every(inside))
+      .map(([k, typeOnly]) => [k.split(' -> ').map(strip).join(' -> '), typeOnly] as const)),
+  };
+  const r = await compareWithOracle(dir, 'flask-package-root', 'python', () => oracle);
+  assert.ok(r.theirEdges >= 100 && r.files >= 20, JSON.stringify(r));
+  assert.deepEqual({ onlyOurs: r.onlyOurs, onlyTheirs: r.onlyTheirs, typeOnly: r.typeOnlyMismatches, radius: r.closureDifferences },
+    { onlyOurs: [], onlyTheirs: [], typeOnly: [], radius: [] });
+});

@@ -1,5 +1,5 @@
 import { isPythonStdlib } from '../stdlib';
-import { baseDirOf, pythonPath } from './python-roots';
+import { ABOVE_ROOT, baseDirOf, packageAt, pythonPath, rootPackageName } from './python-roots';
 import { dirOf, joinRel, type RepoFiles } from './repo-files';
 
 /** What importlib's PathFinder finds for one module: its file (none for a namespace package) and, for a package, its folders. */
@@ -14,16 +14,16 @@ export interface ModuleSpec { file: string | null; locations: string[] | null }
 export function findSpec(name: string, entries: readonly string[], files: RepoFiles): ModuleSpec | null {
   const portions: string[] = [];
   for (const entry of entries) {
-    const dir = joinRel(entry, name);
+    const dir = packageAt(entry, name, files);
     if (dir === null) continue;
     const init = joinRel(dir, '__init__.py');
     if (files.isFile(init)) return { file: init, locations: [dir] };
-    if (files.isFile(`${dir}.py`)) return { file: `${dir}.py`, locations: null };
+    if (dir !== '' && files.isFile(`${dir}.py`)) return { file: `${dir}.py`, locations: null };
     if (files.isDir(dir)) portions.push(dir);
   }
   if (portions.length) return { file: null, locations: portions };
   for (const entry of entries) {
-    const stub = joinRel(entry, `${name}.pyi`);
+    const stub = entry === ABOVE_ROOT ? null : joinRel(entry, `${name}.pyi`);
     if (stub !== null && files.isFile(stub)) return { file: stub, locations: null };
   }
   return null;
@@ -56,7 +56,9 @@ export function absoluteName(fromPath: string, specifier: string, files: RepoFil
   if (dots === 0) return { parts: rest, entries: pythonPath(fromPath, files), relative: false };
   const base = baseDirOf(fromPath, files);
   const dir = dirOf(fromPath);
-  const pkg = dir === base ? [] : (base === '' ? dir : dir.slice(base.length + 1)).split('/');
+  // A root that is itself a package sits in the folder above the repository, under its folder's name.
+  const inside = base === ABOVE_ROOT ? (dir === '' ? [] : dir.split('/')) : null;
+  const pkg = inside ? [rootPackageName(files), ...inside] : dir === base ? [] : (base === '' ? dir : dir.slice(base.length + 1)).split('/');
   if (dots > pkg.length) return null;
   return { parts: [...pkg.slice(0, pkg.length - (dots - 1)), ...rest], entries: [base], relative: true };
 }

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { ancestors, dirOf, joinRel, type RepoFiles } from './repo-files';
 
@@ -113,7 +114,27 @@ export function pythonPath(fromPath: string, files: RepoFiles): string[] {
  */
 export function baseDirOf(filePath: string, files: RepoFiles): string {
   for (const dir of ancestors(dirOf(filePath))) {
-    if (dir === '' || !files.isFile(joinRel(dir, '__init__.py'))) return dir;
+    if (dir === '') return rootIsPackage(files) ? ABOVE_ROOT : '';
+    if (!files.isFile(joinRel(dir, '__init__.py'))) return dir;
   }
   return '';
+}
+
+/**
+ * The folder above the repository, as a sys.path entry, when the repository's root is itself a package
+ * (`__init__.py` at the root: a package folder opened on its own, such as `site-packages/flask` or
+ * `src/mypkg`). Python finds that package there under the root folder's name; nothing else above the
+ * root is visible (`packageAt`), so resolution still never leaves the repository.
+ */
+export const ABOVE_ROOT = '\0above-root';
+
+export const rootIsPackage = (files: RepoFiles): boolean => files.isFile('__init__.py');
+
+/** The package the root is, by its folder's name (as `import flask` finds `…/flask/__init__.py`). */
+export const rootPackageName = (files: RepoFiles): string => path.basename(files.absoluteRoot);
+
+/** A sys.path entry joined with a module name: the folder it names in the repository, or null. */
+export function packageAt(entry: string, name: string, files: RepoFiles): string | null {
+  if (entry !== ABOVE_ROOT) return joinRel(entry, name);
+  return rootIsPackage(files) && name === rootPackageName(files) ? '' : null;
 }
