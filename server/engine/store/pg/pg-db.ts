@@ -11,6 +11,22 @@ import { LoupeError } from '../../errors';
 
 export type Row = Record<string, unknown>;
 
+/**
+ * Rows come back in the shapes the SQLite stores return, since the engine reads both: a
+ * `timestamptz` as the ISO text the engine wrote (`2026-01-01T10:00:00.000Z`, milliseconds, UTC),
+ * a `bigint` (counts, sums, credits) as a number. Per pool, not pg's global parsers, so another
+ * library in the process (graphile-worker) keeps its own. Sessions run in UTC, so a time without
+ * an offset means UTC, as on SQLite.
+ */
+const parseTimestamptz = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ, 'text');
+const ROW_TYPES = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === pg.types.builtins.TIMESTAMPTZ) return (text: string) => (parseTimestamptz(text) as Date).toISOString();
+    if (oid === pg.types.builtins.INT8) return (text: string) => Number(text);
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+} as pg.CustomTypesConfig;
+
 interface Tx { client: pg.PoolClient; depth: number }
 
 export interface PgDbOptions {
@@ -26,7 +42,7 @@ export class PgDb {
   private savepoints = 0;
 
   constructor(options: PgDbOptions) {
-    this.pool = new pg.Pool({ connectionString: options.url, max: options.max ?? 10 });
+    this.pool = new pg.Pool({ connectionString: options.url, max: options.max ?? 10, types: ROW_TYPES, options: '-c TimeZone=UTC' });
     // An idle client that loses its server (a restart) must not crash the process; the next query reconnects.
     this.pool.on('error', () => undefined);
   }
@@ -46,12 +62,13 @@ export class PgDb {
     }
   }
 
-  async rows<R extends Row = Row>(text: string, values: unknown[] = []): Promise<R[]> {
-    return (await this.query<R>(text, values)).rows;
+  /** The rows of one statement, typed as the caller says (a row interface of the store it serves). */
+  async rows<R = Row>(text: string, values: unknown[] = []): Promise<R[]> {
+    return (await this.query(text, values)).rows as R[];
   }
 
-  async one<R extends Row = Row>(text: string, values: unknown[] = []): Promise<R | undefined> {
-    return (await this.query<R>(text, values)).rows[0];
+  async one<R = Row>(text: string, values: unknown[] = []): Promise<R | undefined> {
+    return (await this.query(text, values)).rows[0] as R | undefined;
   }
 
   /**
