@@ -23,6 +23,7 @@ import { SqliteAnalysisStore, type AnalysisStore } from './analysis-store';
 import { SqliteResearchStore, type ResearchStore } from './research-store';
 import { SqliteSearchStore, type SearchStore } from './search-store';
 import { SqliteVectorsStore, type VectorsStore } from './vectors-store';
+import type { Async } from './surface';
 
 export interface Storage {
   repos: ReposStore;
@@ -39,6 +40,18 @@ export interface Storage {
   transaction<T>(work: () => T): T;
   close(): void;
 }
+
+/**
+ * The same stores for a backend that must await (the team server on PostgreSQL, store/pg/): every
+ * method answers a promise, and a transaction's work is async (the stores it calls join it).
+ * `async: true` tells the two bundles apart (the conformance suite runs one check on both).
+ */
+export type AsyncStorage = { [K in Exclude<keyof Storage, 'transaction' | 'close'>]: Async<Storage[K]> } & {
+  readonly async: true;
+  /** Runs `work` in one transaction; a nested call becomes a savepoint; a throw keeps nothing. */
+  transaction<T>(work: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+};
 
 /** Every store on one SQLite connection (WAL, sqlite-vec, migrated) in `DATA_DIR/loupe.db`. */
 export interface SqliteStorage extends Storage {
