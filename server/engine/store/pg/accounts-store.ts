@@ -3,6 +3,9 @@ import type { AccountsStore, GithubTokenRow, KeyRow, NewKey, UserRow } from '../
 import type { Async } from '../surface';
 import type { PgDb } from './pg-db';
 
+/** pg_advisory_xact_lock key of ledger compaction ('ledger' in ASCII). */
+const COMPACTION_LOCK = 0x6c6564676572;
+
 const USER = 'id, email, display_name, plan, is_owner, created_at, password_hash, verified_at, email_proven_at, profile, credit_limit';
 const KEY = 'id, user_id, key_hash, key_hint, state, is_primary, created_at, last_used_at, disabled_at, kind, expires_at, parent_key_id';
 
@@ -160,6 +163,15 @@ export class PgAccountsStore implements Async<AccountsStore> {
    * cannot both count the same minute (the second finds those rows gone).
    */
   async compactLedger(before: string): Promise<number> {
+    // Nodes compact one at a time (an advisory lock for this transaction): two statements deleting
+    // the same rows in different orders could otherwise deadlock, and one node's maintenance fail.
+    return this.db.transaction(async () => {
+      await this.db.query('SELECT pg_advisory_xact_lock($1)', [COMPACTION_LOCK]);
+      return this.compactLocked(before);
+    });
+  }
+
+  private async compactLocked(before: string): Promise<number> {
     const row = await this.db.one<{ n: number }>(`
       WITH gone AS (
         DELETE FROM credit_ledger WHERE created_at < $1 AND (period IS NULL OR length(period) > 10)
