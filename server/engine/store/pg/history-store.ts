@@ -92,8 +92,9 @@ export class PgHistoryStore implements Async<HistoryStore> {
    * `files` and `user_repos` (the same database on the team server), whose columns follow SQLite's.
    */
   async languages(userId: string, since?: string): Promise<{ language: string | null; files: number; lines: number; bytes: number }[]> {
+    const window = since === undefined ? '' : 'AND f.indexed_at >= $2';
     return this.db.rows(`SELECT f.language AS language, count(*) AS files, sum(f.lines)::bigint AS lines, sum(f.size)::bigint AS bytes
-      FROM files f JOIN user_repos u ON u.repo_id = f.repo_id WHERE u.user_id = $1 AND f.indexed_at >= coalesce($2, '-infinity')
-      GROUP BY f.language ORDER BY files DESC, language COLLATE "C" NULLS FIRST`, [userId, since ?? null]);
+      FROM files f JOIN user_repos u ON u.repo_id = f.repo_id WHERE u.user_id = $1 ${window}
+      GROUP BY f.language ORDER BY files DESC, language COLLATE "C" NULLS FIRST`, since === undefined ? [userId] : [userId, since]);
   }
 }
