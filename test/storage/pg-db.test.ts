@@ -63,3 +63,39 @@ test('PgDb: a server that cannot be reached is a coded STORAGE_UNAVAILABLE error
     await db.close();
   }
 });
+
+test('PgDb: the server ending a transaction\'s session while its work awaits does not crash the process; the transaction rejects, keeps nothing, and the pool goes on', async () => {
+  const url = await cluster.createDatabase();
+  const db = new PgDb({ url, max: 2 });
+  const admin = new PgDb({ url, max: 1 });
+  try {
+    await migratePg(db, MIGRATIONS);
+    let gotPid!: (pid: number) => void;
+    const pid = { promise: new Promise<number>((r) => { gotPid = r; }) };
+    const running = db.transaction(async () => {
+      await db.query("INSERT INTO things (id, name) VALUES (1, 'one')");
+      gotPid((await db.one<{ pid: number }>('SELECT pg_backend_pid() AS pid'))!.pid);
+      await new Promise((r) => setTimeout(r, 500)); // the session ends during this wait
+      await db.query("INSERT INTO things (id, name) VALUES (2, 'two')");
+    });
+    await admin.query('SELECT pg_terminate_backend($1)', [await pid.promise]);
+    await assert.rejects(running, (e: unknown) => e instanceof LoupeError && e.code === 'STORAGE_UNAVAILABLE' && /nothing|Nothing/.test(e.message));
+    assert.deepEqual(await db.rows('SELECT * FROM things'), [], 'nothing of it was kept');
+    await db.transaction(async () => { await db.query("INSERT INTO things (id, name) VALUES (3, 'three')"); });
+    assert.deepEqual((await db.rows<{ id: number }>('SELECT id FROM things')).map((r) => r.id), [3]);
+  } finally {
+    await Promise.all([db.close(), admin.close()]);
+  }
+});
+
+test('PgDb: rows come back as the SQLite stores return them: timestamptz as ISO text with milliseconds in UTC, bigint as a number', async () => {
+  const db = new PgDb({ url: await cluster.createDatabase() });
+  try {
+    const row = await db.one<{ at: unknown; plus: unknown; n: unknown; big: unknown }>(
+      "SELECT '2026-01-01T10:00:01.5Z'::timestamptz AS at, '2026-01-01 12:00:00+02:00'::timestamptz AS plus, count(*) AS n, 9007199254740991::bigint AS big FROM (VALUES (1), (2)) v");
+    assert.deepEqual(row, { at: '2026-01-01T10:00:01.500Z', plus: '2026-01-01T10:00:00.000Z', n: 2, big: 9007199254740991 });
+    assert.deepEqual(await db.rows('SHOW TimeZone'), [{ TimeZone: 'UTC' }]);
+  } finally {
+    await db.close();
+  }
+});

@@ -34,6 +34,12 @@ export interface PgDbOptions {
   url: string;
   /** Pool size per process (default 10). */
   max?: number;
+  /**
+   * A transaction left idle this long (ms) is ended by the server (`idle_in_transaction_session_timeout`),
+   * releasing its row locks: a node that hangs mid-transaction cannot hold a user's balance for ever.
+   * Default 60 000; 0 turns it off.
+   */
+  idleInTransactionMs?: number;
 }
 
 export class PgDb {
@@ -42,7 +48,11 @@ export class PgDb {
   private savepoints = 0;
 
   constructor(options: PgDbOptions) {
-    this.pool = new pg.Pool({ connectionString: options.url, max: options.max ?? 10, types: ROW_TYPES, options: '-c TimeZone=UTC' });
+    const idle = Math.max(0, Math.floor(options.idleInTransactionMs ?? 60_000));
+    this.pool = new pg.Pool({
+      connectionString: options.url, max: options.max ?? 10, types: ROW_TYPES, keepAlive: true,
+      options: `-c TimeZone=UTC -c idle_in_transaction_session_timeout=${idle}`,
+    });
     // An idle client that loses its server (a restart) must not crash the process; the next query reconnects.
     this.pool.on('error', () => undefined);
   }
@@ -91,9 +101,17 @@ export class PgDb {
     }
     const client = await this.pool.connect().catch((error: unknown) => { throw pgError(error) ?? error; });
     let broken = false;
+    // A checked-out client has no error listener of the pool's: the server ending the session while
+    // `work` awaits something else (a restart, the idle timeout) would otherwise be an uncaught
+    // 'error' event, and the process would exit. The next query of `work` fails instead.
+    let lost: unknown = null;
+    let committing = false;
+    const onLost = (error: unknown) => { lost ??= error; };
+    client.on('error', onLost);
     try {
       await client.query(isolation ? `BEGIN ISOLATION LEVEL ${isolation.toUpperCase()}` : 'BEGIN');
       const result = await this.tx.run({ client, depth: 0 }, work);
+      committing = true;
       await client.query('COMMIT');
       return result;
     } catch (error) {
@@ -102,15 +120,25 @@ export class PgDb {
       } catch {
         broken = true; // the connection is gone: do not hand it back to the pool
       }
+      if (lost) throw lostError(lost, committing);
       throw pgError(error) ?? error;
     } finally {
-      client.release(broken);
+      client.off('error', onLost);
+      client.release(broken || lost !== null);
     }
   }
 
   async close(): Promise<void> {
     await this.pool.end();
   }
+}
+
+/** The session of a transaction ended under it: before COMMIT, nothing of it was committed. */
+function lostError(error: unknown, committing: boolean): LoupeError {
+  const code = String((error as { code?: unknown })?.code ?? 'connection lost');
+  if (committing) return new LoupeError('STORAGE_UNAVAILABLE', `the connection to the database server was lost while a transaction committed (${code}); whether it was kept is unknown.`);
+  if (code === '25P03') return new LoupeError('INTERNAL', 'a database transaction stayed idle past idle_in_transaction_session_timeout and was rolled back; nothing of it was kept.');
+  return pgError(error) ?? new LoupeError('STORAGE_UNAVAILABLE', `the connection to the database server was lost during a transaction (${code}); nothing of it was committed.`);
 }
 
 /**
