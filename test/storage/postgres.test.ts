@@ -101,3 +101,29 @@ test('PostgreSQL: two nodes opening one database at once migrate it once; a user
     await Promise.all(nodes.map((n) => n.close()));
   }
 });
+
+test('PostgreSQL, two nodes: a node that stalls in the middle of a charge holds the user\'s balance only until the idle timeout', async () => {
+  const url = await cluster.createDatabase();
+  const [a, b] = [await openPgStorage(url, silentLogger, { max: 2, idleInTransactionMs: 300 }), await openPgStorage(url, silentLogger, { max: 2 })];
+  try {
+    const user = newId();
+    await a.accounts.insertUser({ id: user, email: null, display_name: null, plan: 'FREE', is_owner: 0 });
+    let lockTaken!: () => void;
+    const locked = new Promise<void>((r) => { lockTaken = r; });
+    const stalled = a.transaction(async () => {
+      await a.accounts.creditsUsed(user); // takes the totals row
+      lockTaken();
+      await new Promise((r) => setTimeout(r, 3000)); // hangs past the timeout
+      await a.accounts.recordCharge(user, 'search.run', 50);
+    });
+    await locked;
+    const t = performance.now();
+    await b.transaction(async () => { await b.accounts.creditsUsed(user); await b.accounts.recordCharge(user, 'search.run', 5); });
+    const waited = performance.now() - t;
+    assert.ok(waited >= 200 && waited < 2500, `the other node waited ${waited.toFixed(0)} ms, until the stalled transaction was ended`);
+    await assert.rejects(stalled, (e: unknown) => e instanceof Error && /idle/.test(e.message));
+    assert.equal(await b.accounts.creditsUsed(user), 5, 'only the charge that committed');
+  } finally {
+    await Promise.all([a.close(), b.close()]);
+  }
+});

@@ -30,11 +30,13 @@ export type PgStorage = Omit<AsyncStorage, PgIndexSide> & Partial<Pick<AsyncStor
 export interface PgStorageOptions {
   /** Connections in this process's pool (default 10). */
   max?: number;
+  /** How long a transaction may stay idle before the server ends it and frees its locks (ms; default 60 000). */
+  idleInTransactionMs?: number;
 }
 
 /** Connects to `url` (postgres://…), applies pending migrations (once, whichever node is first) and opens every store. */
 export async function openPgStorage(url: string, log: Logger, options: PgStorageOptions = {}): Promise<PgStorage> {
-  const db = new PgDb({ url, max: options.max });
+  const db = new PgDb({ url, max: options.max, idleInTransactionMs: options.idleInTransactionMs });
   try {
     const applied = await migratePg(db, PG_MIGRATIONS);
     if (applied) log.info(`PostgreSQL: applied ${applied} migration${applied === 1 ? '' : 's'}`);
