@@ -127,3 +127,25 @@ test('PostgreSQL, two nodes: a node that stalls in the middle of a charge holds 
     await Promise.all([a.close(), b.close()]);
   }
 });
+
+test('PostgreSQL, two nodes: turns of one conversation written at once get successive numbers; a one-time code is consumed by one node only', () => twoNodes(async (a, b) => {
+  const user = newId();
+  await a.accounts.insertUser({ id: user, email: 'turns@example.test', display_name: null, plan: 'FREE', is_owner: 0 });
+  const conversation = newId();
+  await a.history.insertConversation({ id: conversation, user_id: user, title: 't', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' });
+  // What history.record does in the settle transaction: number the turn, then write it.
+  const turn = (node: PgStorage) => node.transaction(async () => {
+    const seq = await node.history.nextSeq(conversation);
+    await new Promise((r) => setTimeout(r, 5)); // both nodes would read the same max without the lock
+    await node.history.insert({ id: newId(), user_id: user, conversation_id: conversation, seq, category: 'research', operation: 'search.research',
+      query: 'q', repo_ids: '[]', summary: null, result: null, credits: 0, duration_ms: 0, created_at: new Date().toISOString() });
+    return seq;
+  });
+  const seqs = await Promise.all(Array.from({ length: 6 }, (_, i) => turn(i % 2 ? a : b)));
+  assert.deepEqual(seqs.sort((x, y) => x - y), [1, 2, 3, 4, 5, 6]);
+  assert.deepEqual((await b.history.thread(conversation)).map((r) => r.seq), [1, 2, 3, 4, 5, 6]);
+
+  await a.auth.insertOtp({ id: 'code', email: 'turns@example.test', user_id: user, purpose: 'signin', code_hash: 'h', key_id: null, expires_at: '2999-01-01T00:00:00.000Z' });
+  const consumed = await Promise.all([a, b, a, b].map((node) => node.auth.consumeOtp('code')));
+  assert.deepEqual(consumed.filter(Boolean).length, 1, 'one verify wins');
+}));
