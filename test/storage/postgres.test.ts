@@ -150,3 +150,29 @@ test('PostgreSQL, two nodes: turns of one conversation written at once get succe
   const consumed = await Promise.all([a, b, a, b].map((node) => node.auth.consumeOtp('code')));
   assert.deepEqual(consumed.filter(Boolean).length, 1, 'one verify wins');
 }));
+
+test('PostgreSQL, two nodes: checked charges, unchecked charges and refunds of one user in one minute, all at once, never deadlock', () => twoNodes(async (a, b) => {
+  const user = newId();
+  await a.accounts.insertUser({ id: user, email: null, display_name: null, plan: 'FREE', is_owner: 0 });
+  const at = new Date().toISOString();
+  // Every path that writes the ledger takes the user's totals row first; a path that took the
+  // minute's ledger row first (its trigger then waiting for the totals row) would deadlock with a
+  // checked charge holding the totals row and waiting for that ledger row.
+  const checked = (node: PgStorage) => node.transaction(async () => {
+    await node.accounts.creditsUsed(user);
+    await new Promise((r) => setTimeout(r, 2));
+    await node.accounts.recordCharge(user, 'search.run', 2, at);
+  });
+  const unchecked = (node: PgStorage) => node.accounts.recordCharge(user, 'search.run', 2, at);
+  const refund = (node: PgStorage) => node.transaction(async () => {
+    await node.accounts.recordCharge(user, 'search.run', 2, at);
+    await new Promise((r) => setTimeout(r, 2));
+    await node.accounts.takeBackCharge({ userId: user, operation: 'search.run', credits: 2, at });
+  });
+  const ops = Array.from({ length: 60 }, (_, i) => [checked, unchecked, refund][i % 3]!(i % 2 ? a : b));
+  const outcomes = await Promise.allSettled(ops);
+  const failed = outcomes.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason));
+  assert.deepEqual(failed, [], 'no call failed');
+  assert.equal(await a.accounts.creditsUsed(user), 2 * 40, '20 checked + 20 unchecked charges; the 20 refunded ones took themselves back');
+  assert.deepEqual(await b.accounts.chargesByOperation(user, '1970-01-01T00:00:00.000Z'), [{ operation: 'search.run', calls: 40, credits: 80 }]);
+}));

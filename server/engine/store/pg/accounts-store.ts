@@ -148,13 +148,30 @@ export class PgAccountsStore implements Async<AccountsStore> {
   /**
    * Adds a charge to the user's row for this operation and UTC minute: one statement, so charges
    * from many nodes in the same minute add up (the unique constraint serialises them on the row).
+   *
+   * Lock order: the statement locks the user's totals row before it touches the minute's ledger row
+   * (the CTE runs first: the insert's one-time filter reads it). Every ledger write here does the
+   * same, as a balance check does (`creditsUsed` in a transaction): a write that locked the ledger
+   * row first and then, through the trigger, waited for the totals row would deadlock with a
+   * checked charge holding the totals row and waiting for that ledger row.
    */
   async recordCharge(userId: string, operation: string, credits: number, at: string = nowIso()): Promise<void> {
     const minute = at.slice(0, 16);
-    await this.db.query(`INSERT INTO credit_ledger (user_id, operation, credits, created_at, calls, period) VALUES ($1, $2, $3, $4, 1, $5)
+    await this.db.query(`WITH totals AS (SELECT user_id FROM credit_totals WHERE user_id = $1 FOR UPDATE)
+      INSERT INTO credit_ledger (user_id, operation, credits, created_at, calls, period)
+      SELECT $1, $2, $3::bigint, $4::timestamptz, 1, $5 WHERE (SELECT count(*) FROM totals) >= 0
       ON CONFLICT (user_id, operation, period)
       DO UPDATE SET credits = credit_ledger.credits + EXCLUDED.credits, calls = credit_ledger.calls + 1`,
     [userId, operation, credits, `${minute}:00.000Z`, minute]);
+  }
+
+  /** Runs ledger writes with the user's totals row locked first (see recordCharge), in the caller's transaction or one of its own. */
+  private totalsLocked(userId: string, write: () => Promise<void>): Promise<void> {
+    const run = async () => {
+      await this.db.query('SELECT 1 FROM credit_totals WHERE user_id = $1 FOR UPDATE', [userId]);
+      await write();
+    };
+    return this.db.inTransaction ? run() : this.db.transaction(run);
   }
 
   /**
@@ -167,6 +184,9 @@ export class PgAccountsStore implements Async<AccountsStore> {
     // the same rows in different orders could otherwise deadlock, and one node's maintenance fail.
     return this.db.transaction(async () => {
       await this.db.query('SELECT pg_advisory_xact_lock($1)', [COMPACTION_LOCK]);
+      // The totals rows of every user it merges, first and in user-id order (see recordCharge).
+      await this.db.query(`SELECT 1 FROM credit_totals WHERE user_id IN (SELECT DISTINCT user_id FROM credit_ledger
+        WHERE created_at < $1 AND (period IS NULL OR length(period) > 10)) ORDER BY user_id COLLATE "C" FOR UPDATE`, [before]);
       return this.compactLocked(before);
     });
   }
@@ -214,9 +234,11 @@ export class PgAccountsStore implements Async<AccountsStore> {
    */
   async takeBackCharge(ref: { userId: string; operation: string; credits: number; at: string }): Promise<void> {
     const minute = ref.at.slice(0, 16);
-    await this.db.query('UPDATE credit_ledger SET credits = credits - $1, calls = calls - 1 WHERE user_id = $2 AND operation = $3 AND period = $4',
-      [ref.credits, ref.userId, ref.operation, minute]);
-    await this.db.query('DELETE FROM credit_ledger WHERE user_id = $1 AND operation = $2 AND period = $3 AND calls <= 0', [ref.userId, ref.operation, minute]);
+    await this.totalsLocked(ref.userId, async () => {
+      await this.db.query('UPDATE credit_ledger SET credits = credits - $1, calls = calls - 1 WHERE user_id = $2 AND operation = $3 AND period = $4',
+        [ref.credits, ref.userId, ref.operation, minute]);
+      await this.db.query('DELETE FROM credit_ledger WHERE user_id = $1 AND operation = $2 AND period = $3 AND calls <= 0', [ref.userId, ref.operation, minute]);
+    });
   }
 }
 
