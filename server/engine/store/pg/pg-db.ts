@@ -123,8 +123,10 @@ export class PgDb {
       if (lost) throw lostError(lost, committing);
       throw pgError(error) ?? error;
     } finally {
-      client.off('error', onLost);
-      client.release(broken || lost !== null);
+      const dead = broken || lost !== null;
+      // A dead client keeps the listener (it may still report its socket closing); a healthy one goes back without it.
+      if (!dead) client.off('error', onLost);
+      client.release(dead);
     }
   }
 
