@@ -155,7 +155,7 @@ export interface LeadFeatures {
 
 export const LEAD_WEIGHTS = {
   name: 2, path: 2, text: 0.5, covered: 2, file: 1.5, hit: 1.5, container: -1, declaration: -4, test: -4, error: -2, noName: -1, subject: 20, hint: 8,
-  stub: -4, registrar: -3, deprecated: -3, callers: 1, matched: 3,
+  stub: -4, registrar: -4, deprecated: -3, callers: 1, matched: 3,
 };
 
 /** Callers count up to this many (log scale): a definition everything calls is not ten times the answer. */
@@ -185,10 +185,11 @@ export function leadFeatures<T extends LeadInput>(q: QuestionWords, candidates: 
     const df = names.filter((n) => n.some((x) => meets(w, x) > 0)).length;
     return Math.log(1 + candidates.length / (1 + df));
   });
-  const real = idf.filter((_, k) => !q.stems[k].startsWith('\u0000'));
-  const meanIdf = real.length ? real.reduce((a, b) => a + b, 0) / real.length : 1;
+  const realIdf = idf.filter((_, k) => !q.stems[k].startsWith('\u0000'));
+  const meanIdf = realIdf.length ? realIdf.reduce((a, b) => a + b, 0) / realIdf.length : 1;
   const asksErrors = ASKS_ERRORS.test(question);
-  const realWords = q.stems.filter((w) => !w.startsWith('\u0000')).length;
+  const real = q.stems.filter((w) => !w.startsWith('\u0000'));
+  const realWords = real.length;
   candidates.forEach((c, i) => {
     const s = c.symbol;
     const nameWords = names[i];
@@ -216,7 +217,7 @@ export function leadFeatures<T extends LeadInput>(q: QuestionWords, candidates: 
     if (!nameHits && !inPath && !inText && !isSubject && c.hintRank === undefined) return;
     const asFunction = (s.kind === 'constant' || s.kind === 'variable') && !!s.signature && /=>|\bfunction\b/.test(s.signature);
     // A type spelled as a variable (Python's `T = t.TypeVar(…)`, `X = t.Callable[…]`) is a type.
-    const asType = (s.kind === 'constant' || s.kind === 'variable') && !!s.signature && TYPE_ALIAS.test(s.signature);
+    const asType = (s.kind === 'constant' || s.kind === 'variable') && ((!!s.signature && TYPE_ALIAS.test(s.signature)) || !!c.body?.typeAlias);
     out.push({ candidate: c, features: {
       inName, nameHits, inPath: Math.min(inPath, 2), inText: Math.min(inText, 3),
       covered: nameWords.filter((n) => q.stems.some((w) => meets(w, n) > 0)).length / nameWords.length,
@@ -253,6 +254,8 @@ export interface BodyTraits {
   registrar: boolean;
   /** It warns that it is deprecated. */
   deprecated: boolean;
+  /** A variable that holds a type (`T = t.TypeVar(…)`, `X = t.Callable[…]`). */
+  typeAlias: boolean;
 }
 
 /** The body of a function (its lines, the first line first), past its header, docstrings and comments. */
@@ -265,7 +268,9 @@ function bodyOf(lines: string[]): string | null {
 }
 
 export function bodyTraits(kind: SymbolKind, signature: string | null, lines: string[]): BodyTraits {
-  const none = { stub: false, registrar: false, deprecated: false };
+  const none = { stub: false, registrar: false, deprecated: false, typeAlias: false };
+  // A type spelled as a variable over several lines (the index keeps only its name as the signature).
+  if (kind === 'variable' || kind === 'constant') return { ...none, typeAlias: TYPE_ALIAS.test(lines.slice(0, 3).join(' ')) };
   if (kind !== 'function' && kind !== 'method') return none;
   const body = bodyOf(lines);
   if (body === null) return { ...none, stub: !!signature && /(^|\s)abstract\s/.test(signature) };
@@ -281,7 +286,7 @@ export function bodyTraits(kind: SymbolKind, signature: string | null, lines: st
   const registrar = !!p && new RegExp(`\\.(append|add|push|set\\w*|register\\w*)\\(([^()]*,\\s*)?${p}\\)|\\]\\s*=\\s*${p}\\b`).test(body)
     && !new RegExp(`(^|[^\\w$.])${p}\\s*=[^=]`, 'm').test(body);
   const deprecated = /\bDeprecationWarning\b|\bis deprecated\b|@deprecated\b/.test(body);
-  return { stub, registrar, deprecated };
+  return { stub, registrar, deprecated, typeAlias: false };
 }
 
 /** A file the callers are counted over: its path, its lines and its definitions. */
