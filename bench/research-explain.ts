@@ -54,7 +54,7 @@ async function main() {
           const name = c.symbol.parent ? `${c.symbol.parent}.${c.symbol.name}` : c.symbol.name;
           return `  ${String(i + 1).padStart(3)} ${x.score.toFixed(2).padStart(6)} ${isExpected(c) ? '*' : ' '} ${name} (${c.symbol.kind}) ${c.path}:${c.symbol.startLine}`
             + `  name=${f.inName.toFixed(2)}/${f.nameHits} path=${f.inPath} text=${f.inText} cov=${f.covered.toFixed(2)} kind=${f.kind} file=${f.fileRank} hit=${f.hitRank ?? '-'}`
-            + ` calls=${f.callers}${f.stub ? ' STUB' : ''}${f.registrar ? ' REG' : ''}${f.deprecated ? ' DEPR' : ''}${f.container ? ' container' : ''}${f.declaration ? ' decl' : ''}${f.test ? ' test' : ''}${f.error ? ' error' : ''}`;
+            + ` calls=${f.callers}${f.accessor ? " ACC" : ""}${f.stub ? ' STUB' : ''}${f.registrar ? ' REG' : ''}${f.deprecated ? ' DEPR' : ''}${f.container ? ' container' : ''}${f.declaration ? ' decl' : ''}${f.test ? ' test' : ''}${f.error ? ' error' : ''}`;
         };
         process.stdout.write(`${right ? 'ok  ' : 'MISS'} ${q.heldOut ? '[held] ' : ''}${corpus}: ${q.question}  (words: ${qw.words.filter((w) => !w.startsWith('\u0000')).join(' ')})\n`);
         scored.slice(0, Number(values.top)).forEach((x, i) => process.stdout.write(`${show(x, i)}\n`));

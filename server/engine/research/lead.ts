@@ -115,6 +115,8 @@ export interface ScoredLead<T extends LeadInput = LeadInput> { candidate: T; sco
 
 const KIND_WEIGHT: Partial<Record<SymbolKind, number>> = { function: 1.5, method: 1.5, class: -0.5, constant: 0, variable: 0 };
 const CONTAINER_LINES = 150;
+/** How many classes of one file define a method before each is a variant (see LeadFeatures.variant). */
+const VARIANTS = 3;
 
 /** Names of exception types: the place a question asks about is rarely the error it throws. */
 const ERROR_NAME = /(error|exception|invalid|mismatch|failed|failure|not(found|allowed|supported))$/i;
@@ -144,6 +146,10 @@ export interface LeadFeatures {
   container: boolean;
   declaration: boolean;
   stub: boolean;
+  /** One of several classes' methods of one name in its file, and the question does not name its class. */
+  variant: boolean;
+  /** A getter that returns a field: what is asked about happens where the field is filled. */
+  accessor: boolean;
   /** A decorator that registers what it is given, when the question does not ask about registering. */
   registrar: boolean;
   deprecated: boolean;
@@ -155,7 +161,7 @@ export interface LeadFeatures {
 
 export const LEAD_WEIGHTS = {
   name: 2, path: 2, text: 0.5, covered: 2, file: 1.5, hit: 1.5, container: -1, declaration: -4, test: -4, error: -2, noName: -1, subject: 20, hint: 8,
-  stub: -4, registrar: -4, deprecated: -3, callers: 1, matched: 3,
+  stub: -4, registrar: -4, deprecated: -3, callers: 1, matched: 3, accessor: -2, variant: -1,
 };
 
 /** Callers count up to this many (log scale): a definition everything calls is not ten times the answer. */
@@ -166,7 +172,7 @@ export function leadScore(f: LeadFeatures, w = LEAD_WEIGHTS): number {
     + w.file / (1 + f.fileRank) + (f.hitRank !== null ? w.hit / (1 + f.hitRank) : 0)
     + (f.container ? w.container : 0) + (f.declaration ? w.declaration : 0) + (f.test ? w.test : 0) + (f.error ? w.error : 0)
     + (f.nameHits ? 0 : w.noName) + (f.subject ? w.subject : 0) + (f.hintRank !== null ? w.hint / (1 + f.hintRank) : 0)
-    + (f.stub ? w.stub : 0) + (f.registrar ? w.registrar : 0) + (f.deprecated ? w.deprecated : 0) + w.callers * (Math.log2(1 + Math.min(f.callers, MAX_CALLERS)) / 3);
+    + (f.variant ? w.variant : 0) + (f.accessor ? w.accessor : 0) + (f.stub ? w.stub : 0) + (f.registrar ? w.registrar : 0) + (f.deprecated ? w.deprecated : 0) + w.callers * (Math.log2(1 + Math.min(f.callers, MAX_CALLERS)) / 3);
 }
 
 export function rankLeads<T extends LeadInput>(q: QuestionWords, candidates: T[], question = '', subject?: (c: T) => boolean): ScoredLead<T>[] {
@@ -190,6 +196,14 @@ export function leadFeatures<T extends LeadInput>(q: QuestionWords, candidates: 
   const asksErrors = ASKS_ERRORS.test(question);
   const real = q.stems.filter((w) => !w.startsWith('\u0000'));
   const realWords = real.length;
+  // Methods of one name that several classes of a file define (`getQueryString` of four event processors): each is one
+  // variant, and the question names none of them unless it names its class.
+  const variants = new Map<string, Set<string>>();
+  for (const c of candidates) {
+    if (c.symbol.kind !== 'method' || !c.symbol.parent) continue;
+    const k = `${c.path}\0${c.symbol.name}`;
+    variants.set(k, (variants.get(k) ?? new Set()).add(c.symbol.parent));
+  }
   candidates.forEach((c, i) => {
     const s = c.symbol;
     const nameWords = names[i];
@@ -226,7 +240,9 @@ export function leadFeatures<T extends LeadInput>(q: QuestionWords, candidates: 
       fileRank: c.fileRank, hitRank: c.hitRank ?? null, hintRank: c.hintRank ?? null,
       container: s.endLine - s.startLine > CONTAINER_LINES,
       declaration: isDeclarationPath(c.path) && !q.wantsTypes,
-      stub: !!c.body?.stub, registrar: !!c.body?.registrar && !ASKS_REGISTERING.test(question), deprecated: !!c.body?.deprecated && !/\bdeprecat/i.test(question),
+      variant: s.kind === 'method' && (variants.get(`${c.path}\0${s.name}`)?.size ?? 0) >= VARIANTS
+        && !codeStems(splitIdentifier(s.parent ?? '')).some((p) => q.stems.some((w) => meets(w, p) === 1)),
+      accessor: !!c.body?.accessor, stub: !!c.body?.stub, registrar: !!c.body?.registrar && !ASKS_REGISTERING.test(question), deprecated: !!c.body?.deprecated && !/\bdeprecat/i.test(question),
       callers: c.callers ?? 0,
       test: (isTestPath(c.path) || isBenchPath(c.path)) && !q.wantsTests,
       error: ERROR_NAME.test(s.name) && !asksErrors,
@@ -256,6 +272,8 @@ export interface BodyTraits {
   deprecated: boolean;
   /** A variable that holds a type (`T = t.TypeVar(…)`, `X = t.Callable[…]`). */
   typeAlias: boolean;
+  /** A getter: it returns a field and does nothing else. */
+  accessor: boolean;
 }
 
 /** The body of a function (its lines, the first line first), past its header, docstrings and comments. */
@@ -268,7 +286,7 @@ function bodyOf(lines: string[]): string | null {
 }
 
 export function bodyTraits(kind: SymbolKind, signature: string | null, lines: string[]): BodyTraits {
-  const none = { stub: false, registrar: false, deprecated: false, typeAlias: false };
+  const none = { stub: false, registrar: false, deprecated: false, typeAlias: false, accessor: false };
   // A type spelled as a variable over several lines (the index keeps only its name as the signature).
   if (kind === 'variable' || kind === 'constant') return { ...none, typeAlias: TYPE_ALIAS.test(lines.slice(0, 3).join(' ')) };
   if (kind !== 'function' && kind !== 'method') return none;
@@ -285,8 +303,12 @@ export function bodyTraits(kind: SymbolKind, signature: string | null, lines: st
   const p = last && params.includes(last[1]) && params.length <= 2 ? last[1].replace(/\$/g, '\\$') : null;
   const registrar = !!p && new RegExp(`\\.(append|add|push|set\\w*|register\\w*)\\(([^()]*,\\s*)?${p}\\)|\\]\\s*=\\s*${p}\\b`).test(body)
     && !new RegExp(`(^|[^\\w$.])${p}\\s*=[^=]`, 'm').test(body);
+  // A getter or a setter: one statement that returns or stores a field (`return this.#data?.[target]`), calling nothing.
+  const statements = flat.split(/;|\n/).map((x) => x.trim()).filter(Boolean);
+  const accessor = statements.length === 1 && flat.length <= 120 && !/[\w$\])]\s*\(/.test(flat)
+    && (/^return\s/.test(flat) || /^[\w$#.?()[\]\s]+(\?\?)?=[^=]/.test(flat));
   const deprecated = /\bDeprecationWarning\b|\bis deprecated\b|@deprecated\b/.test(body);
-  return { stub, registrar, deprecated, typeAlias: false };
+  return { stub, registrar, deprecated, typeAlias: false, accessor };
 }
 
 /** A file the callers are counted over: its path, its lines and its definitions. */
