@@ -19,6 +19,13 @@ import { splitIdentifier } from '../util/words';
 import type { ChatMessage, ChatUsage } from './model-provider';
 import type { ModelRegistry } from './model-registry';
 import { readQuestion } from './lead';
+import type { SearchHit, SearchOutcome, SearchRequest, SearchScope } from '../search/types';
+
+/** A hit as the rerank prompt names it: a function by its name and signature, a file or a chunk by its file's base name. */
+function rerankCandidate(h: SearchHit): RerankCandidate {
+  const base = h.filePath!.slice(h.filePath!.lastIndexOf('/') + 1).replace(/\.[^.]*$/, '');
+  return { name: h.type === 'function' && h.name ? h.name : base, path: h.filePath!, line: h.startLine ?? null, signature: h.type === 'function' ? h.signature ?? null : null };
+}
 
 export interface RetrievalAssistConfig {
   /** The model (an id of GET /v2/models: an OpenAI-compatible one, or `vscode:…`) that helps. */
@@ -33,6 +40,8 @@ export interface RetrievalAssistConfig {
   rerankTop?: number;
   /** A call that takes longer is given up (default 10 s). */
   timeoutMs?: number;
+  /** Help plain semantic search too (POST /v2/search without chat), not only research (default true). */
+  search?: boolean;
 }
 
 export interface AssistCall {
@@ -55,9 +64,35 @@ const EXPAND_INSTRUCTIONS = 'You help a code search engine. Given a developer\'s
 const RERANK_INSTRUCTIONS = 'You help a code search engine. Given a developer\'s question and numbered code locations, reply with '
   + 'the numbers of the locations, the one that best answers the question first, separated by spaces. Reply with nothing else.';
 
+/** What the model's help did for one call: recorded with it (history, `meta.retrieval`) and charged. */
+export interface AssistSummary {
+  model: string;
+  identifiers: string[];
+  reranked: boolean;
+  credits: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** The summary of the calls that answered (null when none did). */
+export function assistSummary(expansion: (AssistCall & { identifiers: string[] }) | null, rerank: (AssistCall & { order: number[] }) | null): AssistSummary | null {
+  const calls = [expansion, rerank].filter((c): c is NonNullable<typeof c> => c !== null);
+  if (!calls.length) return null;
+  return {
+    model: calls[0].model, identifiers: expansion?.identifiers ?? [], reranked: !!rerank,
+    credits: calls.reduce((n, c) => n + c.credits, 0),
+    inputTokens: calls.reduce((n, c) => n + c.usage.inputTokens, 0), outputTokens: calls.reduce((n, c) => n + c.usage.outputTokens, 0),
+  };
+}
+
+/** The hits of a page a rerank orders: the scope's own kind (files for `all`). */
+const RERANKED_KIND: Record<SearchScope, SearchHit['type']> = { all: 'file', files: 'file', functions: 'function', code: 'code', repos: 'repo' };
+
 export class RetrievalAssist {
   readonly expands: boolean;
   readonly reranks: boolean;
+  /** Whether plain semantic search asks it too (research always does). */
+  readonly searches: boolean;
 
   constructor(
     private readonly models: ModelRegistry,
@@ -67,6 +102,36 @@ export class RetrievalAssist {
   ) {
     this.expands = config.expand !== false;
     this.reranks = config.rerank !== false;
+    this.searches = config.search !== false;
+  }
+
+  /**
+   * Plain semantic search with the model's help: the identifiers it names join the full-text side of the
+   * search (`expansions`), then it orders the first page's top hits of the scope's kind (files for `all`;
+   * each place keeps its score, so scores still fall down the list). A model that fails, times out or is
+   * not a language model is skipped: the plain ranking is returned, with a note, and nothing is charged.
+   */
+  async search(
+    request: SearchRequest, repoIds: string[], run: (request: SearchRequest) => Promise<SearchOutcome>, signal?: AbortSignal,
+  ): Promise<{ outcome: SearchOutcome; summary: AssistSummary | null; note: string | null }> {
+    const expansion = this.expands ? await this.expand(request.query, repoIds, signal) : null;
+    const outcome = await run(expansion?.identifiers.length ? { ...request, expansions: expansion.identifiers } : request);
+    const kind = RERANKED_KIND[request.scope ?? 'all'];
+    // Only the first page: a later page reordered on its own would not continue the first.
+    const ranked = (request.offset ?? 0) === 0 ? outcome.results.filter((h) => h.type === kind && h.filePath) : [];
+    const top = ranked.slice(0, this.config.rerankTop ?? 10);
+    const reranked = this.reranks && top.length > 1 ? await this.rerank(request.query, top.map(rerankCandidate), signal) : null;
+    if (reranked) {
+      const order = reranked.order.map((i) => top[i]);
+      const scores = top.map((h) => h.score);
+      const at = outcome.results.indexOf(top[0]);
+      order.forEach((h, i) => { outcome.results[at + i] = { ...h, score: scores[i] }; });
+    }
+    const summary = assistSummary(expansion, reranked);
+    const asked = (this.expands ? 1 : 0) + (this.reranks && top.length > 1 ? 1 : 0);
+    const missing = asked - (expansion ? 1 : 0) - (reranked ? 1 : 0);
+    const note = missing > 0 ? `retrieval model ${this.config.model} did not answer${summary ? ' in part' : ''}; ${summary ? 'what it answered was used' : 'the plain ranking is returned'}` : null;
+    return { outcome, summary, note };
   }
 
   /** The prompt for expansion: the question and the repository's names, those sharing a word with the question first. */
