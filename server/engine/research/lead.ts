@@ -333,16 +333,16 @@ export function countCallers(files: CallerSource[]): Map<string, number> {
     const module = moduleKey(f.path);
     const defs = f.symbols.filter((s) => CALLER_KINDS.has(s.kind) && s.endLine > s.startLine).sort((a, b) => a.startLine - b.startLine);
     const defLines = new Set(f.symbols.map((s) => `${s.startLine}\0${s.name}`));
+    // The innermost definition around each line: later starts are inner, so they overwrite.
+    const owner: ((typeof defs)[number] | undefined)[] = new Array(f.lines.length + 1);
+    for (const d of defs) for (let n = d.startLine; n <= Math.min(d.endLine, f.lines.length); n++) owner[n] = d;
     f.lines.forEach((line, i) => {
       const n = i + 1;
+      if (!line.includes('(')) return;
       for (const m of line.matchAll(CALL)) {
         const name = m[1];
         if (defLines.has(`${n}\0${name}`) || DEFINES.test(line.slice(0, m.index))) continue;
-        let caller: (typeof defs)[number] | null = null;
-        for (const d of defs) {
-          if (d.startLine > n) break;
-          if (d.endLine >= n) caller = d; // later starts are inner
-        }
+        const caller = owner[n] ?? null;
         if (caller?.name === name) continue;
         const key = `${module}\0${caller ? `${caller.parent ?? ''}.${caller.name}` : ''}`;
         let set = callers.get(name);
