@@ -21,11 +21,7 @@ import type { ModelRegistry } from './model-registry';
 import { readQuestion } from './lead';
 import type { SearchHit, SearchOutcome, SearchRequest, SearchScope } from '../search/types';
 
-/** A hit as the rerank prompt names it: a function by its name and signature, a file or a chunk by its file's base name. */
-function rerankCandidate(h: SearchHit): RerankCandidate {
-  const base = h.filePath!.slice(h.filePath!.lastIndexOf('/') + 1).replace(/\.[^.]*$/, '');
-  return { name: h.type === 'function' && h.name ? h.name : base, path: h.filePath!, line: h.startLine ?? null, signature: h.type === 'function' ? h.signature ?? null : null };
-}
+
 
 export interface RetrievalAssistConfig {
   /** The model (an id of GET /v2/models: an OpenAI-compatible one, or `vscode:…`) that helps. */
@@ -56,6 +52,16 @@ export interface RerankCandidate {
   line: number | null;
   signature?: string | null;
   doc?: string | null;
+  /** A file's: the names it defines. */
+  defines?: string[];
+}
+
+const DEFINED: ReadonlySet<string> = new Set(['function', 'method', 'class']);
+
+/** Whether a name shares a word (a light stem) with the question. */
+function nearQuestion(question: string): (name: string) => boolean {
+  const q = readQuestion(question).stems.filter((w) => !w.startsWith('\u0000'));
+  return (name) => splitIdentifier(name).some((w) => q.some((s) => { const x = stem(w); return x === s || (Math.min(x.length, s.length) >= 4 && (x.startsWith(s) || s.startsWith(x))); }));
 }
 
 const EXPAND_INSTRUCTIONS = 'You help a code search engine. Given a developer\'s question about their repository and the list of '
@@ -120,7 +126,7 @@ export class RetrievalAssist {
     // Only the first page: a later page reordered on its own would not continue the first.
     const ranked = (request.offset ?? 0) === 0 ? outcome.results.filter((h) => h.type === kind && h.filePath) : [];
     const top = ranked.slice(0, this.config.rerankTop ?? 10);
-    const reranked = this.reranks && top.length > 1 ? await this.rerank(request.query, top.map(rerankCandidate), signal) : null;
+    const reranked = this.reranks && top.length > 1 ? await this.rerank(request.query, top.map((h) => this.rerankCandidate(h, request.query)), signal) : null;
     if (reranked) {
       const order = reranked.order.map((i) => top[i]);
       const scores = top.map((h) => h.score);
@@ -134,12 +140,25 @@ export class RetrievalAssist {
     return { outcome, summary, note };
   }
 
+  /**
+   * A hit as the rerank prompt names it: a function by its name and signature; a file or a chunk by its file's
+   * base name and the names the file defines (functions, methods, classes; those sharing a word with the query first, at most 8).
+   */
+  rerankCandidate(h: SearchHit, query: string): RerankCandidate {
+    if (h.type === 'function' && h.name) return { name: h.name, path: h.filePath!, line: h.startLine ?? null, signature: h.signature ?? null };
+    const base = h.filePath!.slice(h.filePath!.lastIndexOf('/') + 1).replace(/\.[^.]*$/, '');
+    const row = this.store.file(h.repoId, h.filePath!);
+    const near = nearQuestion(query);
+    const names = [...new Set((row ? this.store.symbols(row.id) : []).filter((s) => DEFINED.has(s.kind)).map((s) => (s.parent ? `${s.parent}.${s.name}` : s.name)))];
+    const listed = [...names.filter(near), ...names.filter((n) => !near(n))].slice(0, 8);
+    return { name: base, path: h.filePath!, line: h.startLine ?? null, signature: null, defines: listed };
+  }
+
   /** The prompt for expansion: the question and the repository's names, those sharing a word with the question first. */
   expansionPrompt(question: string, repoIds: string[]): { messages: ChatMessage[]; names: Set<string> } {
     const max = this.config.maxSymbols ?? 400;
     const all = this.store.symbolNames(repoIds, 20_000);
-    const q = readQuestion(question).stems.filter((w) => !w.startsWith('\u0000'));
-    const near = (name: string) => splitIdentifier(name).some((w) => q.some((s) => { const x = stem(w); return x === s || (Math.min(x.length, s.length) >= 4 && (x.startsWith(s) || s.startsWith(x))); }));
+    const near = nearQuestion(question);
     const distinct = [...new Set(all)];
     const listed = [...distinct.filter(near), ...distinct.filter((n) => !near(n))].slice(0, max);
     return {
@@ -172,7 +191,8 @@ export class RetrievalAssist {
     const lines = top.map((c, i) => {
       const doc = c.doc ? ` — ${c.doc.replace(/\s+/g, ' ').trim().slice(0, 160)}` : '';
       const sig = c.signature ? ` \`${c.signature.replace(/\s+/g, ' ').trim().slice(0, 160)}\`` : '';
-      return `${i + 1}. ${c.name} ${c.path}${c.line != null ? `:${c.line}` : ''}${sig}${doc}`;
+      const defines = c.defines?.length ? ` — defines ${c.defines.join(', ')}` : '';
+      return `${i + 1}. ${c.name} ${c.path}${c.line != null ? `:${c.line}` : ''}${sig}${doc}${defines}`;
     });
     const reply = await this.call([
       { role: 'system', content: RERANK_INSTRUCTIONS },

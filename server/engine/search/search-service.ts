@@ -97,7 +97,7 @@ export class SearchService {
       const asked = rolesAsked(req.expansions?.length ? queryTerms(req.query) : terms);
       const retriever = req.retriever ?? 'hybrid';
       const hybrid = await hybridSearch(this.store, this.vectorsStore, this.vectors, req.query, terms, {
-        retriever, repoIds, allowed, similarityThreshold: req.similarityThreshold ?? 0,
+        retriever, repoIds, allowed, similarityThreshold: req.similarityThreshold ?? 0, expansions: req.expansions,
         depth: scope === 'code' ? Math.max(offset + limit, 50) : 200,
         // Tests, benchmarks, examples, generated and config files rank below source unless the query names them
         // or a path or type filter chose the files.
