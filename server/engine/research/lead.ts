@@ -5,8 +5,10 @@
  * (and the search's function hits); each is scored by how much of the question its own name says
  * (light stems, so "verified" meets `verify` and "parameters" `param`; initials, so "server-sent
  * events" meets `SSE`), what its file's path says, its doc comment, what kind of definition it is,
- * and how high the search ranked it. Declarations (`.d.ts`), tests and benchmarks step back unless
- * the question asks for them.
+ * and how high the search ranked it (the best rank of any copy: builds and declaration). What its
+ * body says counts too (bodyTraits: stubs, registering decorators, deprecated code, getters and
+ * setters step back), and how many definitions call it (countCallers). Declarations (`.d.ts`),
+ * tests and benchmarks step back unless the question asks for them.
  */
 import { stem, STOP_WORDS } from '../embed/terms';
 import { isTestPath } from '../analysis/entry-points';
