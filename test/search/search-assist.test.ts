@@ -123,3 +123,31 @@ test('the editor setting loupe.retrieval.model turns it on; empty, it is off', (
   assert.deepEqual(on.research?.retrieval, { model: 'vscode:copilot-gpt-4o' });
   assert.equal(engineConfigFromSettings(DEFAULT_SETTINGS, {}).research?.retrieval ?? null, null);
 });
+
+test('a client that hangs up stops the retrieval model call', async () => {
+  const { startLocalLlm } = await import('../research/local-llm-server');
+  const llm = await startLocalLlm({ delayMs: 200 }); // one word every 200 ms: the answer takes seconds
+  const app = await createTestApp({ research: { openai: { baseUrl: llm.baseUrl, models: ['echo-1'] }, retrieval: { model: 'echo-1', timeoutMs: 60_000 } } });
+  const controller = new AbortController();
+  try {
+    await indexFolder(app, project());
+    const url = await app.app.listen({ host: '127.0.0.1', port: 0 });
+    const request = fetch(`${url}/v2/search`, {
+      method: 'POST', signal: controller.signal,
+      headers: { 'x-api-key': app.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: QUERY, scope: 'files' }),
+    }).catch(() => null);
+    for (let i = 0; i < 200 && llm.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    assert.equal(llm.requests.length, 1, 'the model was asked');
+    const disconnected = llm.nextDisconnect();
+    controller.abort();
+    const at = performance.now();
+    await Promise.race([disconnected, new Promise((_, reject) => setTimeout(() => reject(new Error('the model call went on after the client left')), 3000))]);
+    assert.ok(performance.now() - at < 1000, `the model call stopped ${Math.round(performance.now() - at)} ms after the client left`);
+    await request;
+  } finally {
+    controller.abort();
+    await app.close();
+    await llm.close();
+  }
+});
