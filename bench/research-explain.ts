@@ -44,7 +44,8 @@ async function main() {
           repoId: h.repoId, repoName: h.repoName, filePath: h.filePath!, startLine: h.startLine ?? null, endLine: h.endLine ?? null, score: h.score,
           ...(h.type === 'function' && h.name ? { name: h.name } : {}),
         })).filter((h) => qw.wantsTests || !(isTestPath(h.filePath) || isBenchPath(h.filePath)));
-        const candidates = leadCandidates(hits, read, [], (repoId, p) => { const row = store.file(repoId, p); return row ? store.lines(row.id, 1, row.lines) : null; });
+        const candidates = leadCandidates(hits, read, [], (repoId, p) => { const row = store.file(repoId, p); return row ? store.lines(row.id, 1, row.lines) : null; },
+          (repoId, p) => store.importersOf(repoId, [p], 500));
         const scored = leadFeatures(qw, candidates, q.question).map((x) => ({ ...x, score: leadScore(x.features) })).sort((a, b) => b.score - a.score);
         const isExpected = (c: (typeof candidates)[number]) => q.expect.some((e) => e.symbol === c.symbol.name && samePlace(corpus, c.path, e.file));
         const right = scored.length > 0 && isExpected(scored[0].candidate);
@@ -54,7 +55,7 @@ async function main() {
           const name = c.symbol.parent ? `${c.symbol.parent}.${c.symbol.name}` : c.symbol.name;
           return `  ${String(i + 1).padStart(3)} ${x.score.toFixed(2).padStart(6)} ${isExpected(c) ? '*' : ' '} ${name} (${c.symbol.kind}) ${c.path}:${c.symbol.startLine}`
             + `  name=${f.inName.toFixed(2)}/${f.nameHits} path=${f.inPath} text=${f.inText} cov=${f.covered.toFixed(2)} kind=${f.kind} file=${f.fileRank} hit=${f.hitRank ?? '-'}`
-            + ` calls=${f.callers}${f.accessor ? " ACC" : ""}${f.stub ? ' STUB' : ''}${f.registrar ? ' REG' : ''}${f.deprecated ? ' DEPR' : ''}${f.container ? ' container' : ''}${f.declaration ? ' decl' : ''}${f.test ? ' test' : ''}${f.error ? ' error' : ''}`;
+            + ` calls=${f.callers} imp=${f.importers}${f.accessor ? " ACC" : ""}${f.stub ? ' STUB' : ''}${f.registrar ? ' REG' : ''}${f.deprecated ? ' DEPR' : ''}${f.container ? ' container' : ''}${f.declaration ? ' decl' : ''}${f.test ? ' test' : ''}${f.error ? ' error' : ''}`;
         };
         process.stdout.write(`${right ? 'ok  ' : 'MISS'} ${q.heldOut ? '[held] ' : ''}${corpus}: ${q.question}  (words: ${qw.words.filter((w) => !w.startsWith('\u0000')).join(' ')})\n`);
         scored.slice(0, Number(values.top)).forEach((x, i) => process.stdout.write(`${show(x, i)}\n`));

@@ -1,11 +1,12 @@
 /**
  * What the research lead reads from a definition's body and from the files around it (research/lead.ts):
- * stubs, registering decorators, deprecated code, getters, types spelled as variables, who calls a name,
+ * stubs, registering decorators, deprecated code, getters, types spelled as variables, who calls a name, who imports it,
  * and one key for a module's builds.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bodyTraits, countCallers, moduleKey } from '../../server/engine/research/lead';
+import { leadCandidates, type ResearchHit } from '../../server/engine/research/grounding';
 
 const py = (...lines: string[]) => lines;
 
@@ -88,4 +89,23 @@ test('one module key for the ES module build, the CommonJS build and the declara
   assert.equal(moduleKey('dist/utils/url.js'), 'utils/url');
   assert.equal(moduleKey('dist/types/utils/url.d.ts'), 'utils/url');
   assert.notEqual(moduleKey('src/router/trie.ts'), moduleKey('src/router/node.ts'));
+});
+
+test('importers: other files that import a definition by name (a method through its class) or its whole file; tests and the file itself do not count', () => {
+  const hits: ResearchHit[] = [{ repoId: 'r', repoName: 'r', filePath: 'app.py', score: 1 }];
+  const symbols = [
+    { name: 'Flask', kind: 'class' as const, parent: null, startLine: 1, endLine: 9, exported: true, signature: null, doc: null },
+    { name: 'make_response', kind: 'method' as const, parent: 'Flask', startLine: 2, endLine: 4, exported: true, signature: null, doc: null },
+    { name: 'helper', kind: 'function' as const, parent: null, startLine: 10, endLine: 12, exported: true, signature: null, doc: null },
+  ];
+  const row = (path: string, names: string[]) => ({ fileId: 0, path, targetPath: 'app.py', names, line: 1 });
+  const importers = (_: string, path: string) => (path !== 'app.py' ? [] : [
+    row('__init__.py', ['Flask']), row('testing.py', ['Flask']), row('cli.py', ['Flask']), row('cli.py', ['helper']),
+    row('tests/test_app.py', ['Flask', 'helper']), row('app.py', ['helper']), row('ctx.py', ['*']),
+  ]);
+  const got = leadCandidates(hits, () => ({ row: { repoId: 'r', path: 'app.py' }, symbols }), [], undefined, importers);
+  const count = (name: string) => got.find((c) => c.symbol.name === name)!.importers;
+  assert.equal(count('Flask'), 4);
+  assert.equal(count('make_response'), 4, 'a method counts the files importing its class');
+  assert.equal(count('helper'), 2, 'cli.py by name, ctx.py the whole module');
 });

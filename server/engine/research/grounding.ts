@@ -4,7 +4,7 @@
  * edges between them (who imports whom, which function calls which). Generative models get it in
  * their prompt; the built-in model composes its answer from it directly.
  */
-import type { ResearchStore } from '../store/research-store';
+import type { ImporterRow, ResearchStore } from '../store/research-store';
 import type { SymbolKind } from '../types';
 import { splitIdentifier } from '../util/words';
 import { bodyTraits, countCallers, isBenchPath, isDeclarationPath, moduleKey, rankLeads, readQuestion, refersBack, type CallerSource, type LeadInput } from './lead';
@@ -159,7 +159,8 @@ export function buildGroundingContext(
     const found = read(repoId, path);
     return found ? store.lines(found.row.id, 1, found.row.lines) : null;
   };
-  const { lead, related } = chooseLead(q, question, usable, read, back, hints, text);
+  const importers = (repoId: string, path: string) => store.importersOf(repoId, [path], IMPORTERS_READ);
+  const { lead, related } = chooseLead(q, question, usable, read, back, hints, text, importers);
   const seen = new Map<string, ResearchHit>();
   // The lead's file first: the answer starts there.
   const leadHit = lead && usable.find((h) => h.repoId === lead.repoId && h.filePath === lead.path);
@@ -259,6 +260,8 @@ interface LeadPick { repoId: string; repoName: string; path: string; symbol: Lea
 /** How many of the search's files, and of its function hits, the lead is chosen among. */
 const LEAD_FILES = 12;
 const LEAD_FUNCTION_HITS = 8;
+/** Import edges read per candidate file: enough to count, not a whole repository's. */
+const IMPORTERS_READ = 500;
 
 /**
  * The most likely place and the next ones (other names, best first), among the definitions of the
@@ -271,8 +274,9 @@ function chooseLead(
   subject: GroundingSubject | null,
   hints: string[],
   text?: (repoId: string, path: string) => string[] | null,
+  importers?: (repoId: string, path: string) => ImporterRow[],
 ): { lead: LeadPick | null; related: LeadPick[] } {
-  const candidates = leadCandidates(hits, read, hints, text);
+  const candidates = leadCandidates(hits, read, hints, text, importers);
   const isSubject = (c: LeadCandidate) => !!subject && c.repoId === subject.repoId && c.path === subject.path
     && c.symbol.startLine === subject.startLine && (c.symbol.parent ? `${c.symbol.parent}.${c.symbol.name}` : c.symbol.name) === subject.name;
   const ranked = rankLeads(q, candidates, question, subject ? isSubject : undefined);
@@ -295,6 +299,8 @@ export function leadCandidates(
   hints: string[] = [],
   /** A file's lines, for what the definitions' bodies say (stubs, callers); without it they are not looked at. */
   text?: (repoId: string, path: string) => string[] | null,
+  /** The files importing a file (the import graph), for how many import each definition; without it they are not counted. */
+  importers?: (repoId: string, path: string) => ImporterRow[],
 ): LeadCandidate[] {
   const fileRank = new Map<string, number>();
   const hitRank = new Map<string, number>();
@@ -340,6 +346,17 @@ export function leadCandidates(
     const e = copies.get(copyKey(c))!;
     c.fileRank = e.fileRank;
     c.hitRank = e.hitRank;
+  }
+  if (importers) {
+    // How many other files import a definition by name (a method: its class), or its whole file (`import x`, `*`).
+    const byFile = new Map<string, ImporterRow[]>();
+    for (const c of candidates) {
+      const key = `${c.repoId}\0${c.path}`;
+      let rows = byFile.get(key);
+      if (!rows) byFile.set(key, (rows = isDeclarationPath(c.path) ? [] : importers(c.repoId, c.path).filter((r) => r.path !== c.path && !isTestPath(r.path) && !isBenchPath(r.path))));
+      const top = c.symbol.parent ?? c.symbol.name;
+      c.importers = new Set(rows.filter((r) => r.names.includes(top) || r.names.includes('*') || r.names.length === 0).map((r) => r.path)).size;
+    }
   }
   if (!text) return candidates;
   // What the bodies say: which definitions only refuse (a subclass does the work), and which the code calls.

@@ -7,7 +7,7 @@
  * events" meets `SSE`), what its file's path says, its doc comment, what kind of definition it is,
  * and how high the search ranked it (the best rank of any copy: builds and declaration). What its
  * body says counts too (bodyTraits: stubs, registering decorators, deprecated code, getters and
- * setters step back), and how many definitions call it (countCallers). Declarations (`.d.ts`),
+ * setters step back), how many definitions call it (countCallers) and how many files import it. Declarations (`.d.ts`),
  * tests and benchmarks step back unless the question asks for them.
  */
 import { stem, STOP_WORDS } from '../embed/terms';
@@ -111,6 +111,8 @@ export interface LeadInput {
   body?: BodyTraits;
   /** How many other definitions of the files considered call it (by its name): what the code itself relies on. */
   callers?: number;
+  /** How many other files import it by name (a method: its class) or import its whole file. */
+  importers?: number;
 }
 
 export interface ScoredLead<T extends LeadInput = LeadInput> { candidate: T; score: number; nameHits: number }
@@ -156,6 +158,7 @@ export interface LeadFeatures {
   registrar: boolean;
   deprecated: boolean;
   callers: number;
+  importers: number;
   test: boolean;
   error: boolean;
   subject: boolean;
@@ -163,7 +166,7 @@ export interface LeadFeatures {
 
 export const LEAD_WEIGHTS = {
   name: 2, path: 2, text: 0.5, covered: 2, file: 1.5, hit: 1.5, container: -1, declaration: -4, test: -4, error: -2, noName: -1, subject: 20, hint: 8,
-  stub: -4, registrar: -4, deprecated: -3, callers: 1, matched: 3, accessor: -2, variant: -1,
+  stub: -4, registrar: -4, deprecated: -3, callers: 1, matched: 3, accessor: -2, variant: -1, importers: 1,
 };
 
 /** Callers count up to this many (log scale): a definition everything calls is not ten times the answer. */
@@ -174,7 +177,8 @@ export function leadScore(f: LeadFeatures, w = LEAD_WEIGHTS): number {
     + w.file / (1 + f.fileRank) + (f.hitRank !== null ? w.hit / (1 + f.hitRank) : 0)
     + (f.container ? w.container : 0) + (f.declaration ? w.declaration : 0) + (f.test ? w.test : 0) + (f.error ? w.error : 0)
     + (f.nameHits ? 0 : w.noName) + (f.subject ? w.subject : 0) + (f.hintRank !== null ? w.hint / (1 + f.hintRank) : 0)
-    + (f.variant ? w.variant : 0) + (f.accessor ? w.accessor : 0) + (f.stub ? w.stub : 0) + (f.registrar ? w.registrar : 0) + (f.deprecated ? w.deprecated : 0) + w.callers * (Math.log2(1 + Math.min(f.callers, MAX_CALLERS)) / 3);
+    + (f.variant ? w.variant : 0) + (f.accessor ? w.accessor : 0) + (f.stub ? w.stub : 0) + (f.registrar ? w.registrar : 0) + (f.deprecated ? w.deprecated : 0) + w.callers * (Math.log2(1 + Math.min(f.callers, MAX_CALLERS)) / 3)
+    + w.importers * (Math.log2(1 + Math.min(f.importers, MAX_CALLERS)) / 3);
 }
 
 export function rankLeads<T extends LeadInput>(q: QuestionWords, candidates: T[], question = '', subject?: (c: T) => boolean): ScoredLead<T>[] {
@@ -246,6 +250,7 @@ export function leadFeatures<T extends LeadInput>(q: QuestionWords, candidates: 
         && !codeStems(splitIdentifier(s.parent ?? '')).some((p) => q.stems.some((w) => meets(w, p) === 1)),
       accessor: !!c.body?.accessor, stub: !!c.body?.stub, registrar: !!c.body?.registrar && !ASKS_REGISTERING.test(question), deprecated: !!c.body?.deprecated && !/\bdeprecat/i.test(question),
       callers: c.callers ?? 0,
+      importers: c.importers ?? 0,
       test: (isTestPath(c.path) || isBenchPath(c.path)) && !q.wantsTests,
       error: ERROR_NAME.test(s.name) && !asksErrors,
       subject: isSubject,
