@@ -6,8 +6,8 @@
  *   `EXPANSIONS` holds for that question, one per line, best first: what a model that knows these
  *   frameworks would plausibly name from the list it is given. They were written by hand from the
  *   questions before the runs, and are not always right (see the entries marked "a plausible miss").
- * - A rerank prompt ("Locations:" numbered) is answered with the locations whose name is among the
- *   question's expansions first (in their order), then the others as given.
+ * - A rerank prompt ("Locations:" numbered) is answered with the locations whose name (or, for a file,
+ *   one of the names it defines) is among the question's expansions first (in their order), then the others as given.
  *
  * So the measured lift is that of the plumbing with a model as good as these answers, not of any
  * particular model. Every request body is kept in `requests` (what Loupe sends).
@@ -94,8 +94,11 @@ export function fixedAnswer(messages: { role: string; content: string }[], expan
   const question = /^Question: (.*)$/m.exec(user)?.[1]?.trim() ?? '';
   const names = expansions[question] ?? [];
   if (user.includes('\nLocations:\n')) {
-    const locations = [...user.matchAll(/^(\d+)\. (\S+)/gm)].map((m) => ({ n: Number(m[1]), name: m[2].split('.').pop()! }));
-    const first = names.flatMap((n) => locations.filter((l) => l.name === n).map((l) => l.n));
+    // A location is named by its own name, or (a file) by the names it defines.
+    const locations = [...user.matchAll(/^(\d+)\. (\S+)(?:.* — defines (.*))?$/gm)].map((m) => ({
+      n: Number(m[1]), names: [m[2], ...(m[3] ? m[3].split(', ') : [])].map((x) => x.split('.').pop()!),
+    }));
+    const first = names.flatMap((n) => locations.filter((l) => l.names.includes(n)).map((l) => l.n));
     return [...new Set([...first, ...locations.map((l) => l.n)])].join(' ');
   }
   return names.join('\n');

@@ -1,11 +1,18 @@
 /**
  * Search quality with the queries of bench/search-queries.ts, on phaser@3.90.0 src/ and the held-out
  * Flask 2.2.2 (Python) and gin 1.8.1 (Go) sets from Debian:
- *   node --import tsx bench/search-eval.ts [--verbose] [--corpus phaser,flask,gin] [--rankings hybrid,bm25,vectors,ripgrep] [--keep DIR]
+ *   node --import tsx bench/search-eval.ts [--verbose] [--corpus phaser,flask,gin] [--rankings hybrid,bm25,vectors,ripgrep,assisted] [--keep DIR]
  * Ranks files for each query with BM25 alone, vectors alone, the hybrid (what /v2/search uses), and
  * a plain ripgrep keyword ranking (files by how many query words they contain, then by matches),
  * and reports MRR@10, Recall@10 and Success@10 per corpus. Prints a JSON summary on the last line
  * (phaser's figures at the top level, as before; every corpus under `corpora`).
+ *
+ * `assisted` is the hybrid with model-assisted retrieval (research/retrieval-assist.ts: query expansion, then a
+ * rerank of the top files) against a local OpenAI-compatible server on 127.0.0.1 with fixed answers
+ * (bench/fixed-expansions-server.ts). Its expansions are oracle ones: for each query the name of the definition
+ * that answers it (`symbol` of the held-out sets; phaser's answer file's base name, its class), kept only when it
+ * is among the names Loupe sends (at most 400). So it measures the most the plumbing can add with a model that
+ * names the answer whenever it is offered, not any particular model.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -19,7 +26,12 @@ import { queryTerms } from '../server/engine/search/query';
 import type { Retriever } from '../server/engine/search/types';
 import { corpus } from './corpora';
 import { debianCorpus } from './debian';
-import { EVAL_QUERIES, FLASK_QUERIES, GIN_QUERIES, type EvalQuery } from './search-queries';
+import { EVAL_QUERIES, FLASK_QUERIES, GIN_QUERIES, type EvalQuery, type HeldOutQuery } from './search-queries';
+import { startFixedModel, type FixedModel } from './fixed-expansions-server';
+
+/** The oracle expansion of a query: its answer's own name (see the header). */
+const oracleExpansion = (q: HeldOutQuery): string[] =>
+  [q.symbol ? q.symbol.split('.').pop()! : q.answers[0].slice(q.answers[0].lastIndexOf('/') + 1).replace(/\.[^.]*$/, '')];
 
 const K = 10;
 
@@ -66,8 +78,8 @@ const CORPORA: Record<string, { label: string; folder: () => string; queries: Ev
   gin: { label: 'gin 1.8.1 (Debian golang-github-gin-gonic-gin-dev=1.8.1-1)', folder: () => debianCorpus('gin'), queries: GIN_QUERIES },
 };
 
-type Ranking = 'bm25' | 'vectors' | 'hybrid' | 'ripgrep';
-const RETRIEVER: Record<Exclude<Ranking, 'ripgrep'>, Retriever> = { bm25: 'lexical', vectors: 'vector', hybrid: 'hybrid' };
+type Ranking = 'bm25' | 'vectors' | 'hybrid' | 'ripgrep' | 'assisted';
+const RETRIEVER: Record<Exclude<Ranking, 'ripgrep' | 'assisted'>, Retriever> = { bm25: 'lexical', vectors: 'vector', hybrid: 'hybrid' };
 
 async function evaluate(name: string, rankings: Ranking[], verbose: boolean, keep?: string) {
   const { label, folder: folderOf, queries } = CORPORA[name];
@@ -75,20 +87,31 @@ async function evaluate(name: string, rankings: Ranking[], verbose: boolean, kee
   // --keep DIR: the index is kept in DIR/<corpus> and reused by the next run (ranking changes need no re-index).
   const dataDir = keep ? path.join(keep, name) : fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-search-eval-'));
   fs.mkdirSync(dataDir, { recursive: true });
-  const engine = new EngineCore({ dataDir, log: silentLogger, allowedRoots: [folder] });
+  let model: FixedModel | null = null;
+  if (rankings.includes('assisted')) model = await startFixedModel(Object.fromEntries(queries.map((q) => [q.query, oracleExpansion(q)])));
+  const engine = new EngineCore({
+    dataDir, log: silentLogger, allowedRoots: [folder],
+    ...(model ? { research: { openai: { baseUrl: model.baseUrl, models: ['assist-1'] }, retrieval: { model: 'assist-1' } } } : {}),
+  });
   try {
     const { userId } = engine.accounts.ensureOwner(newId());
-    engine.repos.registerLocalFolder(userId, folder);
+    const repo = engine.repos.registerLocalFolder(userId, folder);
     await engine.queue.idle();
     await engine.vectors.idle();
-    const model = engine.vectors.active()!;
+    const embedder = engine.vectors.active()!;
     const rank = async (q: string, retriever: Retriever) => {
       const r = await engine.search.search(userId, { query: q, scope: 'files', limit: K, retriever });
       return r.results.map((h) => h.filePath!);
     };
+    const assisted = async (q: string) => {
+      const { outcome } = await engine.research.assist!.search({ query: q, scope: 'files', limit: K }, [repo.id], (r) => engine.search.search(userId, r));
+      return outcome.results.map((h) => h.filePath!);
+    };
     const results: Partial<Record<Ranking, string[][]>> = Object.fromEntries(rankings.map((k) => [k, []]));
     for (const q of queries) {
-      for (const k of rankings) results[k]!.push(k === 'ripgrep' ? ripgrepRanking(folder, q.query) : await rank(q.query, RETRIEVER[k]));
+      for (const k of rankings) {
+        results[k]!.push(k === 'ripgrep' ? ripgrepRanking(folder, q.query) : k === 'assisted' ? await assisted(q.query) : await rank(q.query, RETRIEVER[k]));
+      }
       if (verbose) {
         const at = (list: string[]) => { const i = list.slice(0, K).findIndex((p) => q.answers.includes(p)); return i < 0 ? '-' : String(i + 1); };
         const line = rankings.map((k) => `${k} ${at(results[k]![results[k]!.length - 1])}`).join(' ');
@@ -103,12 +126,14 @@ async function evaluate(name: string, rankings: Ranking[], verbose: boolean, kee
     return {
       corpus: label, queries: queries.length,
       paraphrased: queries.filter((q) => q.kind === 'paraphrase').length,
-      model: model.embedder.id, dims: model.embedder.dims,
+      model: embedder.embedder.id, dims: embedder.embedder.dims,
+      ...(model ? { assistRequests: model.requests.length } : {}),
       all: Object.fromEntries(Object.entries(results).map(([k, v]) => [k, score(v, queries)])),
       paraphrase: byKind('paraphrase'),
     };
   } finally {
     await engine.close();
+    await model?.close();
     if (!keep) fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -9,6 +9,11 @@ export interface LoupeSettings {
   /** `endpoint`: the server's base URL, or for `onnx` the local folder holding the model. */
   embedding: { provider: 'built-in' | 'openai-compatible' | 'onnx'; endpoint: string; model: string };
   models: { provider: 'built-in' | 'vscode' | 'openai-compatible' | 'ollama'; endpoint: string; model: string };
+  /**
+   * A language model that helps search and research find the code (query expansion, rerank): an id of
+   * GET /v2/models (`vscode:<id>`, or the chat server's model). Empty: none does (LOUPE_RETRIEVAL_MODEL may name one).
+   */
+  retrieval: { model: string };
   codeLens: {
     enabled: boolean;
     /** Files with fewer dependents than this get no file lens. */
@@ -24,6 +29,7 @@ export const DEFAULT_SETTINGS: LoupeSettings = {
   sidecar: { enabled: true, port: 7341 },
   embedding: { provider: 'built-in', endpoint: '', model: '' },
   models: { provider: 'built-in', endpoint: '', model: '' },
+  retrieval: { model: '' },
   codeLens: { enabled: true, minDependents: 1, minSymbolUsers: 1 },
   ignore: [],
 };

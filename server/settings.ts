@@ -158,7 +158,7 @@ export function settingsFromEditor(init: LoupeInitOptions, processEnv: NodeJS.Pr
       research: {
         openai: editor.research?.openai ?? base.research?.openai,
         defaultModel: editor.research?.defaultModel ?? base.research?.defaultModel,
-        retrieval: base.research?.retrieval ?? null,
+        retrieval: editor.research?.retrieval ?? base.research?.retrieval ?? null,
       },
       search: editor.search ?? base.search,
     },
@@ -202,5 +202,8 @@ export function engineConfigFromSettings(settings: LoupeSettings, accounts: Acco
   } else if (models.provider === 'vscode' && models.model) {
     config.research = { defaultModel: `vscode:${models.model}` };
   }
+  // A retrieval model named in the editor wins over LOUPE_RETRIEVAL_MODEL; empty leaves it to the environment.
+  const retrievalModel = settings.retrieval?.model?.trim();
+  if (retrievalModel) config.research = { ...config.research, retrieval: { model: retrievalModel } };
   return config;
 }

@@ -3,6 +3,7 @@ import type { SearchData, SearchHit as WireHitSchema, SearchRequest } from '../.
 import type { SearchHit, SearchOutcome, SearchRequest as EngineSearchRequest } from '../search/types';
 import type { ResearchEvent, ResearchSearchOutcome } from '../research/research';
 import { refersBack } from '../research/lead';
+import { assistSummary } from '../research/retrieval-assist';
 import type { Answer, CallContext, Caller } from './call';
 import { metered, page, type Metering } from './metering';
 import type { EngineParts } from './parts';
@@ -54,14 +55,34 @@ export interface ResearchRun {
 export class SearchOperations {
   constructor(private readonly e: EngineParts) {}
 
-  /** Search (5 credits, history `search`). */
-  run(caller: Caller, request: SearchRequest): Promise<Answer<SearchData>> {
+  /**
+   * Search (5 credits, history `search`). With a retrieval model configured for search (off by default), a
+   * semantic search asks it for identifiers and for the order of its top hits; its usage is added to the charge,
+   * and `meta.retrieval` says what it did (or that it did not answer, in which case the plain ranking is returned free).
+   */
+  run(caller: Caller, request: SearchRequest, context: CallContext = {}): Promise<Answer<SearchData>> {
     return metered(this.e.accounts, caller, SEARCH, async (meter) => {
-      const outcome = await this.e.search.search(caller.userId, toEngineRequest(request));
+      const engineRequest = toEngineRequest(request);
+      const assist = (request.scan_mode ?? 'semantic') === 'semantic' && this.e.research.assist?.searches ? this.e.research.assist : null;
+      const assisted = assist
+        ? await assist.search(engineRequest, [...this.e.search.resolveRepos(caller.userId, request.repo_ids ?? [], request.repo_urls ?? []).keys()],
+          (r) => this.e.search.search(caller.userId, r), context.signal)
+        : null;
+      const outcome = assisted?.outcome ?? await this.e.search.search(caller.userId, engineRequest);
+      const summary = assisted?.summary ?? null;
+      const retrieval = assisted ? {
+        retrieval: {
+          ...(summary ? { model: summary.model, identifiers: summary.identifiers, reranked: summary.reranked, credits: summary.credits } : { model: assist!.config.model, identifiers: [], reranked: false, credits: 0 }),
+          ...(assisted.note ? { note: assisted.note } : {}),
+        },
+      } : null;
       return meter.answer(toWireSearch(outcome), {
+        // The retrieval model's usage is model usage, charged with the search.
+        ...(summary?.credits ? { cost: meter.cost() + summary.credits } : {}),
+        ...(retrieval ? { meta: retrieval } : {}),
         // Paging runs over the kind with the most hits (scope `all` pages every kind at once).
         pagination: page(outcome.page.total, outcome.page.limit, outcome.page.offset),
-        history: { query: request.query, repoIds: outcome.repoIds, summary: `${outcome.total} results (${outcome.mode}, ${outcome.scope})` },
+        history: { query: request.query, repoIds: outcome.repoIds, summary: `${outcome.total} results (${outcome.mode}, ${outcome.scope})`, ...(retrieval ? { result: retrieval } : {}) },
       });
     });
   }
@@ -115,16 +136,11 @@ export class SearchOperations {
         let k = 0;
         hits = hits.map((h) => (isFn(h) ? fnHits[k++] ?? h : h));
       }
-      const calls = [expansion, reranked].filter((c) => c !== null);
       found = {
         results: wire.results, total: wire.total,
         meta: { updated_at: new Date().toISOString(), ...accounts.meta(caller.userId), search: wire.search },
         hits,
-        assist: calls.length ? {
-          model: calls[0]!.model, identifiers: expansion?.identifiers ?? [], reranked: !!reranked,
-          credits: calls.reduce((n, c) => n + c!.credits, 0),
-          inputTokens: calls.reduce((n, c) => n + c!.usage.inputTokens, 0), outputTokens: calls.reduce((n, c) => n + c!.usage.outputTokens, 0),
-        } : null,
+        assist: assistSummary(expansion, reranked),
       };
     } catch (error) {
       prepared.cancel();

@@ -4,10 +4,10 @@
  * edges between them (who imports whom, which function calls which). Generative models get it in
  * their prompt; the built-in model composes its answer from it directly.
  */
-import type { ResearchStore } from '../store/research-store';
+import type { ImporterRow, ResearchStore } from '../store/research-store';
 import type { SymbolKind } from '../types';
 import { splitIdentifier } from '../util/words';
-import { isBenchPath, rankLeads, readQuestion, refersBack, type LeadInput } from './lead';
+import { bodyTraits, countCallers, isBenchPath, isDeclarationPath, moduleKey, rankLeads, readQuestion, refersBack, type CallerSource, type LeadInput } from './lead';
 import { isTestPath } from '../analysis/entry-points';
 
 export interface ResearchHit {
@@ -155,7 +155,12 @@ export function buildGroundingContext(
   if (back && !usable.some((h) => h.repoId === back.repoId && h.filePath === back.path)) {
     usable.unshift({ repoId: back.repoId, repoName: back.repoName, filePath: back.path, startLine: back.startLine, endLine: back.startLine, score: 1 });
   }
-  const { lead, related } = chooseLead(q, question, usable, read, back, hints);
+  const text = (repoId: string, path: string) => {
+    const found = read(repoId, path);
+    return found ? store.lines(found.row.id, 1, found.row.lines) : null;
+  };
+  const importers = (repoId: string, path: string) => store.importersOf(repoId, [path], IMPORTERS_READ);
+  const { lead, related } = chooseLead(q, question, usable, read, back, hints, text, importers);
   const seen = new Map<string, ResearchHit>();
   // The lead's file first: the answer starts there.
   const leadHit = lead && usable.find((h) => h.repoId === lead.repoId && h.filePath === lead.path);
@@ -249,12 +254,14 @@ export function buildGroundingContext(
   return { question, files, edges, lead: lead ? place(lead) : null, related: related.map(place) };
 }
 
-interface LeadCandidate extends LeadInput { repoId: string; repoName: string; symbol: ReturnType<ResearchStore['symbols']>[number] }
+export interface LeadCandidate extends LeadInput { repoId: string; repoName: string; symbol: ReturnType<ResearchStore['symbols']>[number] }
 interface LeadPick { repoId: string; repoName: string; path: string; symbol: LeadCandidate['symbol']; score: number }
 
 /** How many of the search's files, and of its function hits, the lead is chosen among. */
 const LEAD_FILES = 12;
 const LEAD_FUNCTION_HITS = 8;
+/** Import edges read per candidate file: enough to count, not a whole repository's. */
+const IMPORTERS_READ = 500;
 
 /**
  * The most likely place and the next ones (other names, best first), among the definitions of the
@@ -266,7 +273,35 @@ function chooseLead(
   read: (repoId: string, path: string) => { row: { repoId: string; path: string }; symbols: ReturnType<ResearchStore['symbols']> } | null,
   subject: GroundingSubject | null,
   hints: string[],
+  text?: (repoId: string, path: string) => string[] | null,
+  importers?: (repoId: string, path: string) => ImporterRow[],
 ): { lead: LeadPick | null; related: LeadPick[] } {
+  const candidates = leadCandidates(hits, read, hints, text, importers);
+  const isSubject = (c: LeadCandidate) => !!subject && c.repoId === subject.repoId && c.path === subject.path
+    && c.symbol.startLine === subject.startLine && (c.symbol.parent ? `${c.symbol.parent}.${c.symbol.name}` : c.symbol.name) === subject.name;
+  const ranked = rankLeads(q, candidates, question, subject ? isSubject : undefined);
+  const picks: LeadPick[] = [];
+  const names = new Set<string>();
+  for (const { candidate: c, score } of ranked) {
+    const name = c.symbol.parent ? `${c.symbol.parent}.${c.symbol.name}` : c.symbol.name;
+    if (names.has(name)) continue;
+    names.add(name);
+    picks.push({ repoId: c.repoId, repoName: c.repoName, path: c.path, symbol: c.symbol, score });
+    if (picks.length >= 5) break;
+  }
+  return { lead: picks[0] ?? null, related: picks.slice(1) };
+}
+
+/** The definitions the lead is chosen among: those of the search's top files and its function hits. */
+export function leadCandidates(
+  hits: ResearchHit[],
+  read: (repoId: string, path: string) => { row: { repoId: string; path: string }; symbols: ReturnType<ResearchStore['symbols']> } | null,
+  hints: string[] = [],
+  /** A file's lines, for what the definitions' bodies say (stubs, callers); without it they are not looked at. */
+  text?: (repoId: string, path: string) => string[] | null,
+  /** The files importing a file (the import graph), for how many import each definition; without it they are not counted. */
+  importers?: (repoId: string, path: string) => ImporterRow[],
+): LeadCandidate[] {
   const fileRank = new Map<string, number>();
   const hitRank = new Map<string, number>();
   let functions = 0;
@@ -294,19 +329,55 @@ function chooseLead(
       });
     }
   }
-  const isSubject = (c: LeadCandidate) => !!subject && c.repoId === subject.repoId && c.path === subject.path
-    && c.symbol.startLine === subject.startLine && (c.symbol.parent ? `${c.symbol.parent}.${c.symbol.name}` : c.symbol.name) === subject.name;
-  const ranked = rankLeads(q, candidates, question, subject ? isSubject : undefined);
-  const picks: LeadPick[] = [];
-  const names = new Set<string>();
-  for (const { candidate: c, score } of ranked) {
-    const name = c.symbol.parent ? `${c.symbol.parent}.${c.symbol.name}` : c.symbol.name;
-    if (names.has(name)) continue;
-    names.add(name);
-    picks.push({ repoId: c.repoId, repoName: c.repoName, path: c.path, symbol: c.symbol, score });
-    if (picks.length >= 5) break;
+  // Copies of one definition (its ES module and CommonJS builds, its declaration) share the search's best rank of any of them:
+  // a declaration the search ranked first speaks for the implementation it declares.
+  const copies = new Map<string, { fileRank: number; hitRank: number | undefined }>();
+  const copyKey = (c: LeadCandidate) => `${c.repoId}\0${moduleKey(c.path)}\0${c.symbol.parent ?? ''}.${c.symbol.name}`;
+  for (const c of candidates) {
+    const k = copyKey(c);
+    const e = copies.get(k);
+    if (!e) copies.set(k, { fileRank: c.fileRank, hitRank: c.hitRank });
+    else {
+      e.fileRank = Math.min(e.fileRank, c.fileRank);
+      if (c.hitRank !== undefined) e.hitRank = Math.min(e.hitRank ?? c.hitRank, c.hitRank);
+    }
   }
-  return { lead: picks[0] ?? null, related: picks.slice(1) };
+  for (const c of candidates) {
+    const e = copies.get(copyKey(c))!;
+    c.fileRank = e.fileRank;
+    c.hitRank = e.hitRank;
+  }
+  if (importers) {
+    // How many other files import a definition by name (a method: its class), or its whole file (`import x`, `*`).
+    const byFile = new Map<string, ImporterRow[]>();
+    for (const c of candidates) {
+      const key = `${c.repoId}\0${c.path}`;
+      let rows = byFile.get(key);
+      if (!rows) byFile.set(key, (rows = isDeclarationPath(c.path) ? [] : importers(c.repoId, c.path).filter((r) => r.path !== c.path && !isTestPath(r.path) && !isBenchPath(r.path))));
+      const top = c.symbol.parent ?? c.symbol.name;
+      c.importers = new Set(rows.filter((r) => r.names.includes(top) || r.names.includes('*') || r.names.length === 0).map((r) => r.path)).size;
+    }
+  }
+  if (!text) return candidates;
+  // What the bodies say: which definitions only refuse (a subclass does the work), and which the code calls.
+  const sources: CallerSource[] = [];
+  const linesOf = new Map<string, string[]>();
+  for (const key of fileRank.keys()) {
+    const hit = byKey.get(key)!;
+    if (isDeclarationPath(hit.filePath) || isTestPath(hit.filePath) || isBenchPath(hit.filePath)) continue;
+    const found = read(hit.repoId, hit.filePath);
+    const lines = found && text(hit.repoId, hit.filePath);
+    if (!found || !lines) continue;
+    linesOf.set(key, lines);
+    sources.push({ path: hit.filePath, lines, symbols: found.symbols });
+  }
+  const callers = countCallers(sources);
+  for (const c of candidates) {
+    const lines = linesOf.get(`${c.repoId}\0${c.path}`);
+    if (lines) c.body = bodyTraits(c.symbol.kind, c.symbol.signature, lines.slice(c.symbol.startLine - 1, c.symbol.endLine));
+    c.callers = callers.get(c.symbol.name) ?? 0;
+  }
+  return candidates;
 }
 
 /**

@@ -5,8 +5,10 @@
  * (and the search's function hits); each is scored by how much of the question its own name says
  * (light stems, so "verified" meets `verify` and "parameters" `param`; initials, so "server-sent
  * events" meets `SSE`), what its file's path says, its doc comment, what kind of definition it is,
- * and how high the search ranked it. Declarations (`.d.ts`), tests and benchmarks step back unless
- * the question asks for them.
+ * and how high the search ranked it (the best rank of any copy: builds and declaration). What its
+ * body says counts too (bodyTraits: stubs, registering decorators, deprecated code, getters and
+ * setters step back), how many definitions call it (countCallers) and how many files import it. Declarations (`.d.ts`),
+ * tests and benchmarks step back unless the question asks for them.
  */
 import { stem, STOP_WORDS } from '../embed/terms';
 import { isTestPath } from '../analysis/entry-points';
@@ -105,15 +107,25 @@ export interface LeadInput {
   hitRank?: number;
   /** Its rank among the identifiers a model named for the question (retrieval-assist.ts), when it is one. */
   hintRank?: number;
+  /** What its body says about it, when it was read. */
+  body?: BodyTraits;
+  /** How many other definitions of the files considered call it (by its name): what the code itself relies on. */
+  callers?: number;
+  /** How many other files import it by name (a method: its class) or import its whole file. */
+  importers?: number;
 }
 
 export interface ScoredLead<T extends LeadInput = LeadInput> { candidate: T; score: number; nameHits: number }
 
 const KIND_WEIGHT: Partial<Record<SymbolKind, number>> = { function: 1.5, method: 1.5, class: -0.5, constant: 0, variable: 0 };
 const CONTAINER_LINES = 150;
+/** How many classes of one file define a method before each is a variant (see LeadFeatures.variant). */
+const VARIANTS = 3;
 
 /** Names of exception types: the place a question asks about is rarely the error it throws. */
 const ERROR_NAME = /(error|exception|invalid|mismatch|failed|failure|not(found|allowed|supported))$/i;
+const TYPE_ALIAS = /=\s*(t\.|typing\.|te\.)?(TypeVar|Union|Optional|Callable|Dict|List|Tuple|Type|Mapping|Sequence|Iterable|Literal|NewType)\b\s*[[(]/;
+const ASKS_REGISTERING = /\b(regist\w*|decorat\w*|add\w*|attach\w*|hook\w*|subscrib\w*|listen\w*)\b/i;
 const ASKS_ERRORS = /\b(errors?|exceptions?|throws?|thrown|raises?|raised|invalid|fail\w*)\b/i;
 
 /** Every candidate scored, best first; those that share no word with the question are left out. */
@@ -128,6 +140,8 @@ export interface LeadFeatures {
   inText: number;
   /** Share of its name's words the question says. */
   covered: number;
+  /** Share of the question's words its name, path, class, signature or doc say. */
+  matched: number;
   /** function/method 1.5 (a constant holding a function too), class -0.5, constant 0, type -2. */
   kind: number;
   fileRank: number;
@@ -135,6 +149,16 @@ export interface LeadFeatures {
   hintRank: number | null;
   container: boolean;
   declaration: boolean;
+  stub: boolean;
+  /** One of several classes' methods of one name in its file, and the question does not name its class. */
+  variant: boolean;
+  /** A getter that returns a field: what is asked about happens where the field is filled. */
+  accessor: boolean;
+  /** A decorator that registers what it is given, when the question does not ask about registering. */
+  registrar: boolean;
+  deprecated: boolean;
+  callers: number;
+  importers: number;
   test: boolean;
   error: boolean;
   subject: boolean;
@@ -142,18 +166,25 @@ export interface LeadFeatures {
 
 export const LEAD_WEIGHTS = {
   name: 2, path: 2, text: 0.5, covered: 2, file: 1.5, hit: 1.5, container: -1, declaration: -4, test: -4, error: -2, noName: -1, subject: 20, hint: 8,
+  stub: -4, registrar: -4, deprecated: -3, callers: 1, matched: 3, accessor: -2, variant: -1, importers: 1,
 };
 
+/** Callers count up to this many (log scale): a definition everything calls is not ten times the answer. */
+const MAX_CALLERS = 7;
+
 export function leadScore(f: LeadFeatures, w = LEAD_WEIGHTS): number {
-  return w.name * f.inName + w.path * f.inPath + w.text * f.inText + w.covered * f.covered + f.kind
+  return w.name * f.inName + w.matched * f.matched + w.path * f.inPath + w.text * f.inText + w.covered * f.covered + f.kind
     + w.file / (1 + f.fileRank) + (f.hitRank !== null ? w.hit / (1 + f.hitRank) : 0)
     + (f.container ? w.container : 0) + (f.declaration ? w.declaration : 0) + (f.test ? w.test : 0) + (f.error ? w.error : 0)
-    + (f.nameHits ? 0 : w.noName) + (f.subject ? w.subject : 0) + (f.hintRank !== null ? w.hint / (1 + f.hintRank) : 0);
+    + (f.nameHits ? 0 : w.noName) + (f.subject ? w.subject : 0) + (f.hintRank !== null ? w.hint / (1 + f.hintRank) : 0)
+    + (f.variant ? w.variant : 0) + (f.accessor ? w.accessor : 0) + (f.stub ? w.stub : 0) + (f.registrar ? w.registrar : 0) + (f.deprecated ? w.deprecated : 0) + w.callers * (Math.log2(1 + Math.min(f.callers, MAX_CALLERS)) / 3)
+    + w.importers * (Math.log2(1 + Math.min(f.importers, MAX_CALLERS)) / 3);
 }
 
 export function rankLeads<T extends LeadInput>(q: QuestionWords, candidates: T[], question = '', subject?: (c: T) => boolean): ScoredLead<T>[] {
   return leadFeatures(q, candidates, question, subject).map(({ candidate, features }) => ({ candidate, score: leadScore(features), nameHits: features.nameHits }))
-    .sort((a, b) => b.score - a.score || a.candidate.fileRank - b.candidate.fileRank || a.candidate.symbol.startLine - b.candidate.symbol.startLine);
+    .sort((a, b) => b.score - a.score || (a.candidate.hitRank ?? Infinity) - (b.candidate.hitRank ?? Infinity)
+      || a.candidate.fileRank - b.candidate.fileRank || a.candidate.symbol.startLine - b.candidate.symbol.startLine);
 }
 
 /** The features of every candidate that shares a word with the question (or is the follow-up's subject). */
@@ -166,9 +197,19 @@ export function leadFeatures<T extends LeadInput>(q: QuestionWords, candidates: 
     const df = names.filter((n) => n.some((x) => meets(w, x) > 0)).length;
     return Math.log(1 + candidates.length / (1 + df));
   });
-  const real = idf.filter((_, k) => !q.stems[k].startsWith('\u0000'));
-  const meanIdf = real.length ? real.reduce((a, b) => a + b, 0) / real.length : 1;
+  const realIdf = idf.filter((_, k) => !q.stems[k].startsWith('\u0000'));
+  const meanIdf = realIdf.length ? realIdf.reduce((a, b) => a + b, 0) / realIdf.length : 1;
   const asksErrors = ASKS_ERRORS.test(question);
+  const real = q.stems.filter((w) => !w.startsWith('\u0000'));
+  const realWords = real.length;
+  // Methods of one name that several classes of a file define (`getQueryString` of four event processors): each is one
+  // variant, and the question names none of them unless it names its class.
+  const variants = new Map<string, Set<string>>();
+  for (const c of candidates) {
+    if (c.symbol.kind !== 'method' || !c.symbol.parent) continue;
+    const k = `${c.path}\0${c.symbol.name}`;
+    variants.set(k, (variants.get(k) ?? new Set()).add(c.symbol.parent));
+  }
   candidates.forEach((c, i) => {
     const s = c.symbol;
     const nameWords = names[i];
@@ -195,17 +236,127 @@ export function leadFeatures<T extends LeadInput>(q: QuestionWords, candidates: 
     const isSubject = !!subject?.(c);
     if (!nameHits && !inPath && !inText && !isSubject && c.hintRank === undefined) return;
     const asFunction = (s.kind === 'constant' || s.kind === 'variable') && !!s.signature && /=>|\bfunction\b/.test(s.signature);
+    // A type spelled as a variable (Python's `T = t.TypeVar(…)`, `X = t.Callable[…]`) is a type.
+    const asType = (s.kind === 'constant' || s.kind === 'variable') && ((!!s.signature && TYPE_ALIAS.test(s.signature)) || !!c.body?.typeAlias);
     out.push({ candidate: c, features: {
       inName, nameHits, inPath: Math.min(inPath, 2), inText: Math.min(inText, 3),
       covered: nameWords.filter((n) => q.stems.some((w) => meets(w, n) > 0)).length / nameWords.length,
-      kind: asFunction ? 1.5 : KIND_WEIGHT[s.kind] ?? -2,
+      kind: asFunction ? 1.5 : asType ? -2 : KIND_WEIGHT[s.kind] ?? -2,
+      matched: realWords ? Math.min(1, (nameHits + inPath + inText) / realWords) : 0,
       fileRank: c.fileRank, hitRank: c.hitRank ?? null, hintRank: c.hintRank ?? null,
       container: s.endLine - s.startLine > CONTAINER_LINES,
       declaration: isDeclarationPath(c.path) && !q.wantsTypes,
+      variant: s.kind === 'method' && (variants.get(`${c.path}\0${s.name}`)?.size ?? 0) >= VARIANTS
+        && !codeStems(splitIdentifier(s.parent ?? '')).some((p) => q.stems.some((w) => meets(w, p) === 1)),
+      accessor: !!c.body?.accessor, stub: !!c.body?.stub, registrar: !!c.body?.registrar && !ASKS_REGISTERING.test(question), deprecated: !!c.body?.deprecated && !/\bdeprecat/i.test(question),
+      callers: c.callers ?? 0,
+      importers: c.importers ?? 0,
       test: (isTestPath(c.path) || isBenchPath(c.path)) && !q.wantsTests,
       error: ERROR_NAME.test(s.name) && !asksErrors,
       subject: isSubject,
     } });
   });
   return out;
+}
+
+/** Folders a package's builds are put in: the same module built twice (ES module, CommonJS, declarations) is one module. */
+const BUILD_FOLDERS = new Set(['dist', 'cjs', 'esm', 'es', 'mjs', 'lib', 'build', 'out', 'types', 'umd', 'module', 'commonjs']);
+
+/** One key for a module and its builds: `dist/cjs/utils/url.js`, `dist/utils/url.js` and `dist/types/utils/url.d.ts` are `utils/url`. */
+export function moduleKey(path: string): string {
+  const parts = path.split('/');
+  const base = parts.pop()!.replace(/(\.d)?\.[cm]?[jt]sx?$/, '');
+  return [...parts.filter((p) => !BUILD_FOLDERS.has(p)), base].join('/');
+}
+
+/** What a definition's body says about it (see bodyTraits). */
+export interface BodyTraits {
+  /** It only refuses or does nothing: `raise NotImplementedError`, `pass`, `...`, `throw new Error(…)`, `{}`, abstract. A subclass does the work. */
+  stub: boolean;
+  /** It hands back the function it was given (`return f`): a decorator that registers a callback, not what runs the callbacks. */
+  registrar: boolean;
+  /** It warns that it is deprecated. */
+  deprecated: boolean;
+  /** A variable that holds a type (`T = t.TypeVar(…)`, `X = t.Callable[…]`). */
+  typeAlias: boolean;
+  /** A getter: it returns a field and does nothing else. */
+  accessor: boolean;
+}
+
+/** The body of a function (its lines, the first line first), past its header, docstrings and comments. */
+function bodyOf(lines: string[]): string | null {
+  let text = lines.join('\n');
+  const header = /^\s*(async\s+)?def\b/m.test(text) ? /\)[^\n:]*:[ \t]*(\n|$)/.exec(text) : /\{/.exec(text);
+  if (!header) return null;
+  text = text.slice(header.index + header[0].length);
+  return text.replace(/("""|\'\'\')[\s\S]*?\1/g, '').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|\s)(#|\/\/).*$/gm, '');
+}
+
+export function bodyTraits(kind: SymbolKind, signature: string | null, lines: string[]): BodyTraits {
+  const none = { stub: false, registrar: false, deprecated: false, typeAlias: false, accessor: false };
+  // A type spelled as a variable over several lines (the index keeps only its name as the signature).
+  if (kind === 'variable' || kind === 'constant') return { ...none, typeAlias: TYPE_ALIAS.test(lines.slice(0, 3).join(' ')) };
+  if (kind !== 'function' && kind !== 'method') return none;
+  const body = bodyOf(lines);
+  if (body === null) return { ...none, stub: !!signature && /(^|\s)abstract\s/.test(signature) };
+  const flat = body.replace(/\s+/g, ' ').replace(/\}\s*;?\s*$/, '').trim();
+  const stub = (!!signature && /(^|\s)abstract\s/.test(signature)) || flat === ''
+    || /^(pass|\.\.\.|raise NotImplementedError\b.*|throw new \w*Error\([^;]*\);?)$/.test(flat);
+  // Parameters of the header (not self/this), and whether the last statement returns one of them.
+  const params = (/\(([^)]*)\)/.exec(lines.join(' '))?.[1] ?? '').split(',')
+    .map((p) => p.trim().replace(/^[*.]+/, '').split(/[:=\s]/)[0]).filter((p) => p && p !== 'self' && p !== 'cls' && p !== 'this');
+  const last = /(?:^|[;\n])\s*return\s+([A-Za-z_$][\w$]*)\s*;?\s*$/.exec(body.replace(/[\s}]*$/, ''));
+  // …having stored it (appended, added, assigned into a table) and not changed it: a callback's registration.
+  const p = last && params.includes(last[1]) && params.length <= 2 ? last[1].replace(/\$/g, '\\$') : null;
+  const registrar = !!p && new RegExp(`\\.(append|add|push|set\\w*|register\\w*)\\(([^()]*,\\s*)?${p}\\)|\\]\\s*=\\s*${p}\\b`).test(body)
+    && !new RegExp(`(^|[^\\w$.])${p}\\s*=[^=]`, 'm').test(body);
+  // A getter or a setter: one statement that returns or stores a field (`return this.#data?.[target]`), calling nothing.
+  const statements = flat.split(/;|\n/).map((x) => x.trim()).filter(Boolean);
+  const accessor = statements.length === 1 && flat.length <= 120 && !/[\w$\])]\s*\(/.test(flat)
+    && (/^return\s/.test(flat) || /^[\w$#.?()[\]\s]+(\?\?)?=[^=]/.test(flat));
+  const deprecated = /\bDeprecationWarning\b|\bis deprecated\b|@deprecated\b/.test(body);
+  return { stub, registrar, deprecated, typeAlias: false, accessor };
+}
+
+/** A file the callers are counted over: its path, its lines and its definitions. */
+export interface CallerSource {
+  path: string;
+  lines: string[];
+  symbols: { name: string; parent: string | null; kind: SymbolKind; startLine: number; endLine: number }[];
+}
+
+const CALL = /(?<![\w$#])(#?[A-Za-z_$][\w$]*)\s*\(/g;
+const DEFINES = /\b(def|function|class|fn|func)\s+$/;
+const CALLER_KINDS: ReadonlySet<SymbolKind> = new Set(['function', 'method', 'constant', 'variable', 'property']);
+
+/**
+ * How many definitions call each name, over some files: a call is the name followed by `(`, and its
+ * caller the innermost definition around it (or the module). A module's builds count once (moduleKey),
+ * and a definition calling its own name (recursion, a method calling the method it overrides) does not count.
+ */
+export function countCallers(files: CallerSource[]): Map<string, number> {
+  const callers = new Map<string, Set<string>>();
+  for (const f of files) {
+    const module = moduleKey(f.path);
+    const defs = f.symbols.filter((s) => CALLER_KINDS.has(s.kind) && s.endLine > s.startLine).sort((a, b) => a.startLine - b.startLine);
+    const defLines = new Set(f.symbols.map((s) => `${s.startLine}\0${s.name}`));
+    // The innermost definition around each line: later starts are inner, so they overwrite.
+    const owner: ((typeof defs)[number] | undefined)[] = new Array(f.lines.length + 1);
+    for (const d of defs) for (let n = d.startLine; n <= Math.min(d.endLine, f.lines.length); n++) owner[n] = d;
+    f.lines.forEach((line, i) => {
+      const n = i + 1;
+      if (!line.includes('(')) return;
+      for (const m of line.matchAll(CALL)) {
+        const name = m[1];
+        if (defLines.has(`${n}\0${name}`) || DEFINES.test(line.slice(0, m.index))) continue;
+        const caller = owner[n] ?? null;
+        if (caller?.name === name) continue;
+        const key = `${module}\0${caller ? `${caller.parent ?? ''}.${caller.name}` : ''}`;
+        let set = callers.get(name);
+        if (!set) callers.set(name, (set = new Set()));
+        set.add(key);
+      }
+    });
+  }
+  return new Map([...callers].map(([name, set]) => [name, set.size]));
 }

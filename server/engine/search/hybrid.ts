@@ -26,6 +26,8 @@ export interface HybridOptions {
   depth: number;
   /** Roles of files (tests, benchmarks, …) ranked below source: the ones the query and the filters did not ask for. */
   demoted?: ReadonlySet<FileRole>;
+  /** Identifiers a retrieval model named for the query: a chunk defining one weighs as one defining a name the query asks for. */
+  expansions?: readonly string[];
 }
 
 export interface HybridResult {
@@ -108,6 +110,7 @@ export async function hybridSearch(
   const wanted = new Set(terms.stems);
   const exact = o.retriever === 'hybrid' ? exactNames(search, query, chunks, files) : new Map<number, 1 | 2>();
   const roles = new Map<number, FileRole | null>();
+  const named = new Set(o.expansions ?? []);
   const ranked: (Omit<RankedChunk, 'chunk'> & { chunk: Omit<ChunkRow, 'content'> })[] = [];
   for (const chunk of chunks) {
     const file = files.get(chunk.fileId);
@@ -123,7 +126,7 @@ export async function hybridSearch(
       }
       const level = exact.get(chunk.id);
       if (level === 2) score += EXACT_NAME;
-      else if (level === 1) score *= 1 + NAME_ONLY_BOOST;
+      else if (level === 1 || (named.size && chunk.symbols?.split(' ').some((n) => named.has(n)))) score *= 1 + NAME_ONLY_BOOST;
     }
     ranked.push({ chunk, file, score, lexicalRank: f.lexicalRank, vectorRank: f.vectorRank, similarity: f.similarity, exact: exact.get(chunk.id) });
   }

@@ -92,11 +92,12 @@ export class SearchService {
     let extra: Partial<SearchOutcome> = {};
 
     if (mode === 'semantic') {
-      const terms = queryTerms(req.query);
-      const asked = rolesAsked(terms);
+      const terms = queryTerms(req.expansions?.length ? `${req.query} ${req.expansions.join(' ')}` : req.query);
+      // What the query as typed asks for (tests, examples, …), not what a model's identifiers happen to say.
+      const asked = rolesAsked(req.expansions?.length ? queryTerms(req.query) : terms);
       const retriever = req.retriever ?? 'hybrid';
       const hybrid = await hybridSearch(this.store, this.vectorsStore, this.vectors, req.query, terms, {
-        retriever, repoIds, allowed, similarityThreshold: req.similarityThreshold ?? 0,
+        retriever, repoIds, allowed, similarityThreshold: req.similarityThreshold ?? 0, expansions: req.expansions,
         depth: scope === 'code' ? Math.max(offset + limit, 50) : 200,
         // Tests, benchmarks, examples, generated and config files rank below source unless the query names them
         // or a path or type filter chose the files.

@@ -27,6 +27,11 @@ export interface SearchRequest {
   /** Hits of each kind to skip (paging). */
   offset?: number;
   retriever?: Retriever;
+  /**
+   * semantic: identifiers a retrieval model named for the query (research/retrieval-assist.ts). They join the
+   * full-text side and the name boosts; the query as typed still decides the exact-name match and the embedding.
+   */
+  expansions?: string[];
   /** grep: cap on matched lines collected (the answer's `total` counts up to it). */
   maxMatches?: number;
 }

@@ -5,7 +5,7 @@ import type { Logger } from '../../../../engine/log';
 import { PagedEnvelope } from '../../../../../protocol/api/common';
 import { SearchData, SearchRequest } from '../../../../../protocol/api/search';
 import { researchStreamContent } from '../../../../../protocol/api/research';
-import { callerOf, send } from '../../context';
+import { callContext, callerOf, send } from '../../context';
 import { errors } from '../../../common/error-responses';
 import { assertAcceptsNdjson, streamNdjson } from '../../ndjson';
 
@@ -33,7 +33,8 @@ export async function searchRoutes(fastify: FastifyInstance, ops: Operations, lo
     config: { stream: (request) => (request.body as { chat?: unknown } | undefined)?.chat === true },
   }, async (request, reply) => {
     const caller = callerOf(request);
-    if (!request.body.chat) return send(reply, await ops.search.run(caller, request.body));
+    // A search with a retrieval model stops the model call when the client goes away.
+    if (!request.body.chat) return send(reply, await ops.search.run(caller, request.body, callContext(request, reply)));
     // Research: every refusal (406 here; 402, 400, 404 in the operation) is an ordinary JSON error
     // before the first byte; then the answer streams as NDJSON.
     assertAcceptsNdjson(request);
