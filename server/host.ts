@@ -12,10 +12,9 @@ import type { Logger } from './engine/log';
 import type { Operations } from './engine/operations';
 import { newId } from './engine/util/ids';
 import { readOwnerKeyFile, writeOwnerKeyFile } from './engine/accounts/owner-key-file';
-import { createApp, type AppOptions } from './transport/http/app';
-import { a2aRoutes, type A2aOptions } from './transport/a2a';
+import type { AppOptions } from './transport/http/app';
+import type { A2aOptions } from './transport/a2a';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { mcpRoutes, MCP_VERSION } from './transport/mcp';
 import type { HostSettings, HttpSettings } from './settings';
 
 export interface Sidecar {
@@ -73,7 +72,7 @@ export class Host {
   async mcpServer(folder: string): Promise<{ server: McpServer; close(): Promise<void> }> {
     const app = await createHttpApp(this.engine);
     await app.ready();
-    const { createMcpServer } = await import('./transport/mcp/server');
+    const [{ createMcpServer }, { MCP_VERSION }] = await Promise.all([import('./transport/mcp/server'), import('./transport/mcp')]);
     const server = createMcpServer(app, { auth: { 'x-api-key': this.owner.key }, defaultRepo: folder, version: MCP_VERSION });
     return { server, close: async () => { await server.close().catch(() => {}); await app.close(); } };
   }
@@ -98,6 +97,7 @@ export interface HttpAppOptions extends AppOptions {
 
 /** The HTTP application with A2A and MCP mounted beside the API (no listen): tests inject() into it. */
 export async function createHttpApp(engine: EngineSurface, options: HttpAppOptions = {}): Promise<FastifyInstance> {
+  const [{ createApp }, { a2aRoutes }, { mcpRoutes }] = await Promise.all([import('./transport/http/app'), import('./transport/a2a'), import('./transport/mcp')]);
   const app = await createApp(engine.ops, engine.log, options);
   // After the API routes: the A2A binding reads them (from the OpenAPI document) as its operations.
   await a2aRoutes(app, engine.ops, engine.log, { ...options.a2a, publicUrl: options.publicUrl });

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { copyFixture, tempDir } from '../helpers/engine';
 import { startLspClient, type TestLspClient } from '../helpers/lsp-client';
 
@@ -76,4 +78,73 @@ test('Node\'s compile cache is written while the server runs, so a start after a
   }
   lsp.child.kill('SIGKILL');
   assert.ok(entries().some((e) => fs.statSync(path.join(e.parentPath, e.name)).size > 100_000), 'the bundle\'s compiled code is on disk before any exit');
+});
+
+// The language server's bundle holds what the first lens needs; the HTTP sidecar's packages (Fastify,
+// OpenAPI, MCP, A2A, Ajv) and the engine's occasional ones (undici, nodemailer, …) are in dist/vendor.js,
+// loaded when first used (esbuild.mjs). A hook in the server process records every file it loads.
+function recordLoads(dir: string): { env: NodeJS.ProcessEnv; loaded(): { file: string; at: number }[] } {
+  const hook = path.join(dir, 'record-loads.cjs');
+  const out = path.join(dir, 'loads.txt');
+  fs.writeFileSync(hook, `const fs = require('node:fs');
+require('node:module').registerHooks({
+  load(url, context, next) { fs.appendFileSync(${JSON.stringify(out)}, Math.round(performance.now()) + ' ' + url + '\\n'); return next(url, context); },
+});\n`);
+  return {
+    env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${hook}` },
+    loaded: () => (fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : '').trim().split('\n').filter(Boolean)
+      .map((line) => ({ at: Number(line.split(' ')[0]), file: line.slice(line.indexOf(' ') + 1) })),
+  };
+}
+
+test('the built server answers initialize and lenses without loading the HTTP stack; the sidecar loads it on start and serves the whole API', async () => {
+  const dist = path.join(__dirname, '..', '..', 'dist');
+  assert.ok(fs.existsSync(path.join(dist, 'vendor.js')), 'run `npm run build` first');
+  const folder = copyFixture('e2e-app');
+  const dataDir = tempDir('loupe-lsp-startup-');
+  const key = randomUUID();
+  const isVendor = (f: { file: string }) => f.file.endsWith('/dist/vendor.js');
+
+  // Sidecar off: a cold start indexes, answers lenses and hovers; vendor.js never loads.
+  const off = recordLoads(tempDir('loupe-lsp-loads-'));
+  const quiet = await startLspClient(folder, dataDir, key, { sidecar: { enabled: false, port: 0 } }, off.env);
+  started.push(quiet);
+  await quiet.ready();
+  const uri = quiet.uri('src/util/format.ts');
+  const lenses = (await quiet.connection.sendRequest('textDocument/codeLens', { textDocument: { uri } })) as Lens[];
+  assert.equal(lenses[0]?.command.title, '5 dependents · 1 entry point · 1 test');
+  await waitForSteps(quiet, ['first index run finished']);
+  assert.ok(off.loaded().some((f) => f.file.endsWith('/dist/server.js')), 'the hook sees the server load');
+  assert.deepEqual(off.loaded().filter(isVendor), [], 'no sidecar, no vendor.js');
+  await quiet.stop();
+
+  // Sidecar on (a warm start): vendor.js loads after the first lens, and the sidecar serves HTTP, A2A and MCP.
+  const on = recordLoads(tempDir('loupe-lsp-loads-'));
+  const lsp = await startLspClient(folder, dataDir, key, { sidecar: { enabled: true, port: 0 } }, on.env);
+  started.push(lsp);
+  const warm = (await lsp.connection.sendRequest('textDocument/codeLens', { textDocument: { uri } })) as Lens[];
+  assert.equal(warm[0]?.command.title, '5 dependents · 1 entry point · 1 test');
+  const at = await waitForSteps(lsp, ['first lens answered', 'sidecar listening']);
+  const vendor = on.loaded().find(isVendor);
+  assert.ok(vendor, 'the sidecar loaded vendor.js');
+  assert.ok(vendor.at >= at.get('first lens answered')!, `vendor.js loaded at +${vendor.at} ms, after the first lens (+${at.get('first lens answered')} ms)`);
+
+  const { url } = (await lsp.connection.sendRequest('loupe/sidecar')) as { url: string };
+  const get = (p: string) => fetch(`${url}${p}`, { headers: { 'x-api-key': key } });
+  const openapi = (await (await get('/openapi.json')).json()) as { paths: Record<string, unknown> };
+  assert.ok(openapi.paths['/v2/search'] && openapi.paths['/v2/repos'], 'the OpenAPI document lists the routes');
+  const repos = (await (await get('/v2/repos')).json()) as { data: { name: string }[] };
+  assert.ok(repos.data.some((r) => r.name === 'e2e-app'), JSON.stringify(repos));
+  // An engine error crosses into the HTTP error handler as the one LoupeError class: a 404 in the error shape, not a 500.
+  const missing = await get(`/v2/files/${randomUUID()}`);
+  assert.equal(missing.status, 404);
+  assert.equal(((await missing.json()) as { code: string }).code, 'NOT_FOUND');
+  assert.equal((await get('/.well-known/agent-card.json')).status, 200);
+  const mcp = new Client({ name: 'startup-test', version: '1' });
+  await mcp.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { 'x-api-key': key } } }));
+  try {
+    assert.ok((await mcp.listTools()).tools.some((t) => t.name === 'search'));
+  } finally {
+    await mcp.close();
+  }
 });
