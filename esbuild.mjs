@@ -180,7 +180,7 @@ const builds = [
   },
   { ...node, stdin: vendorEntry, outfile: 'dist/vendor.js' },
   {
-    // Worker threads and the extension: each bundle complete in itself.
+    // Worker threads: each bundle complete in itself.
     ...node,
     plugins: [lazyTypescript],
     outdir: 'dist',
@@ -189,8 +189,16 @@ const builds = [
       'parse-worker': 'server/engine/indexer/parse-worker.ts',
       'grep-worker': 'server/engine/search/grep-worker.ts',
       'train-worker': 'server/engine/embed/train-worker.ts',
-      client: 'client/extension.ts',
     },
+  },
+  {
+    // The extension: a small entry that forks the language server at once (client/extension.ts), then
+    // requires the rest (client-main.js, with vscode-languageclient).
+    ...node,
+    external: [...nodeExternals, './client-main.js'],
+    outdir: 'dist',
+    entryNames: '[name]',
+    entryPoints: { client: 'client/extension.ts', 'client-main': 'client/main.ts' },
   },
   {
     ...common,
