@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { copyFixture, tempDir } from '../helpers/engine';
@@ -97,7 +98,7 @@ require('node:module').registerHooks({
   };
 }
 
-test('the built server answers initialize and lenses without loading the HTTP stack; the sidecar loads it on start and serves the whole API', async () => {
+test('the built server answers initialize and lenses without loading the HTTP stack; its sidecar binds the port at once, builds on the first request and serves the whole API', async () => {
   const dist = path.join(__dirname, '..', '..', 'dist');
   assert.ok(fs.existsSync(path.join(dist, 'vendor.js')), 'run `npm run build` first');
   const folder = copyFixture('e2e-app');
@@ -105,7 +106,7 @@ test('the built server answers initialize and lenses without loading the HTTP st
   const key = randomUUID();
   const isVendor = (f: { file: string }) => f.file.endsWith('/dist/vendor.js');
 
-  // Sidecar off: a cold start indexes, answers lenses and hovers; vendor.js never loads.
+  // Sidecar off: a cold start indexes, answers lenses; vendor.js never loads.
   const off = recordLoads(tempDir('loupe-lsp-loads-'));
   const quiet = await startLspClient(folder, dataDir, key, { sidecar: { enabled: false, port: 0 } }, off.env);
   started.push(quiet);
@@ -118,18 +119,38 @@ test('the built server answers initialize and lenses without loading the HTTP st
   assert.deepEqual(off.loaded().filter(isVendor), [], 'no sidecar, no vendor.js');
   await quiet.stop();
 
-  // Sidecar on (a warm start): vendor.js loads after the first lens, and the sidecar serves HTTP, A2A and MCP.
+  // Sidecar on (a warm start): the port is bound after the first lens, but nothing of the HTTP stack loads
+  // until a request comes; then the sidecar serves HTTP, A2A and MCP, behind its guard.
   const on = recordLoads(tempDir('loupe-lsp-loads-'));
   const lsp = await startLspClient(folder, dataDir, key, { sidecar: { enabled: true, port: 0 } }, on.env);
   started.push(lsp);
   const warm = (await lsp.connection.sendRequest('textDocument/codeLens', { textDocument: { uri } })) as Lens[];
   assert.equal(warm[0]?.command.title, '5 dependents · 1 entry point · 1 test');
-  const at = await waitForSteps(lsp, ['first lens answered', 'sidecar listening']);
-  const vendor = on.loaded().find(isVendor);
-  assert.ok(vendor, 'the sidecar loaded vendor.js');
-  assert.ok(vendor.at >= at.get('first lens answered')!, `vendor.js loaded at +${vendor.at} ms, after the first lens (+${at.get('first lens answered')} ms)`);
-
+  await waitForSteps(lsp, ['first lens answered', 'sidecar listening', 'first index run finished']);
   const { url } = (await lsp.connection.sendRequest('loupe/sidecar')) as { url: string };
+  assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  assert.deepEqual(on.loaded().filter(isVendor), [], 'listening loads nothing of the HTTP stack');
+  // The server has the application's limits before the application: a header block over 16 KiB is a 431 in the error shape.
+  const big = await fetch(`${url}/v2/repos`, { headers: { 'x-api-key': key, 'x-pad': 'a'.repeat(20_000) } });
+  assert.equal(big.status, 431);
+  assert.equal(((await big.json()) as { code: string }).code, 'HEADERS_TOO_LARGE');
+  assert.deepEqual(on.loaded().filter(isVendor), [], 'a refused request builds nothing');
+
+  // The first request, from a page that rebinds a name to 127.0.0.1: the application is built for it and refuses it.
+  const port = Number(new URL(url).port);
+  const rebound = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: '/v2/repos', headers: { host: 'evil.example', 'x-api-key': key } }, (res) => {
+      let body = '';
+      res.on('data', (d) => { body += String(d); });
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  assert.equal(rebound.status, 403);
+  assert.equal((JSON.parse(rebound.body) as { code: string }).code, 'HOST_NOT_ALLOWED');
+  assert.ok(on.loaded().some(isVendor), 'the first request loaded vendor.js');
+
   const get = (p: string) => fetch(`${url}${p}`, { headers: { 'x-api-key': key } });
   const openapi = (await (await get('/openapi.json')).json()) as { paths: Record<string, unknown> };
   assert.ok(openapi.paths['/v2/search'] && openapi.paths['/v2/repos'], 'the OpenAPI document lists the routes');
