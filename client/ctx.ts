@@ -57,7 +57,9 @@ export class Ctx implements vscode.Disposable {
   }
 
   private async startClient(): Promise<void> {
+    const asked = Date.now();
     const key = await ownerKey(this.extension.secrets);
+    this.log.info(`Loupe: owner key read in ${Date.now() - asked} ms`);
     // The server process (dist/server.js over stdio): the one forked at activation, which has been loading
     // its bundle meanwhile; a restart (settings changed, a crash) forks a new one.
     const serverOptions: ServerOptions = async () => {

@@ -10,12 +10,13 @@ type Main = typeof import('./main');
 let main: Main | null = null;
 
 export function activate(context: vscode.ExtensionContext): void {
+  const activated = Date.now();
   // The workspace folder as the server's working directory, as vscode-languageclient sets it.
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
   const server = forkServer(context, folder?.scheme === 'file' ? folder.fsPath : undefined);
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- a separate bundle (esbuild.mjs), loaded after the fork
   main = require('./client-main.js') as Main;
-  main.activate(context, server);
+  main.activate(context, server, activated);
 }
 
 export function deactivate(): Thenable<void> | undefined {

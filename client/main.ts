@@ -19,9 +19,10 @@ let ctx: Ctx | null = null;
  * (status bar, views, commands), then the language client connects to the server; indexing runs in that
  * separate process, never in the extension host.
  */
-export function activate(context: vscode.ExtensionContext, server: ChildProcess): void {
+export function activate(context: vscode.ExtensionContext, server: ChildProcess, entered = Date.now()): void {
   const started = Date.now();
   ctx = new Ctx(context, server);
+  ctx.log.info(`Loupe: server process forked, the rest of the extension loaded in ${started - entered} ms`);
   context.subscriptions.push(ctx);
   const views = { search: new SearchViewHost(ctx), dependents: new DependentsTree(ctx), changes: new ChangeRadiusTree(ctx) };
   ctx.push(views.search, views.dependents, views.changes);
