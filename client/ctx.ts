@@ -2,7 +2,6 @@ import type { ChildProcess } from 'node:child_process';
 import * as vscode from 'vscode';
 import { LanguageClient, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import type { LoupeInitOptions, LoupeNotifications, LoupeRequests, LoupeStatus, ResearchChunk } from '../protocol/lsp';
-import { ownerKey } from './owner-key';
 import { currentSettings } from './settings';
 import { forkServer } from './server-process';
 
@@ -22,7 +21,7 @@ export class Ctx implements vscode.Disposable {
   private forked: ChildProcess | null;
   private server: ChildProcess | null = null;
 
-  constructor(readonly extension: vscode.ExtensionContext, server: ChildProcess) {
+  constructor(readonly extension: vscode.ExtensionContext, server: ChildProcess, private readonly ownerKey: Promise<string>) {
     this.log = vscode.window.createOutputChannel('Loupe', { log: true });
     this.push(this.log);
     this.forked = server;
@@ -58,8 +57,8 @@ export class Ctx implements vscode.Disposable {
 
   private async startClient(): Promise<void> {
     const asked = Date.now();
-    const key = await ownerKey(this.extension.secrets);
-    this.log.info(`Loupe: owner key read in ${Date.now() - asked} ms`);
+    const key = await this.ownerKey;
+    this.log.info(`Loupe: owner key ready ${Date.now() - asked} ms after the client started waiting for it`);
     // The server process (dist/server.js over stdio): the one forked at activation, which has been loading
     // its bundle meanwhile; a restart (settings changed, a crash) forks a new one.
     const serverOptions: ServerOptions = async () => {

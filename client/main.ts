@@ -19,9 +19,9 @@ let ctx: Ctx | null = null;
  * (status bar, views, commands), then the language client connects to the server; indexing runs in that
  * separate process, never in the extension host.
  */
-export function activate(context: vscode.ExtensionContext, server: ChildProcess, entered = Date.now()): void {
+export function activate(context: vscode.ExtensionContext, early: { server: ChildProcess; key: Promise<string> }, entered = Date.now()): void {
   const started = Date.now();
-  ctx = new Ctx(context, server);
+  ctx = new Ctx(context, early.server, early.key);
   ctx.log.info(`Loupe: server process forked, the rest of the extension loaded in ${started - entered} ms`);
   context.subscriptions.push(ctx);
   const views = { search: new SearchViewHost(ctx), dependents: new DependentsTree(ctx), changes: new ChangeRadiusTree(ctx) };
