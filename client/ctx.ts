@@ -1,10 +1,9 @@
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import * as vscode from 'vscode';
-import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import { LanguageClient, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import type { LoupeInitOptions, LoupeNotifications, LoupeRequests, LoupeStatus, ResearchChunk } from '../protocol/lsp';
-import { ownerKey } from './owner-key';
 import { currentSettings } from './settings';
-import { runtimeModules } from './onnx-runtime';
+import { forkServer } from './server-process';
 
 /**
  * Owns everything the extension creates (as rust-analyzer's `Ctx` does): the language client, the
@@ -18,9 +17,30 @@ export class Ctx implements vscode.Disposable {
   private readonly statusListeners = new Set<(s: LoupeStatus | null) => void>();
   private readonly chunkListeners = new Set<(c: ResearchChunk) => void>();
 
-  constructor(readonly extension: vscode.ExtensionContext) {
+  /** The server forked at activation, until the language client takes it; restarts fork anew. */
+  private forked: ChildProcess | null;
+  private server: ChildProcess | null = null;
+
+  constructor(readonly extension: vscode.ExtensionContext, server: ChildProcess, private readonly ownerKey: Promise<string>) {
     this.log = vscode.window.createOutputChannel('Loupe', { log: true });
     this.push(this.log);
+    this.forked = server;
+    // A server the client never took goes with the extension (stop() ends the one it took).
+    this.push({ dispose: () => { if (this.forked?.exitCode === null) this.forked.kill(); } });
+  }
+
+  /**
+   * Stops the language client (shutdown, exit) and makes sure its server process ends: one that has
+   * not exited 2 s later is killed, as vscode-languageclient does with processes it forks itself.
+   */
+  async stop(): Promise<void> {
+    const server = this.server;
+    await this.client?.stop().catch(() => {});
+    if (!server || server.exitCode !== null || server.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => { server.kill(); resolve(); }, 2000);
+      server.once('exit', () => { clearTimeout(timer); resolve(); });
+    });
   }
 
   push(...items: vscode.Disposable[]): void {
@@ -36,18 +56,16 @@ export class Ctx implements vscode.Disposable {
   }
 
   private async startClient(): Promise<void> {
-    const key = await ownerKey(this.extension.secrets);
-    const serverModule = vscode.Uri.joinPath(this.extension.extensionUri, 'dist', 'server.js').fsPath;
-    // The server runs on VS Code's own Node runtime (forked over IPC); better-sqlite3's Node-API
-    // binary loads there without a rebuild.
-    // Node's compile cache (Node 22.1+) keeps the server bundle's and TypeScript's compiled code on
-    // disk: the second start of the server parses ~4 MB of JavaScript about twice as fast.
-    // Optional runtimes installed on demand (the ONNX embedding provider's) resolve from NODE_PATH.
-    const nodePath = [runtimeModules(this.extension), process.env.NODE_PATH].filter(Boolean).join(path.delimiter);
-    const env = { ...process.env, NODE_PATH: nodePath, NODE_COMPILE_CACHE: vscode.Uri.joinPath(this.extension.globalStorageUri, 'compile-cache').fsPath };
-    const serverOptions: ServerOptions = {
-      run: { module: serverModule, transport: TransportKind.ipc, options: { env } },
-      debug: { module: serverModule, transport: TransportKind.ipc, options: { env, execArgv: ['--nolazy', '--inspect=6019'] } },
+    const asked = Date.now();
+    const key = await this.ownerKey;
+    this.log.info(`Loupe: owner key ready ${Date.now() - asked} ms after the client started waiting for it`);
+    // The server process (dist/server.js over stdio): the one forked at activation, which has been loading
+    // its bundle meanwhile; a restart (settings changed, a crash) forks a new one.
+    const serverOptions: ServerOptions = async () => {
+      const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+      this.server = this.forked ?? forkServer(this.extension, folder?.scheme === 'file' ? folder.fsPath : undefined);
+      this.forked = null;
+      return this.server;
     };
     const dataDir = this.extension.globalStorageUri.fsPath;
     // A function, so a restart (settings changed) starts the server with the settings of that moment.
@@ -63,7 +81,7 @@ export class Ctx implements vscode.Disposable {
       },
     };
     this.client = new LanguageClient('loupe', 'Loupe', serverOptions, clientOptions);
-    this.push({ dispose: () => void this.client.stop() });
+    this.push({ dispose: () => void this.stop() });
     this.client.onNotification('loupe/statusChanged', (s: LoupeStatus) => this.setStatus(s));
     // One handler per method is all the client keeps: research chunks fan out from here (view, chat).
     this.client.onNotification('loupe/researchChunk', (c: ResearchChunk) => { for (const l of this.chunkListeners) l(c); });

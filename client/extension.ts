@@ -1,55 +1,29 @@
-import * as vscode from 'vscode';
-import { Ctx } from './ctx';
-import { registerStatusBar } from './status-bar';
-import { registerCommands } from './commands';
-import { SearchViewHost } from './views/search-view';
-import { DependentsTree } from './views/dependents-tree';
-import { ChangeRadiusTree } from './views/change-radius-tree';
-import { registerLanguageModelBridge } from './lm-bridge';
-import { registerLiveSettings } from './live-settings';
-import { registerLanguageModelTools } from './lm-tools';
-import { registerChatParticipant } from './chat-participant';
-import { registerOnnxRuntime } from './onnx-runtime';
-
-let ctx: Ctx | null = null;
-
 /**
- * Activation: everything the user sees is registered first (status bar, views, commands), then the
- * language server starts; indexing runs in that separate process, never in the extension host.
+ * The extension's entry (dist/client.js), kept small: it forks the language server first, so the server
+ * loads its bundle while the extension host loads the rest of the extension (dist/client-main.js, with
+ * vscode-languageclient) and the other extensions that activate with it. See client/main.ts.
  */
+import * as vscode from 'vscode';
+import { forkServer } from './server-process';
+import { ownerKey } from './owner-key';
+
+type Main = typeof import('./main');
+let main: Main | null = null;
+
 export function activate(context: vscode.ExtensionContext): void {
-  const started = Date.now();
-  ctx = new Ctx(context);
-  context.subscriptions.push(ctx);
-  const views = { search: new SearchViewHost(ctx), dependents: new DependentsTree(ctx), changes: new ChangeRadiusTree(ctx) };
-  ctx.push(views.search, views.dependents, views.changes);
-  registerStatusBar(ctx);
-  registerCommands(ctx, views);
-  registerLiveSettings(ctx);
-  // Tools and @loupe are registered at once (requests wait for the server), so chat lists them from the start.
-  registerLanguageModelTools(ctx);
-  registerChatParticipant(ctx);
-  registerOnnxRuntime(ctx);
-  // The language server starts in the background: activation returns as soon as the UI is wired.
-  const c = ctx;
-  void c.start().then(() => {
-    c.log.info(`Loupe language server ready ${Date.now() - started} ms after activation; indexing runs in the server process`);
-    views.search.listen();
-    registerLanguageModelBridge(c);
-    // Without SMTP, sign-up codes for the local sidecar land in the outbox: show them where the user is.
-    c.push(c.onNotification('loupe/mail', (m) => {
-      if (m.via === 'outbox') void vscode.window.showInformationMessage(`Loupe mail to ${m.to}: ${m.subject}`);
-    }));
-  }, (error: Error) => {
-    c.log.error(`Loupe could not start its language server: ${error.message}`);
-    void vscode.window.showErrorMessage(`Loupe could not start: ${error.message}`, 'Show logs').then((choice) => choice && c.log.show());
-  });
-  ctx.log.info(`Loupe activated in ${Date.now() - started} ms`);
+  const activated = Date.now();
+  // The workspace folder as the server's working directory, as vscode-languageclient sets it.
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const server = forkServer(context, folder?.scheme === 'file' ? folder.fsPath : undefined);
+  // The owner's key (SecretStorage: a round trip to the window, 7.7 s once at load 19 in code-server) is
+  // asked for now too, while the rest loads; initialize waits for it.
+  const key = ownerKey(context.secrets);
+  key.catch(() => {}); // a failure is reported where it is awaited (Ctx.start)
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a separate bundle (esbuild.mjs), loaded after the fork
+  main = require('./client-main.js') as Main;
+  main.activate(context, { server, key }, activated);
 }
 
 export function deactivate(): Thenable<void> | undefined {
-  const stopping = ctx?.client?.stop();
-  ctx?.dispose();
-  ctx = null;
-  return stopping;
+  return main?.deactivate();
 }

@@ -7,12 +7,22 @@ import type { LmChatParams, LmModel, LoupeClientRequests } from '../protocol/lsp
  * import `vscode`: the server asks for the list and for chats, the client runs them and streams
  * the text back as notifications.
  */
+/** How long the editor's model list may take before the server is told there are none (its own limit is 2 s). */
+const MODELS_WAIT_MS = 1500;
+
 export function registerLanguageModelBridge(ctx: Ctx): void {
   if (!vscode.lm?.selectChatModels) return; // an editor without the language model API
   const running = new Map<string, vscode.CancellationTokenSource>();
 
   ctx.push(ctx.client.onRequest('loupe/lm/models', async (): Promise<LoupeClientRequests['loupe/lm/models'][1]> => {
-    const models = await vscode.lm.selectChatModels();
+    // An editor whose model service does not answer (code-server with AI features off never does) lists
+    // none rather than hold the research view's list: models that come later announce themselves
+    // (onDidChangeChatModels below), which drops the server's cached list.
+    let timer: NodeJS.Timeout | undefined;
+    const models = await Promise.race([
+      Promise.resolve(vscode.lm.selectChatModels()),
+      new Promise<vscode.LanguageModelChat[]>((resolve) => { timer = setTimeout(() => resolve([]), MODELS_WAIT_MS); }),
+    ]).finally(() => clearTimeout(timer));
     return models.map((m): LmModel => ({ id: m.id, name: m.name, vendor: m.vendor, family: m.family, maxInputTokens: m.maxInputTokens }));
   }));
 

@@ -3,14 +3,10 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import type { Ctx } from './ctx';
 import { currentSettings } from './settings';
+import { runtimeModules } from './server-process';
 
 /** The onnxruntime-node the ONNX embedding provider loads (not in the .vsix: ~45 MB per platform, off by default). */
 export const ONNX_RUNTIME = 'onnxruntime-node@1.30.0';
-
-/** Where an on-demand install puts it: the server finds it there through NODE_PATH. */
-export function runtimeModules(context: vscode.ExtensionContext): string {
-  return path.join(context.globalStorageUri.fsPath, 'runtime', 'node_modules');
-}
 
 export function onnxRuntimeInstalled(context: vscode.ExtensionContext): boolean {
   return fs.existsSync(path.join(runtimeModules(context), 'onnxruntime-node', 'package.json'));

@@ -6,20 +6,22 @@
  * receives the host through an interface it declares itself, so no arrow runs from a transport
  * back up to this file.
  */
+import http from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { Engine } from './engine/engine';
 import type { Logger } from './engine/log';
 import type { Operations } from './engine/operations';
 import { newId } from './engine/util/ids';
 import { readOwnerKeyFile, writeOwnerKeyFile } from './engine/accounts/owner-key-file';
-import { createApp, type AppOptions } from './transport/http/app';
-import { a2aRoutes, type A2aOptions } from './transport/a2a';
+import type { AppOptions } from './transport/http/app';
+import type { A2aOptions } from './transport/a2a';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { mcpRoutes, MCP_VERSION } from './transport/mcp';
 import type { HostSettings, HttpSettings } from './settings';
 
 export interface Sidecar {
-  app: FastifyInstance;
+  /** The application; an on-demand sidecar has none until its first request. */
+  app?: FastifyInstance;
   url: string;
   close(): Promise<void>;
 }
@@ -57,11 +59,12 @@ export class Host {
 
   /**
    * Serves HTTP and A2A on the configured address; null when HTTP is turned off. A taken port
-   * rejects with EADDRINUSE before anything else has started.
+   * rejects with EADDRINUSE before anything else has started. `onDemand` (the editor's sidecar): the
+   * port is bound now, the application built on the first request (startSidecarOnDemand).
    */
-  async listen(): Promise<Sidecar | null> {
+  async listen(options: { onDemand?: boolean } = {}): Promise<Sidecar | null> {
     if (!this.settings.http) return null;
-    this.http ??= await startSidecar(this.engine, this.settings.http);
+    this.http ??= await (options.onDemand ? startSidecarOnDemand : startSidecar)(this.engine, this.settings.http);
     return this.http;
   }
 
@@ -73,7 +76,7 @@ export class Host {
   async mcpServer(folder: string): Promise<{ server: McpServer; close(): Promise<void> }> {
     const app = await createHttpApp(this.engine);
     await app.ready();
-    const { createMcpServer } = await import('./transport/mcp/server');
+    const [{ createMcpServer }, { MCP_VERSION }] = await Promise.all([import('./transport/mcp/server'), import('./transport/mcp')]);
     const server = createMcpServer(app, { auth: { 'x-api-key': this.owner.key }, defaultRepo: folder, version: MCP_VERSION });
     return { server, close: async () => { await server.close().catch(() => {}); await app.close(); } };
   }
@@ -98,6 +101,7 @@ export interface HttpAppOptions extends AppOptions {
 
 /** The HTTP application with A2A and MCP mounted beside the API (no listen): tests inject() into it. */
 export async function createHttpApp(engine: EngineSurface, options: HttpAppOptions = {}): Promise<FastifyInstance> {
+  const [{ createApp }, { a2aRoutes }, { mcpRoutes }] = await Promise.all([import('./transport/http/app'), import('./transport/a2a'), import('./transport/mcp')]);
   const app = await createApp(engine.ops, engine.log, options);
   // After the API routes: the A2A binding reads them (from the OpenAPI document) as its operations.
   await a2aRoutes(app, engine.ops, engine.log, { ...options.a2a, publicUrl: options.publicUrl });
@@ -119,6 +123,67 @@ export async function startSidecar(engine: EngineSurface, options: HttpSettings)
   const port = typeof address === 'object' && address ? address.port : options.port;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   return { app, url: `http://${host}:${port}`, close: () => app.close() };
+}
+
+/**
+ * The editor's sidecar: the port is bound at once (a taken port rejects, as startSidecar's does, and the
+ * status shows the URL), but the HTTP application (Fastify, OpenAPI, A2A, MCP: dist/vendor.js and about a
+ * second of the server's thread on a quiet machine, many on a busy one) is built when the first request
+ * arrives, so an editor nobody calls the API of never pays for it. Requests that arrive while it is
+ * built wait for it. The server has the application's own limits from the start (header size, timeouts,
+ * Node's refusals answered in the error shape: guard.ts); Host, Origin and the rest are the
+ * application's hooks, which every request passes through.
+ */
+export async function startSidecarOnDemand(engine: EngineSurface, options: HttpSettings): Promise<Sidecar> {
+  const guard = { ...options.guard, boundHost: options.host };
+  const { serverLimits } = await import('./transport/http/guard');
+  const limits = serverLimits(guard);
+  const server = http.createServer(limits.http ?? {});
+  // As Fastify sets them on a server it makes itself.
+  server.requestTimeout = limits.requestTimeout ?? server.requestTimeout;
+  server.keepAliveTimeout = 72_000;
+  const clientError = limits.clientErrorHandler as (error: Error, socket: Socket) => void;
+  server.on('clientError', clientError);
+  let handle: ((req: http.IncomingMessage, res: http.ServerResponse) => void) | null = null;
+  let app: FastifyInstance | null = null;
+  let building: Promise<FastifyInstance> | null = null;
+  const build = () => (building ??= (async () => {
+    const built = await createHttpApp(engine, { publicUrl: options.publicUrl, guard, serverFactory: (handler) => {
+      handle = handler as typeof handle;
+      return server;
+    } });
+    await built.ready();
+    server.off('clientError', clientError); // the application's own handler (the same function) took over
+    app = built;
+    return built;
+  })());
+  server.on('request', (req, res) => {
+    if (app) return handle!(req, res);
+    build().then(() => handle!(req, res), (error: Error) => {
+      engine.log.error('the HTTP sidecar could not be built:', error);
+      building = null; // the next request tries again
+      res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
+      res.end(JSON.stringify({ status: 'error', code: 'SERVICE_UNAVAILABLE', message: 'the HTTP API could not start; see the Loupe log' }));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host: options.host, port: options.port }, () => { server.off('error', reject); resolve(); });
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return {
+    get app() { return app ?? undefined; },
+    url: `http://${host}:${port}`,
+    async close() {
+      await building?.catch(() => null);
+      // Fastify does not close a server it was handed before it listened: closed here, with its connections.
+      await app?.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 /**

@@ -7,4 +7,8 @@ import { startLanguageServer } from './transport/lsp/server';
 import { Host } from './host';
 import { settingsFromEditor } from './settings';
 
-startLanguageServer((init, log) => Host.open(settingsFromEditor(init, process.env, log), log));
+// The editor's sidecar is built on its first request (Host.listen's onDemand): most sessions never call it.
+startLanguageServer(async (init, log) => {
+  const host = await Host.open(settingsFromEditor(init, process.env, log), log);
+  return { ops: host.ops, owner: host.owner, listen: () => host.listen({ onDemand: true }), close: () => host.close() };
+});

@@ -49,7 +49,9 @@ export class ResearchView {
       if (k.key === 'Enter' && (k.ctrlKey || k.metaKey)) { e.preventDefault(); this.ask(); }
     });
     $('question').addEventListener('input', () => { this.state.research.draft = valueOf('question'); this.save(); });
-    $('model').addEventListener('change', () => { this.state.research.model = valueOf('model'); this.save(); });
+    // The placeholder ("Loading models…") has no value: it never replaces the saved choice.
+    $('model').addEventListener('change', () => { if (valueOf('model')) { this.state.research.model = valueOf('model'); this.save(); } });
+    this.showModels();
     this.render();
   }
 
@@ -100,7 +102,24 @@ export class ResearchView {
     this.save();
   }
 
+  /** The server's list of models (sent when the server is up, and again when it restarts or VS Code's models change). */
   setModels(models: ModelInfo[]): void {
+    this.state.research.models = models;
+    this.save();
+    this.showModels();
+  }
+
+  /**
+   * The last known list, until the server sends a new one: after a window reload the choice is there at
+   * once, not after the language server has started. Before any list, the dropdown says it is loading
+   * (asking then uses the saved choice or the default model).
+   */
+  private showModels(): void {
+    const models = this.state.research.models;
+    if (!models.length) {
+      setOptions('model', [{ value: '', label: 'Loading models…' }]);
+      return;
+    }
     const labels = { 'built-in': 'built-in', configured: 'configured', vscode: 'VS Code' } as const;
     const ordered = (['built-in', 'configured', 'vscode'] as const).flatMap((source) => models.filter((m) => m.source === source));
     setOptions('model', ordered.map((m) => ({ value: m.id, label: `${m.label} · ${labels[m.source]}` })), this.state.research.model);

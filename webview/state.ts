@@ -2,7 +2,7 @@
  * What the panel remembers across being hidden, moved, closed or the window reloading: VS Code keeps
  * it for the view (`setState`/`getState`), so search results and the conversation come back as they were.
  */
-import type { Citation, ScanMode, SearchResult, SearchScope } from '../protocol/lsp';
+import type { Citation, ModelInfo, ScanMode, SearchResult, SearchScope } from '../protocol/lsp';
 import type { PanelTab, WebviewMessage } from '../protocol/webview';
 
 export interface Turn {
@@ -19,7 +19,8 @@ export interface PanelState {
   version: 1;
   tab: PanelTab;
   search: { query: string; scope: SearchScope; mode: ScanMode; types: string[]; paths: string[]; result: SearchResult | null; selected: number };
-  research: { turns: Turn[]; threadId: string | null; model: string; draft: string };
+  /** `models`: the last list the server sent, shown at once when the view comes back (a window reload). */
+  research: { turns: Turn[]; threadId: string | null; model: string; draft: string; models: ModelInfo[] };
 }
 
 export function initialState(): PanelState {
@@ -27,7 +28,7 @@ export function initialState(): PanelState {
     version: 1,
     tab: 'search',
     search: { query: '', scope: 'code', mode: 'semantic', types: [], paths: [], result: null, selected: -1 },
-    research: { turns: [], threadId: null, model: '', draft: '' },
+    research: { turns: [], threadId: null, model: '', draft: '', models: [] },
   };
 }
 
@@ -35,6 +36,7 @@ export function initialState(): PanelState {
 export function restoreState(saved: unknown): PanelState {
   const state = saved as Partial<PanelState> | undefined;
   if (!state || state.version !== 1 || !state.search || !state.research) return initialState();
+  state.research.models ??= [];
   for (const turn of state.research.turns) {
     if (!turn.done) Object.assign(turn, { done: true, status: '', error: turn.error ?? 'interrupted (the panel was closed while it streamed)' });
   }

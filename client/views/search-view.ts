@@ -16,6 +16,8 @@ const HISTORY_CLEARED_AT = 'loupe.historyClearedAt';
 export class SearchViewHost implements vscode.WebviewViewProvider, vscode.Disposable {
   private view: vscode.WebviewView | null = null;
   private ready = false;
+  /** The view's model list needs sending (none sent yet, the last attempt failed, or the server restarted). */
+  private modelsStale = true;
   private queued: HostMessage[] = [];
   private readonly subscriptions: vscode.Disposable[] = [];
 
@@ -26,9 +28,18 @@ export class SearchViewHost implements vscode.WebviewViewProvider, vscode.Dispos
     }));
   }
 
-  /** Relays the research pieces of the streams this view started. */
+  /**
+   * Once the language server is up: relays the research pieces of the streams this view started, and
+   * sends the model list again when the server (re)starts, when a send failed, and when VS Code's
+   * language models change.
+   */
   listen(): void {
     this.subscriptions.push(this.ctx.onResearchChunk((chunk) => { if (chunk.streamId.startsWith('s')) this.post({ type: 'researchChunk', chunk }); }));
+    this.subscriptions.push(this.ctx.onStatus((status) => {
+      if (!status) this.modelsStale = true;
+      else if (this.modelsStale && this.ready) void this.sendModels();
+    }));
+    if (vscode.lm?.onDidChangeChatModels) this.subscriptions.push(vscode.lm.onDidChangeChatModels(() => void this.sendModels()));
   }
 
   /** Reveals the view on a tab; with a query, runs it there. */
@@ -117,8 +128,10 @@ export class SearchViewHost implements vscode.WebviewViewProvider, vscode.Dispos
 
   private async sendModels(): Promise<void> {
     try {
+      this.modelsStale = false;
       this.post({ type: 'models', models: await this.ctx.request('loupe/models', undefined) });
     } catch (error) {
+      this.modelsStale = true; // sent again with the next status
       this.ctx.log.warn(`search view: models: ${(error as Error).message}`);
     }
   }

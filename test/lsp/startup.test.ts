@@ -3,6 +3,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { request } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { copyFixture, tempDir } from '../helpers/engine';
 import { startLspClient, type TestLspClient } from '../helpers/lsp-client';
 
@@ -76,4 +79,93 @@ test('Node\'s compile cache is written while the server runs, so a start after a
   }
   lsp.child.kill('SIGKILL');
   assert.ok(entries().some((e) => fs.statSync(path.join(e.parentPath, e.name)).size > 100_000), 'the bundle\'s compiled code is on disk before any exit');
+});
+
+// The language server's bundle holds what the first lens needs; the HTTP sidecar's packages (Fastify,
+// OpenAPI, MCP, A2A, Ajv) and the engine's occasional ones (undici, nodemailer, …) are in dist/vendor.js,
+// loaded when first used (esbuild.mjs). A hook in the server process records every file it loads.
+function recordLoads(dir: string): { env: NodeJS.ProcessEnv; loaded(): { file: string; at: number }[] } {
+  const hook = path.join(dir, 'record-loads.cjs');
+  const out = path.join(dir, 'loads.txt');
+  fs.writeFileSync(hook, `const fs = require('node:fs');
+require('node:module').registerHooks({
+  load(url, context, next) { fs.appendFileSync(${JSON.stringify(out)}, Math.round(performance.now()) + ' ' + url + '\\n'); return next(url, context); },
+});\n`);
+  return {
+    env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${hook}` },
+    loaded: () => (fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : '').trim().split('\n').filter(Boolean)
+      .map((line) => ({ at: Number(line.split(' ')[0]), file: line.slice(line.indexOf(' ') + 1) })),
+  };
+}
+
+test('the built server answers initialize and lenses without loading the HTTP stack; its sidecar binds the port at once, builds on the first request and serves the whole API', async () => {
+  const dist = path.join(__dirname, '..', '..', 'dist');
+  assert.ok(fs.existsSync(path.join(dist, 'vendor.js')), 'run `npm run build` first');
+  const folder = copyFixture('e2e-app');
+  const dataDir = tempDir('loupe-lsp-startup-');
+  const key = randomUUID();
+  const isVendor = (f: { file: string }) => f.file.endsWith('/dist/vendor.js');
+
+  // Sidecar off: a cold start indexes, answers lenses; vendor.js never loads.
+  const off = recordLoads(tempDir('loupe-lsp-loads-'));
+  const quiet = await startLspClient(folder, dataDir, key, { sidecar: { enabled: false, port: 0 } }, off.env);
+  started.push(quiet);
+  await quiet.ready();
+  const uri = quiet.uri('src/util/format.ts');
+  const lenses = (await quiet.connection.sendRequest('textDocument/codeLens', { textDocument: { uri } })) as Lens[];
+  assert.equal(lenses[0]?.command.title, '5 dependents · 1 entry point · 1 test');
+  await waitForSteps(quiet, ['first index run finished']);
+  assert.ok(off.loaded().some((f) => f.file.endsWith('/dist/server.js')), 'the hook sees the server load');
+  assert.deepEqual(off.loaded().filter(isVendor), [], 'no sidecar, no vendor.js');
+  await quiet.stop();
+
+  // Sidecar on (a warm start): the port is bound after the first lens, but nothing of the HTTP stack loads
+  // until a request comes; then the sidecar serves HTTP, A2A and MCP, behind its guard.
+  const on = recordLoads(tempDir('loupe-lsp-loads-'));
+  const lsp = await startLspClient(folder, dataDir, key, { sidecar: { enabled: true, port: 0 } }, on.env);
+  started.push(lsp);
+  const warm = (await lsp.connection.sendRequest('textDocument/codeLens', { textDocument: { uri } })) as Lens[];
+  assert.equal(warm[0]?.command.title, '5 dependents · 1 entry point · 1 test');
+  await waitForSteps(lsp, ['first lens answered', 'sidecar listening', 'first index run finished']);
+  const { url } = (await lsp.connection.sendRequest('loupe/sidecar')) as { url: string };
+  assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  assert.deepEqual(on.loaded().filter(isVendor), [], 'listening loads nothing of the HTTP stack');
+  // The server has the application's limits before the application: a header block over 16 KiB is a 431 in the error shape.
+  const big = await fetch(`${url}/v2/repos`, { headers: { 'x-api-key': key, 'x-pad': 'a'.repeat(20_000) } });
+  assert.equal(big.status, 431);
+  assert.equal(((await big.json()) as { code: string }).code, 'HEADERS_TOO_LARGE');
+  assert.deepEqual(on.loaded().filter(isVendor), [], 'a refused request builds nothing');
+
+  // The first request, from a page that rebinds a name to 127.0.0.1: the application is built for it and refuses it.
+  const port = Number(new URL(url).port);
+  const rebound = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: '/v2/repos', headers: { host: 'evil.example', 'x-api-key': key } }, (res) => {
+      let body = '';
+      res.on('data', (d) => { body += String(d); });
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  assert.equal(rebound.status, 403);
+  assert.equal((JSON.parse(rebound.body) as { code: string }).code, 'HOST_NOT_ALLOWED');
+  assert.ok(on.loaded().some(isVendor), 'the first request loaded vendor.js');
+
+  const get = (p: string) => fetch(`${url}${p}`, { headers: { 'x-api-key': key } });
+  const openapi = (await (await get('/openapi.json')).json()) as { paths: Record<string, unknown> };
+  assert.ok(openapi.paths['/v2/search'] && openapi.paths['/v2/repos'], 'the OpenAPI document lists the routes');
+  const repos = (await (await get('/v2/repos')).json()) as { data: { name: string }[] };
+  assert.ok(repos.data.some((r) => r.name === 'e2e-app'), JSON.stringify(repos));
+  // An engine error crosses into the HTTP error handler as the one LoupeError class: a 404 in the error shape, not a 500.
+  const missing = await get(`/v2/files/${randomUUID()}`);
+  assert.equal(missing.status, 404);
+  assert.equal(((await missing.json()) as { code: string }).code, 'NOT_FOUND');
+  assert.equal((await get('/.well-known/agent-card.json')).status, 200);
+  const mcp = new Client({ name: 'startup-test', version: '1' });
+  await mcp.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { 'x-api-key': key } } }));
+  try {
+    assert.ok((await mcp.listTools()).tools.some((t) => t.name === 'search'));
+  } finally {
+    await mcp.close();
+  }
 });

@@ -75,11 +75,13 @@ export class SmtpMailer implements Mailer {
  * the person at the machine can read the code. Listeners (the extension's notification) get it too.
  */
 export class OutboxMailer implements Mailer {
-  private readonly compose = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  /** Made on the first mail: nodemailer loads then, not when the engine starts (the editor's start-up). */
+  private compose: Transporter | null = null;
 
   constructor(readonly dir: string, private readonly log: Logger, private readonly from = DEFAULT_FROM) {}
 
   async send(message: MailMessage): Promise<Delivery> {
+    this.compose ??= nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
     const info = await this.compose.sendMail({ from: this.from, to: message.to, subject: message.subject, text: message.text });
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${message.to.replace(/[^a-z0-9@._-]/gi, '_')}.eml`;

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerFactory } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import FindMyWay from 'find-my-way';
@@ -33,6 +33,8 @@ export interface AppOptions {
   bodyLimit?: number;
   /** Host/Origin allow-lists and request limits (see guard.ts). */
   guard?: GuardOptions;
+  /** A server made (and listening) before the application: the editor's sidecar builds it on the first request (host.ts). */
+  serverFactory?: FastifyServerFactory;
 }
 
 export const API_VERSION = '2.0.0';
@@ -48,7 +50,10 @@ export async function createApp(ops: Operations, log: Logger, options: AppOption
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     ajv: undefined,
     frameworkErrors,
+    // Fastify's 10 s for a plugin to load is missed on a loaded machine (swagger-ui's, seen at load 17): the sidecar then never started.
+    pluginTimeout: 120_000,
     ...serverLimits(options.guard),
+    ...(options.serverFactory ? { serverFactory: options.serverFactory } : {}),
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(makeErrorHandler(log));

@@ -161,6 +161,14 @@ export function honoScenarios(commitAll: (folder: string) => void): void {
     await waitForLog(/language server ready (\d+) ms after activation/, 240_000, from);
     await wb.waitForLens(/dependents/, 120_000);
     timings.honoWarmStartToLensMs = Date.now() - started;
+    // The research view (the last one used) offers its models as soon as it is drawn again: the list it
+    // saved, not an empty dropdown until the server has started and answered (it was empty here once).
+    const research = await wb.webviewFrame('thread', 60_000);
+    const models = () => research.locator('#model vscode-option').allInnerTexts();
+    await research.locator('#model vscode-option', { hasText: 'loupe-grounded' }).waitFor({ state: 'attached', timeout: 2_000 });
+    assert.ok(!(await models()).some((m) => /Loading/.test(m)), `models at once: ${(await models()).join(', ')}`);
     await wb.screenshot('28-hono-warm-start');
+    // No request for the list failed.
+    assert.doesNotMatch(extensionLog().slice(from), /search view: models:/, 'the model list was sent without an error');
   });
 }

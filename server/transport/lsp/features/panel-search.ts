@@ -1,17 +1,25 @@
 import type { Connection } from 'vscode-languageserver/node';
 import type { Logger } from '../../../engine/log';
-import { SearchRequest } from '../../../../protocol/api/search';
+import type { SearchRequest } from '../../../../protocol/api/search';
 import { Method, type Citation, type ResearchChunk, type SearchParams } from '../../../../protocol/lsp';
 import type { Session } from '../session';
 import { guarded } from '../guarded';
 import { onLoupeRequest, sendLoupeNotification } from '../typed';
 import { toEditorHit, toHistoryEntry } from '../convert';
-import { checkRequest } from '../../common/validate';
 
 /** Hits per kind when the panel does not say: more than the API's 20, as a panel scrolls. */
 const PANEL_LIMIT = 50;
 /** Hits per kind research grounds on (its answer cites the best few files of them). */
 const RESEARCH_LIMIT = 50;
+
+/**
+ * A search request checked as POST /v2/search's body would be. Ajv and the API's schemas load on the
+ * first search, not when the server starts: the first lens does not need them (esbuild.mjs).
+ */
+async function checkSearch(request: unknown): Promise<SearchRequest> {
+  const [{ SearchRequest: schema }, { checkRequest }] = await Promise.all([import('../../../../protocol/api/search'), import('../../common/validate')]);
+  return checkRequest<SearchRequest>(schema, request);
+}
 
 /**
  * The panel's search, research, models and history: the same operations as POST /v2/search,
@@ -25,7 +33,7 @@ export function bindPanelSearch(connection: Connection, session: Session, log: L
 
   onLoupeRequest(connection, Method.search, guarded(log, 'search', async (params: SearchParams) => {
     const { activeUri: _activeUri, ...request } = params;
-    const checked = checkRequest<SearchRequest>(SearchRequest, {
+    const checked = await checkSearch({
       ...request, repo_ids: request.repo_ids ?? session.workspace.ids(), limit: request.limit ?? PANEL_LIMIT,
     });
     const answer = await ops.search.run(await session.caller(), checked);
@@ -40,7 +48,7 @@ export function bindPanelSearch(connection: Connection, session: Session, log: L
     const controller = new AbortController();
     streams.set(params.streamId, controller);
     try {
-      const request = checkRequest<SearchRequest>(SearchRequest, {
+      const request = await checkSearch({
         query: params.question, scope: 'code', scan_mode: 'semantic', repo_ids: session.workspace.ids(), limit: RESEARCH_LIMIT, chat: true,
         ...(params.modelId ? { model: params.modelId } : {}), ...(params.conversationId ? { conversation_id: params.conversationId } : {}),
       });
