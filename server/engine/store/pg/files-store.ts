@@ -293,7 +293,7 @@ export class PgFilesStore implements Async<FilesStore> {
   async mostImported(repoId: string, limit: number): Promise<{ file_path: string; dependents: number }[]> {
     return this.db.rows<{ file_path: string; dependents: number }>(
       `SELECT i.target_path AS file_path, count(DISTINCT i.file_id)::int AS dependents FROM imports i JOIN files f ON f.id = i.file_id
-       WHERE f.repo_id = $1 AND i.target_path IS NOT NULL GROUP BY i.target_path ORDER BY dependents DESC, file_path COLLATE "C" LIMIT $2`,
+       WHERE f.repo_id = $1 AND i.target_path IS NOT NULL GROUP BY i.target_path ORDER BY dependents DESC, i.target_path COLLATE "C" LIMIT $2`,
       [repoId, limit]);
   }
 }

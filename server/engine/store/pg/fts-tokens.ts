@@ -6,21 +6,17 @@
  * - The three columns are composed as `SqliteFilesStore.writeOne` composes them: the path with its
  *   identifier sub-words, the chunk's symbol names with theirs, the chunk's text with its sub-words
  *   appended (`identifierWords`, the same TypeScript on both sides).
- * - unicode61: a token is a run of letters (L*), numbers (N*) and private-use characters (Co), plus
- *   the combining diacritics FTS5 treats as token characters; everything else separates (so `_`, `$`
- *   and `.` split identifiers). Tokens are folded to lower case and, remove_diacritics 2, lose their
- *   diacritics (`café` is `cafe`). ASCII, nearly all of code, takes a fast path.
+ * - unicode61: a token is a run of ASCII letters and digits and of the non-ASCII characters FTS5 takes
+ *   as token characters (fts-token-chars.ts, read from SQLite: its Unicode tables, not JavaScript's);
+ *   everything else separates (so `_`, `$` and `.` split identifiers). Tokens are folded to lower case
+ *   and lose their diacritics (`café` is `cafe`; a token of diacritics alone is none), so token counts
+ *   (document lengths) are FTS5's exactly. The folded spelling of a non-ASCII token follows JavaScript's
+ *   case mapping and NFD, which can differ from FTS5's for a few letters: that only matters to a query
+ *   term, and query terms are ASCII (search/query.ts). ASCII, nearly all of code, takes a fast path.
  */
 import { identifierWords } from '../../util/words';
 import { LoupeError } from '../../errors';
-
-const TOKEN_CHAR = /[\p{L}\p{N}\p{Co}]/u;
-
-/** FTS5's sqlite3Fts5UnicodeIsdiacritic: the combining marks U+0300..U+0331 that continue a token. */
-function isDiacritic(c: number): boolean {
-  if (c < 768 || c > 817) return false;
-  return c < 768 + 32 ? (0x08029fdf & (1 << (c - 768))) !== 0 : (0x000361f8 & (1 << (c - 768 - 32))) !== 0;
-}
+import { isFts5TokenChar } from './fts-token-chars';
 
 function fold(token: string): string {
   // eslint-disable-next-line no-control-regex
@@ -51,7 +47,7 @@ export function ftsTokens(text: string): string[] {
     }
     const cp = text.codePointAt(i)!;
     const width = cp > 0xffff ? 2 : 1;
-    if (TOKEN_CHAR.test(String.fromCodePoint(cp)) || isDiacritic(cp)) {
+    if (isFts5TokenChar(cp)) {
       if (start < 0) start = i;
       ascii = false;
     } else flush(i);

@@ -109,7 +109,8 @@ export class PgVectorsStore implements Async<VectorsStore> {
 
   async dropModel(id: number): Promise<void> {
     await this.db.transaction(async () => {
-      await this.db.query(`DROP TABLE IF EXISTS vec_m${id}; DROP TABLE IF EXISTS vec_m${id}_empty`);
+      await this.db.query(`DROP TABLE IF EXISTS vec_m${id}`);
+      await this.db.query(`DROP TABLE IF EXISTS vec_m${id}_empty`);
       await this.db.query('DELETE FROM embedding_models WHERE id = $1', [id]);
     });
     this.storageOf.delete(id);
