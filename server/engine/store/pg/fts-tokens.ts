@@ -19,7 +19,6 @@ import { LoupeError } from '../../errors';
 import { isFts5TokenChar } from './fts-token-chars';
 
 function fold(token: string): string {
-  // eslint-disable-next-line no-control-regex
   if (/^[\x00-\x7f]*$/.test(token)) return token.toLowerCase();
   return token.toLowerCase().normalize('NFD').replace(/[\u0300-\u036f]/g, '').normalize('NFC');
 }
