@@ -128,7 +128,10 @@ CREATE TABLE fts_docs (
   chunk_id INTEGER PRIMARY KEY,
   repo_id TEXT NOT NULL,
   file_id INTEGER NOT NULL,
-  tokens INTEGER NOT NULL
+  tokens INTEGER NOT NULL,
+  -- The chunk's distinct terms: its postings are deleted through the primary key below, so the
+  -- postings need no second index (on chunk_id) to maintain at every write.
+  terms TEXT[] COLLATE "C" NOT NULL
 );
 CREATE INDEX fts_docs_file ON fts_docs(file_id);
 CREATE INDEX fts_docs_repo ON fts_docs(repo_id);
@@ -138,9 +141,10 @@ CREATE TABLE fts_postings (
   tf_path INTEGER NOT NULL,
   tf_symbols INTEGER NOT NULL,
   tf_body INTEGER NOT NULL,
-  PRIMARY KEY (term, chunk_id)
+  -- Covering: a search reads a term's postings from the index alone (an index-only scan), not from
+  -- heap pages written in chunk order, one page per posting.
+  PRIMARY KEY (term, chunk_id) INCLUDE (tf_path, tf_symbols, tf_body)
 );
-CREATE INDEX fts_postings_chunk ON fts_postings(chunk_id);
 CREATE TABLE fts_terms (
   term TEXT COLLATE "C" NOT NULL,
   repo_id TEXT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,

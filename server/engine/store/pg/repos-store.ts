@@ -114,7 +114,9 @@ export class PgReposStore implements Async<ReposStore> {
   /** The repository and everything indexed of it; the lexical index's rows first (they hold no foreign keys). */
   async delete(id: string): Promise<void> {
     await this.db.transaction(async () => {
-      await this.db.query('DELETE FROM fts_postings p USING fts_docs d WHERE d.chunk_id = p.chunk_id AND d.repo_id = $1', [id]);
+      await this.db.query(
+        `DELETE FROM fts_postings p USING (SELECT d.chunk_id, unnest(d.terms) AS term FROM fts_docs d WHERE d.repo_id = $1) g
+         WHERE p.term = g.term AND p.chunk_id = g.chunk_id`, [id]);
       await this.db.query('DELETE FROM fts_docs WHERE repo_id = $1', [id]);
       await this.db.query('DELETE FROM repos WHERE id = $1', [id]);
     });
