@@ -296,6 +296,16 @@ export function indexConformance(name: string, open: OpenIndex): void {
     assert.equal(await s.analysis.fileText(repo, 'src/a.ts'), 'class g {}\n// tail');
     assert.equal(await s.analysis.fileText(repo, 'src/none.ts'), null);
     assert.deepEqual(await s.research.lines(id!, 1, 3), ['class g {}', '// tail', '']);
+
+    // Writing a file again, or deleting one, leaves the ranking's statistics (chunks, lengths, document
+    // frequencies) as a fresh index of the same files would have them: the same scores.
+    await s.files.writeBatch(repo, [file('src/b.ts'), file('src/c.ts')]);
+    const score = async () => (await s.search.lexical('"export" OR "tail"', [repo], 10, [2, 4, 1])).map((r) => r.score.toFixed(9)).sort();
+    const before = await score();
+    await s.files.writeBatch(repo, [file('src/b.ts', { hash: 'again' })]);
+    await s.files.writeBatch(repo, [file('src/d.ts')]);
+    await s.files.deletePaths(repo, ['src/d.ts']);
+    assert.deepEqual(await score(), before);
   }));
 
   test(`${name}: index: the import graph, importers, exported symbols and file docs`, () => withIndex(open, async (s) => {
