@@ -525,4 +525,230 @@ export function storageConformance(name: string, open: Open): void {
     assert.deepEqual(await s.history.languages(user), [{ language: 'typescript', files: 2, lines: 15, bytes: 150 }, { language: 'python', files: 1, lines: 1, bytes: 7 }]);
     assert.deepEqual(await s.history.languages(user, '2999-01-01T00:00:00.000Z'), []);
   }));
+
+  // The index checks, on the whole bundle (a backend without its index side runs the cases above only).
+  indexConformance(name, async () => {
+    const s = await open();
+    if (isWhole(s)) return s;
+    await s.close();
+    throw new Error(`${name} has no ${missing(s).join(', ')} store`);
+  });
+}
+
+// ---- The index side (repositories, files, search, analysis, research, vectors), backend-neutral: the full suite
+// above runs it, and a backend's index stores alone run it too (pg-index.test.ts). Each store may answer
+// synchronously (SQLite) or with promises (PostgreSQL).
+
+type Either<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => R | Promise<Awaited<R>> : T[K] };
+export interface IndexStorage {
+  repos: Either<Storage['repos']>;
+  files: Either<Storage['files']>;
+  search: Either<Storage['search']>;
+  analysis: Either<Storage['analysis']>;
+  research: Either<Storage['research']>;
+  vectors: Either<Storage['vectors']>;
+  close(): void | Promise<void>;
+}
+type OpenIndex = () => Promise<IndexStorage> | IndexStorage;
+
+async function withIndex(open: OpenIndex, run: (s: IndexStorage) => Promise<void>): Promise<void> {
+  const storage = await open();
+  try {
+    await run(storage);
+  } finally {
+    await storage.close();
+  }
+}
+
+const indexRepo = async (s: IndexStorage) => {
+  const id = newId();
+  await s.repos.insert({ id, url: `/work/${id}`, name: `repo-${id.slice(0, 4)}`, rootPath: `/work/${id}`, source: 'local', branch: null, visibility: 'private' });
+  return id;
+};
+
+const chunk = (content: string, symbols: string[] = [], startLine = 1) => ({ startLine, endLine: startLine + content.split('\n').length - 1, symbols, content });
+
+export function indexConformance(name: string, open: OpenIndex): void {
+  test(`${name}: index: repositories' users and listings, searched by name with wildcards taken literally`, () => withIndex(open, async (s) => {
+    const a = await indexRepo(s);
+    const b = await indexRepo(s);
+    await s.repos.grantAccess('u1', a);
+    await s.repos.grantAccess('u1', b);
+    await s.repos.grantAccess('u2', a);
+    assert.deepEqual((await s.repos.readersOf(a)).sort(), ['u1', 'u2']);
+    assert.equal(await s.repos.countForUser('u1'), 2);
+    const all = await s.repos.list({ userId: 'u1', scope: 'private', limit: 1, offset: 1, orderBy: 'created_at', order: 'asc' });
+    assert.equal(all.total, 2);
+    assert.equal(all.items.length, 1);
+    assert.equal((await s.repos.list({ userId: 'u1', scope: 'private', search: '%', limit: 10, offset: 0, orderBy: 'name', order: 'asc' })).total, 0);
+    assert.equal((await s.repos.list({ userId: 'u1', scope: 'private', search: 'REPO-', limit: 10, offset: 0, orderBy: 'name', order: 'asc' })).total, 2,
+      'a search ignores ASCII case');
+    await s.repos.setState(a, 'ready', { headCommit: 'abc' });
+    const ready = (await s.repos.get(a))!;
+    assert.deepEqual([ready.state, ready.updating, ready.headCommit, typeof ready.lastUpdated], ['ready', false, 'abc', 'string']);
+    assert.deepEqual((await s.repos.all()).map((r) => r.id).sort(), [a, b].sort());
+  }));
+
+  test(`${name}: index: re-writing a file replaces its symbols, edges and chunks; the generation moves on every write`, () => withIndex(open, async (s) => {
+    const repo = await indexRepo(s);
+    const g0 = await s.analysis.generation(repo);
+    const [id] = await s.files.writeBatch(repo, [file('src/a.ts')]);
+    const g1 = await s.analysis.generation(repo);
+    assert.ok(g1 > g0);
+    const [again] = await s.files.writeBatch(repo, [file('src/a.ts', {
+      hash: 'h2', symbols: [{ name: 'g', kind: 'class', parent: null, startLine: 1, endLine: 1, exported: false, signature: null, doc: null }],
+      chunks: [chunk('class g {}', ['g']), chunk('// tail', [], 2)],
+    })]);
+    assert.equal(again, id, 'a file keeps its id');
+    assert.ok((await s.analysis.generation(repo)) > g1);
+    assert.deepEqual((await s.files.symbols(id!)).map((x) => x.name), ['g']);
+    assert.equal(await s.files.content(id!), 'class g {}\n// tail');
+    assert.equal(await s.search.chunkCount([repo]), 2);
+    const graph = await s.analysis.graph(repo);
+    assert.deepEqual(graph.files.map((f) => [f.path, f.hash, f.generated]), [['src/a.ts', 'h2', false]]);
+    assert.equal(await s.analysis.fileText(repo, 'src/a.ts'), 'class g {}\n// tail');
+    assert.equal(await s.analysis.fileText(repo, 'src/none.ts'), null);
+    assert.deepEqual(await s.research.lines(id!, 1, 3), ['class g {}', '// tail', '']);
+
+    // Writing a file again, or deleting one, leaves the ranking's statistics (chunks, lengths, document
+    // frequencies) as a fresh index of the same files would have them: the same scores.
+    await s.files.writeBatch(repo, [file('src/b.ts'), file('src/c.ts')]);
+    const score = async () => (await s.search.lexical('"export" OR "tail"', [repo], 10, [2, 4, 1])).map((r) => r.score.toFixed(9)).sort();
+    const before = await score();
+    await s.files.writeBatch(repo, [file('src/b.ts', { hash: 'again' })]);
+    await s.files.writeBatch(repo, [file('src/d.ts')]);
+    await s.files.deletePaths(repo, ['src/d.ts']);
+    assert.deepEqual(await score(), before);
+  }));
+
+  test(`${name}: index: the import graph, importers, exported symbols and file docs`, () => withIndex(open, async (s) => {
+    const repo = await indexRepo(s);
+    const edge = (target: string, line: number) => ({ specifier: `./${target}`, kind: 'import' as const, typeOnly: line === 2, targetPath: target, packageName: null, names: ['x'], line });
+    await s.files.writeBatch(repo, [
+      file('a.ts', { imports: [edge('b.ts', 1), edge('c.ts', 2)] }),
+      file('b.ts', { imports: [edge('c.ts', 1)] }),
+      file('c.ts', { imports: [{ specifier: 'lodash', kind: 'import', typeOnly: false, targetPath: null, packageName: 'lodash', names: [], line: 1 }] }),
+    ]);
+    const graph = await s.analysis.graph(repo);
+    assert.deepEqual(graph.files.map((f) => f.path), ['a.ts', 'b.ts', 'c.ts']);
+    assert.deepEqual(graph.edges.map((e) => [graph.files.find((f) => f.id === e.fileId)!.path, e.targetPath ?? e.packageName, e.typeOnly]),
+      [['a.ts', 'b.ts', false], ['a.ts', 'c.ts', true], ['b.ts', 'c.ts', false], ['c.ts', 'lodash', false]]);
+    assert.deepEqual(await s.files.mostImported(repo, 1), [{ file_path: 'c.ts', dependents: 2 }]);
+    assert.deepEqual((await s.research.importersOf(repo, ['c.ts'], 10)).map((r) => [r.path, r.line]), [['a.ts', 2], ['b.ts', 1]]);
+    const a = (await s.research.file(repo, 'a.ts'))!;
+    assert.deepEqual((await s.research.localImports(a.id)).map((i) => i.targetPath), ['b.ts', 'c.ts']);
+    assert.deepEqual((await s.analysis.exportedSymbols(repo)).map((x) => x.name), ['f', 'f', 'f']);
+    assert.deepEqual(await s.research.symbolNames([repo], 10), ['f']);
+
+    const g = await s.analysis.generation(repo);
+    assert.equal(await s.files.replaceImports(repo, [{ path: 'a.ts', imports: [edge('b.ts', 1)] }, { path: 'b.ts', imports: [edge('c.ts', 1)] }]), 1,
+      'only a file whose edges differ is written');
+    assert.ok((await s.analysis.generation(repo)) > g);
+
+    assert.equal(await s.analysis.fileDoc(a.id), undefined);
+    await s.analysis.putFileDoc(a.id, 'old-hash', 'test', 'A file.');
+    assert.equal((await s.analysis.fileDoc(a.id))?.doc, 'A file.');
+    assert.deepEqual((await s.analysis.staleDocs(repo)).map((d) => d.path), ['a.ts']);
+    await s.files.writeBatch(repo, [file('env.ts', { chunks: [chunk('const port = process.env.PORT;')] })]);
+    assert.deepEqual((await s.analysis.envChunks(repo)).map((c) => c.path), ['env.ts']);
+  }));
+
+  test(`${name}: index: search reads: filters in SQL, lexical ranking, trigram candidates, symbols and docs`, () => withIndex(open, async (s) => {
+    const repo = await indexRepo(s);
+    const other = await indexRepo(s);
+    await s.files.writeBatch(repo, [
+      file('src/cookies.ts', {
+        lines: 30,
+        symbols: [{ name: 'parseSignedCookie', kind: 'function', parent: null, startLine: 1, endLine: 3, exported: true, signature: null, doc: 'Parses a signed cookie.' }],
+        chunks: [chunk('export function parseSignedCookie(value: string) {\n  return unsign(value);\n}', ['parseSignedCookie'])],
+        imports: [{ specifier: 'cookie-signature', kind: 'import', typeOnly: false, targetPath: null, packageName: 'cookie-signature', names: ['unsign'], line: 1 }],
+      }),
+      file('src/util.ts', { lines: 3, chunks: [chunk('export const cookie = 1; // a cookie, a cookie\nlet signed_value = 2;')] }),
+      file('README.md', { language: 'markdown', symbols: [], chunks: [chunk('Nothing to see.')] }),
+    ]);
+    await s.files.writeBatch(other, [file('src/cookies.ts', { chunks: [chunk('parseSignedCookie everywhere')] })]);
+    const files = async (filter: Parameters<IndexStorage['search']['files']>[1]) => (await s.search.files([repo], filter)).map((f) => f.path).sort();
+    assert.deepEqual(await files({}), ['README.md', 'src/cookies.ts', 'src/util.ts']);
+    assert.deepEqual(await files({ minLines: 10 }), ['src/cookies.ts']);
+    assert.deepEqual(await files({ functionNames: ['PARSESIGNEDCOOKIE'] }), ['src/cookies.ts']);
+    assert.deepEqual(await files({ dependencies: ['cookie-signature'] }), ['src/cookies.ts']);
+    assert.deepEqual(await files({ hasFunctions: false }), ['README.md']);
+    assert.deepEqual(await files({ visibility: 'public' }), ['src/cookies.ts', 'src/util.ts']);
+
+    const found = await s.search.lexical('"signed" OR "cookie"', [repo], 10, [2, 4, 1]);
+    const paths = async (rows: { fileId: number }[]) => {
+      const byId = new Map((await s.search.filesByIds(rows.map((r) => r.fileId))).map((f) => [f.id, f.path]));
+      return rows.map((r) => byId.get(r.fileId));
+    };
+    assert.deepEqual(await paths(found), ['src/cookies.ts', 'src/util.ts'], 'the definition in a named file ranks first; another repository is out of scope');
+    assert.ok(found[0]!.score > found[1]!.score && found[1]!.score > 0);
+    assert.deepEqual(await paths(await s.search.lexical('"signed_value"', [repo], 10, [2, 4, 1])), ['src/util.ts'], 'a phrase (snake case) matches where its words are adjacent');
+    assert.deepEqual(await paths(await s.search.lexical('"pars"*', [repo, other], 10, [2, 4, 1])), ['src/cookies.ts', 'src/cookies.ts'], 'a prefix');
+    assert.deepEqual(await s.search.lexical('"absent"', [repo], 10, [2, 4, 1]), []);
+    const cookies = (await s.files.getByPath(repo, 'src/cookies.ts'))!.id;
+    assert.deepEqual(await paths(await s.search.lexical('"signed" OR "cookie"', [repo], 10, [2, 4, 1], (id) => id !== cookies)), ['src/util.ts']);
+
+    const places = await s.search.chunkPlaces(found.map((r) => r.chunkId));
+    assert.deepEqual(places.map((p) => p.symbols ?? '').sort(), ['', 'parseSignedCookie']);
+    assert.match((await s.search.chunkContents([found[0]!.chunkId])).get(found[0]!.chunkId)!, /unsign/);
+
+    const grep = async (literals: string[]) => paths((await s.search.trigramFiles([repo], literals)).map((fileId) => ({ fileId })));
+    assert.deepEqual(await grep(['UNSIGN(']), ['src/cookies.ts'], 'ASCII case aside');
+    assert.deepEqual((await grep(['cookie', 'signed_'])), ['src/util.ts'], 'every literal in one chunk');
+    assert.equal((await grep(['ab'])).length, 3, 'too short to narrow: every file');
+    assert.deepEqual((await s.search.symbolsNamed([repo, other], ['parseSignedCookie'])).map((x) => x.fileId), [cookies]);
+    assert.deepEqual((await s.search.symbols([cookies], ['function'])).map((x) => [x.name, x.exported]), [['parseSignedCookie', true]]);
+    assert.deepEqual(await s.search.docSources([cookies]), [{ fileId: cookies, description: null, docs: 'parseSignedCookie: Parses a signed cookie.' }]);
+    assert.deepEqual(await s.files.filesMentioning(repo, 'typescript', new Set(['unsign'])), [{ id: cookies, path: 'src/cookies.ts' }]);
+
+    await s.files.recordSkipped(repo, [{ path: 'gen/big.ts', size: 1, mtimeMs: 1, reason: 'oversized' }, { path: 'x.png', size: 1, mtimeMs: 1, reason: 'binary' }]);
+    assert.deepEqual((await s.search.unindexedFiles([repo])).map((f) => f.path), ['gen/big.ts']);
+
+    // Deleting files and repositories takes their rows out of the ranking.
+    await s.files.deletePaths(repo, ['src/cookies.ts']);
+    assert.deepEqual(await paths(await s.search.lexical('"unsign"', [repo, other], 10, [2, 4, 1])), []);
+    await s.repos.delete(other);
+    assert.deepEqual(await s.search.lexical('"everywhere"', [other], 10, [2, 4, 1]), []);
+  }));
+
+  test(`${name}: index: vectors per model: written, nearest by cosine within repositories, gone with their chunk, dropped`, () => withIndex(open, async (s) => {
+    const repo = await indexRepo(s);
+    const other = await indexRepo(s);
+    await s.files.writeBatch(repo, [file('a.ts', { chunks: [chunk('a'), chunk('b'), chunk('c')] })]);
+    await s.files.writeBatch(other, [file('o.ts', { chunks: [chunk('o')] })]);
+    const model = await s.vectors.addModel('test', 'tiny', 3, Buffer.from('model'), 4);
+    assert.deepEqual((await s.vectors.modelData(model))?.toString(), 'model');
+    assert.equal(await s.vectors.countMissing(model, null), 4);
+    const missing = await s.vectors.missing(model, repo, 10);
+    assert.deepEqual(missing.map((m) => m.content), ['a', 'b', 'c']);
+    const [a, b, c] = missing.map((m) => m.id);
+    const o = (await s.vectors.missing(model, other, 10))[0]!.id;
+    await s.vectors.put(model, [
+      { chunkId: a!, repoId: repo, vector: new Float32Array([1, 0, 0]) },
+      { chunkId: b!, repoId: repo, vector: new Float32Array([0.6, 0.8, 0]) },
+      { chunkId: c!, repoId: repo, vector: null },
+      { chunkId: o, repoId: other, vector: new Float32Array([1, 0.01, 0]) },
+    ]);
+    assert.equal(await s.vectors.countMissing(model, null), 0);
+    assert.deepEqual(await s.vectors.missing(model, null, 10), []);
+    const near = await s.vectors.nearest(model, new Float32Array([1, 0.1, 0]), [repo], 5);
+    assert.deepEqual(near.map((r) => r.chunkId), [a, b]);
+    assert.ok(Math.abs(near[0]!.distance - (1 - 1 / Math.sqrt(1.01))) < 1e-5);
+    assert.ok(Math.abs(near[1]!.distance - (1 - (0.6 + 0.08) / Math.sqrt(1.01))) < 1e-5);
+    const all = await s.vectors.all(model, 3);
+    assert.deepEqual([...all.ids].sort(), [a, b, o].sort());
+    const at = [...all.ids].indexOf(b!);
+    assert.deepEqual([...all.data.slice(at * 3, at * 3 + 3)].map((x) => Math.round(x * 10) / 10), [0.6, 0.8, 0]);
+    assert.deepEqual((await s.vectors.sampleTexts(10)).length, 4);
+
+    await s.vectors.activate(model);
+    assert.deepEqual((await s.vectors.models()).map((m) => [m.id, m.state, m.dims]), [[model, 'active', 3]]);
+    await s.files.writeBatch(repo, [file('a.ts', { hash: 'h2', chunks: [chunk('a2')] })]);
+    assert.deepEqual((await s.vectors.nearest(model, new Float32Array([1, 0, 0]), [repo, other], 5)).map((r) => r.chunkId), [o], 'a re-written file\'s vectors are gone');
+    assert.equal(await s.vectors.countMissing(model, repo), 1);
+    await s.vectors.dropModel(model);
+    await s.vectors.forget(model);
+    assert.deepEqual(await s.vectors.models(), []);
+    await assert.rejects(async () => s.vectors.addModel('test', 'wide', 0, null, 0), /invalid embedding width/);
+  }));
 }

@@ -16,16 +16,13 @@ import { PgAccountsStore } from './accounts-store';
 import { PgAuthStore } from './auth-store';
 import { PgHistoryStore } from './history-store';
 import { PgA2aTasksStore } from './a2a-tasks-store';
-
-/** The index side's stores, wired below once they are on PostgreSQL. */
-export type PgIndexSide = 'repos' | 'files' | 'search' | 'analysis' | 'research' | 'vectors';
+import { openPgIndexStores } from './index-stores';
 
 /**
- * The bundle as far as it is on PostgreSQL: the account side always; the index side's stores are
- * optional until they land (then this becomes `AsyncStorage`). The connection is exposed for the
- * services that need PostgreSQL itself (LISTEN/NOTIFY, the job queue) and for tests.
+ * Every store on PostgreSQL. The connection is exposed for the services that need PostgreSQL itself
+ * (LISTEN/NOTIFY, the job queue) and for tests.
  */
-export type PgStorage = Omit<AsyncStorage, PgIndexSide> & Partial<Pick<AsyncStorage, PgIndexSide>> & { readonly db: PgDb };
+export type PgStorage = AsyncStorage & { readonly db: PgDb };
 
 export interface PgStorageOptions {
   /** Connections in this process's pool (default 10). */
@@ -51,8 +48,7 @@ export async function openPgStorage(url: string, log: Logger, options: PgStorage
     auth: new PgAuthStore(db),
     history: new PgHistoryStore(db),
     a2aTasks: new PgA2aTasksStore(db),
-    // Index side (pg-index): repos, files, search, analysis, research, vectors join here as
-    // `repos: new PgReposStore(db)`, … when their stores and migrations (100+) land.
+    ...openPgIndexStores(db),
     transaction: <T>(work: () => Promise<T>): Promise<T> => db.transaction(work),
     close: () => db.close(),
   };

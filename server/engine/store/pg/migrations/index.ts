@@ -1,5 +1,6 @@
 import type { PgMigration } from '../migrate';
 import * as accounts from './001-accounts';
+import { PG_INDEX_MIGRATIONS } from '../index-migrations';
 
 /**
  * The team server's numbered PostgreSQL migrations, one sequence for the one database (migrate.ts
@@ -11,7 +12,8 @@ export const PG_ACCOUNT_MIGRATIONS: PgMigration[] = [
   { version: 1, name: 'accounts', sql: accounts.sql },
 ];
 
-/** Every migration, account side then index side (the index side's list joins here when it lands). */
+/** Every migration, account side then index side. */
 export const PG_MIGRATIONS: PgMigration[] = [
   ...PG_ACCOUNT_MIGRATIONS,
+  ...PG_INDEX_MIGRATIONS,
 ];

@@ -1,0 +1,59 @@
+/**
+ * Writes and deletes of the lexical index on PostgreSQL (tables of migration 100): the files store
+ * calls these inside its transactions, so the BM25 statistics always describe the chunks committed.
+ */
+import { ftsColumns, ftsPostings } from './fts-tokens';
+import type { PgSql } from './sql';
+
+export interface ChunkToIndex { id: number; fileId: number; path: string; symbols: string[]; content: string }
+
+/** Adds chunks of one repository: their postings, lengths, the repository's document frequencies and totals. */
+export async function indexChunks(db: PgSql, repoId: string, chunks: ChunkToIndex[]): Promise<void> {
+  if (!chunks.length) return;
+  const docIds: number[] = [], docFiles: number[] = [], docTokens: number[] = [], docTerms: string[] = [];
+  const pTerm: string[] = [], pChunk: number[] = [], pPath: number[] = [], pSymbols: number[] = [], pBody: number[] = [];
+  const df = new Map<string, number>();
+  let tokens = 0;
+  for (const c of chunks) {
+    const posting = ftsPostings(ftsColumns(c.path, c.symbols, c.content));
+    docIds.push(c.id); docFiles.push(c.fileId); docTokens.push(posting.tokens);
+    // One text per chunk (terms never hold a space): a two-dimensional array would need equal lengths.
+    docTerms.push([...posting.terms.keys()].join(' '));
+    tokens += posting.tokens;
+    for (const [term, [a, b, d]] of posting.terms) {
+      pTerm.push(term); pChunk.push(c.id); pPath.push(a); pSymbols.push(b); pBody.push(d);
+      df.set(term, (df.get(term) ?? 0) + 1);
+    }
+  }
+  await db.query(
+    `INSERT INTO fts_docs (chunk_id, repo_id, file_id, tokens, terms)
+     SELECT d.id, $1, d.file, d.tokens, CASE WHEN d.terms = '' THEN '{}'::text[] ELSE string_to_array(d.terms, ' ') END
+     FROM unnest($2::int[], $3::int[], $4::int[], $5::text[]) AS d(id, file, tokens, terms)`, [repoId, docIds, docFiles, docTokens, docTerms]);
+  await db.query(
+    `INSERT INTO fts_postings (term, chunk_id, tf_path, tf_symbols, tf_body)
+     SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::int[], $5::int[])`, [pTerm, pChunk, pPath, pSymbols, pBody]);
+  // In term order, so two transactions touching the same rows take their locks in the same order.
+  const terms = [...df.keys()].sort();
+  await db.query(
+    `INSERT INTO fts_terms (term, repo_id, df) SELECT t.term, $1, t.df FROM unnest($2::text[], $3::int[]) AS t(term, df)
+     ON CONFLICT (term, repo_id) DO UPDATE SET df = fts_terms.df + excluded.df`, [repoId, terms, terms.map((t) => df.get(t)!)]);
+  await db.query(
+    `INSERT INTO fts_stats (repo_id, docs, tokens) VALUES ($1, $2, $3)
+     ON CONFLICT (repo_id) DO UPDATE SET docs = fts_stats.docs + excluded.docs, tokens = fts_stats.tokens + excluded.tokens`,
+    [repoId, chunks.length, tokens]);
+}
+
+/** Takes the chunks of some files of one repository out of the lexical index (before the chunks themselves go). */
+export async function unindexFiles(db: PgSql, repoId: string, fileIds: number[]): Promise<void> {
+  if (!fileIds.length) return;
+  await db.query(
+    `WITH gone AS (
+       DELETE FROM fts_postings p USING (SELECT d.chunk_id, unnest(d.terms) AS term FROM fts_docs d WHERE d.file_id = ANY($2::int[])) g
+       WHERE p.term = g.term AND p.chunk_id = g.chunk_id RETURNING p.term
+     ), counted AS (SELECT term, count(*)::int AS n FROM gone GROUP BY term ORDER BY term)
+     UPDATE fts_terms t SET df = t.df - c.n FROM counted c WHERE t.repo_id = $1 AND t.term = c.term`, [repoId, fileIds]);
+  await db.query(
+    `WITH gone AS (DELETE FROM fts_docs WHERE file_id = ANY($2::int[]) RETURNING tokens)
+     UPDATE fts_stats SET docs = docs - (SELECT count(*) FROM gone), tokens = tokens - (SELECT coalesce(sum(tokens), 0) FROM gone)
+     WHERE repo_id = $1`, [repoId, fileIds]);
+}
