@@ -71,6 +71,7 @@ const builds = [
       mcp: 'server/mcp-cli.ts',
       server: 'server/main.ts',
       'parse-worker': 'server/engine/indexer/parse-worker.ts',
+      'write-worker': 'server/engine/indexer/write-worker.ts',
       'grep-worker': 'server/engine/search/grep-worker.ts',
       'train-worker': 'server/engine/embed/train-worker.ts',
       client: 'client/extension.ts',

@@ -145,6 +145,28 @@ function openAndMigrate(file: string, accountsFile?: string): Db {
 }
 
 /**
+ * A second connection to an index that `openDatabase` already opened and migrated in this process,
+ * for a worker thread that writes (the indexer's writer): no integrity check, no migration, no
+ * clean-close marker taken away; the same pragmas, sqlite-vec, transactions and statement cache.
+ * WAL lets it write while the first connection reads; writes of the two wait for each other.
+ */
+export function openWriterConnection(file: string): Db {
+  const db = new Database(file);
+  try {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    sqliteVec.load(db);
+    immediateTransactions(db);
+    cachePreparedStatements(db);
+    return db;
+  } catch (error) {
+    db.close();
+    throw storageError(error, file) ?? error;
+  }
+}
+
+/**
  * A read-only data dir must stop the start with a clear message. Left to SQLite it surfaces as
  * "unable to open database file", which would be mistaken for a corrupt file and moved aside.
  */
