@@ -5,6 +5,7 @@ import type { ParsedFile } from '../types';
 import type { EditOutcome, IndexWrites, NameChanges, Progress, Scan, WriteOptions } from './index-writes';
 import type { WriterRequest, WriterResponse } from './write-worker';
 import { LoupeError, type ErrorCode } from '../errors';
+import { shareWriteTurns, WriteTurns, type Db } from '../store/db';
 
 /**
  * What the indexer asks of the thread that writes the index (see IndexWrites). Every call is async:
@@ -28,10 +29,10 @@ export interface IndexWriter {
 /** How long one write transaction may hold the thread that answers requests, when writes run on it. */
 const LOCAL_SLICE_MS = 8;
 /**
- * A worker's write transactions: longer (fewer commits), yet short, since a write on the main
- * connection (a repository's state, a vector) waits for the one in progress.
+ * A worker's write transactions: a charge on the main connection does not wait for one (WriteTurns),
+ * a write to the index there (a vector, a repository's state) does, so they stay short.
  */
-const WORKER_SLICE_MS = 25;
+const WORKER_SLICE_MS = 20;
 /** A writer not used for this long is let go; a full run lets it go when it is done. */
 const IDLE_MS = 30_000;
 
@@ -78,7 +79,14 @@ export class WorkerIndexWriter implements IndexWriter {
   private nextId = 1;
   private idleTimer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly file: string, private readonly options: WriteOptions) {}
+  private readonly turns = new WriteTurns('main');
+  private readonly file: string;
+
+  constructor(db: Db, private readonly options: WriteOptions) {
+    this.file = db.name;
+    // The main connection's transactions and the writer's take turns (see WriteTurns).
+    shareWriteTurns(db, this.turns);
+  }
 
   scan(repoId: string, root: string): Promise<Scan> { return this.call('scan', [repoId, root]) as Promise<Scan>; }
   async writeFiles(repoId: string, files: ParsedFile[], progress: Progress, onCommitted: (n: number) => void): Promise<void> {
@@ -123,7 +131,7 @@ export class WorkerIndexWriter implements IndexWriter {
 
   private ensure(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(workerFile, { workerData: { file: this.file, options: this.options } });
+    const worker = new Worker(workerFile, { workerData: { file: this.file, options: this.options, turns: this.turns.buffer } });
     this.worker = worker;
     worker.on('message', (msg: WriterResponse) => {
       const p = this.pending.get(msg.id);
@@ -139,6 +147,7 @@ export class WorkerIndexWriter implements IndexWriter {
       for (const [id, p] of this.pending) if (p.worker === worker) { p.reject(error); this.pending.delete(id); }
     };
     worker.on('error', fail);
+    worker.on('exit', () => this.turns.writerGone());
     worker.on('exit', (code) => fail(new LoupeError('INTERNAL', `the index writer stopped (exit code ${code})`)));
     return worker;
   }

@@ -1,4 +1,5 @@
 import type { Logger } from '../log';
+import type { Db } from '../store/db';
 import type { FilesStore, SkippedFile } from '../store/files-store';
 import type { ReposStore } from '../store/repos-store';
 import type { ParsedFile, RepoRecord } from '../types';
@@ -16,7 +17,10 @@ import { LoupeError } from '../errors';
 
 export type { IndexRunResult } from './index-writes';
 
-export interface IndexerOptions extends ParseOptions, WalkOptions {}
+export interface IndexerOptions extends ParseOptions, WalkOptions {
+  /** Writes in a worker thread on a connection of its own (the default when the index is a file); false writes on this thread. */
+  writerThread?: boolean;
+}
 
 export const DEFAULT_INDEXER_OPTIONS: IndexerOptions = { maxFileBytes: 1024 * 1024 };
 
@@ -52,12 +56,12 @@ export class Indexer {
     private readonly files: FilesStore,
     private readonly log: Logger,
     private readonly options: IndexerOptions = DEFAULT_INDEXER_OPTIONS,
-    /** The index file: writes then run in a worker thread on a connection of their own. */
-    dbFile?: string,
+    /** The index's connection: writes then run in a worker thread on a connection of their own to its file. */
+    db?: Db,
   ) {
     const writeOptions = { maxFileBytes: options.maxFileBytes, ignoreGlobs: options.ignoreGlobs, excludeDirs: options.excludeDirs };
-    this.writer = dbFile && dbFile !== ':memory:'
-      ? new WorkerIndexWriter(dbFile, writeOptions)
+    this.writer = db && !db.memory && options.writerThread !== false
+      ? new WorkerIndexWriter(db, writeOptions)
       : new LocalIndexWriter(new IndexWrites(repos, files, writeOptions));
   }
 

@@ -5,7 +5,7 @@
  * Requests are handled one at a time, in the order they came.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { openWriterConnection } from '../store/db';
+import { openWriterConnection, shareWriteTurns, WriteTurns } from '../store/db';
 import { SqliteFilesStore } from '../store/files-store';
 import { SqliteReposStore } from '../store/repos-store';
 import { IndexWrites, type WriteOptions } from './index-writes';
@@ -22,8 +22,10 @@ export type WriterResponse =
   | { type: 'committed'; id: number; n: number }
   | { type: 'failed'; id: number; message: string; code?: string };
 
-const { file, options } = workerData as { file: string; options: WriteOptions };
+const { file, options, turns } = workerData as { file: string; options: WriteOptions; turns: SharedArrayBuffer };
 const db = openWriterConnection(file);
+// Each transaction waits while the main connection writes (a charge, a repository's state).
+shareWriteTurns(db, new WriteTurns('writer', turns));
 const writes = new IndexWrites(new SqliteReposStore(db), new SqliteFilesStore(db), options, (work) => db.transaction(work)());
 
 type Args<K extends keyof IndexWrites> = IndexWrites[K] extends (...a: infer A) => unknown ? A : never;
