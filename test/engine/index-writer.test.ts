@@ -33,7 +33,7 @@ test('a cold index and an edit are written by the writer thread, never on the co
     const repo = await indexFolder(t, folder);
     const paths = t.engine.filesStore.paths(repo.id);
     assert.ok(!paths.some((p) => /^pkg5\/m1\d?\.ts$/.test(p)), 'pkg5/m1.ts and m10–m19.ts are ignored by the nested .gitignore');
-    assert.equal(paths.length, 6 * 60 - 11);
+    assert.equal(paths.length, 6 * 60 - 11 + 1, 'every file but the 11 ignored ones, and the .gitignore');
     assert.equal(t.engine.reposStore.get(repo.id)!.filesDone, paths.length, 'the writer moved the progress with its commits');
     assert.deepEqual(t.engine.filesStore.imports(t.engine.filesStore.getByPath(repo.id, 'pkg3/m7.ts')!.id).map((i) => i.targetPath), ['pkg0/m0.ts']);
 
@@ -50,6 +50,9 @@ test('a cold index and an edit are written by the writer thread, never on the co
   }
 });
 
+/** A trigram query for a word: every trigram of it (detail='none' has no phrases). */
+const trigrams = (w: string) => Array.from({ length: w.length - 2 }, (_, i) => `"${w.slice(i, i + 3)}"`).join(' AND ');
+
 /** The index's content, row by row (ids and times aside), and what a few full-text and trigram queries find. */
 function indexContent(t: TestEngine, repoId: string, words: string[]): unknown {
   const db = t.engine.db;
@@ -62,7 +65,7 @@ function indexContent(t: TestEngine, repoId: string, words: string[]): unknown {
     fts: words.map((w) => db.prepare(`SELECT f.path, c.seq FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id
       WHERE chunks_fts MATCH ? AND f.repo_id = ? ORDER BY f.path, c.seq`).all(w, repoId)),
     trigram: words.map((w) => db.prepare(`SELECT f.path, c.seq FROM chunks_trigram JOIN chunks c ON c.id = chunks_trigram.rowid JOIN files f ON f.id = c.file_id
-      WHERE chunks_trigram MATCH ? AND f.repo_id = ? ORDER BY f.path, c.seq`).all(`"${w}"`, repoId)),
+      WHERE chunks_trigram MATCH ? AND f.repo_id = ? ORDER BY f.path, c.seq`).all(trigrams(w), repoId)),
   };
 }
 
@@ -73,6 +76,7 @@ test('a cold index of real code (phaser src) holds the event loop only briefly, 
   const words = ['sprite', 'getBounds', 'velocity', 'WebGLRenderer', 'tween', 'pointer'];
 
   const worker = createTestEngine();
+  const spy = spyMainWrites(worker);
   const delay = monitorEventLoopDelay({ resolution: 10 });
   let viaWorker: unknown;
   try {
@@ -81,14 +85,16 @@ test('a cold index of real code (phaser src) holds the event loop only briefly, 
     delay.disable();
     assert.equal(repo.state, 'ready');
     viaWorker = indexContent(worker, repo.id, words);
+    assert.deepEqual(spy.calls, [], 'nothing written on the main connection');
   } finally {
     delay.disable();
     await worker.close();
   }
-  // Before the writer thread, one write transaction held the loop for 0.1–1 s (FTS5 merges, commits);
-  // a loose bound, since this machine is shared: the thread that answers is never held for long.
-  const maxMs = delay.max / 1e6;
-  assert.ok(maxMs < 600, `the longest event-loop delay during a cold index of phaser was ${maxMs.toFixed(0)} ms (p99 ${(delay.percentile(99) / 1e6).toFixed(0)} ms)`);
+  // Before the writer thread, write transactions held the loop for 0.1–1 s (FTS5 merges, commits). A
+  // loose bound on the 99th percentile (this test runs niced on a shared machine, where the longest
+  // delay is mostly time off the core): the thread that answers is rarely held.
+  const p99 = delay.percentile(99) / 1e6;
+  assert.ok(p99 < 200, `event-loop delay during a cold index of phaser: p99 ${p99.toFixed(0)} ms, max ${(delay.max / 1e6).toFixed(0)} ms`);
 
   const main = createTestEngine({ indexer: { writerThread: false } });
   try {

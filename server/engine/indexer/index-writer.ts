@@ -82,7 +82,7 @@ export class WorkerIndexWriter implements IndexWriter {
   private readonly turns = new WriteTurns('main');
   private readonly file: string;
 
-  constructor(db: Db, private readonly options: WriteOptions) {
+  constructor(private readonly db: Db, private readonly options: WriteOptions) {
     this.file = db.name;
     // The main connection's transactions and the writer's take turns (see WriteTurns).
     shareWriteTurns(db, this.turns);
@@ -131,7 +131,9 @@ export class WorkerIndexWriter implements IndexWriter {
 
   private ensure(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(workerFile, { workerData: { file: this.file, options: this.options, turns: this.turns.buffer } });
+    const worker = new Worker(workerFile, {
+      workerData: { file: this.file, options: this.options, turns: this.turns.buffer, maxPageCount: this.db.pragma('max_page_count', { simple: true }) },
+    });
     this.worker = worker;
     worker.on('message', (msg: WriterResponse) => {
       const p = this.pending.get(msg.id);

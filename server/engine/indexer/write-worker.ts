@@ -10,6 +10,7 @@ import { SqliteFilesStore } from '../store/files-store';
 import { SqliteReposStore } from '../store/repos-store';
 import { IndexWrites, type WriteOptions } from './index-writes';
 import { LoupeError } from '../errors';
+import { storageError } from '../store/storage-errors';
 
 export type WriterRequest = {
   id: number;
@@ -22,8 +23,10 @@ export type WriterResponse =
   | { type: 'committed'; id: number; n: number }
   | { type: 'failed'; id: number; message: string; code?: string };
 
-const { file, options, turns } = workerData as { file: string; options: WriteOptions; turns: SharedArrayBuffer };
+const { file, options, turns, maxPageCount } = workerData as { file: string; options: WriteOptions; turns: SharedArrayBuffer; maxPageCount: number };
 const db = openWriterConnection(file);
+// The main connection's size limit (a connection setting), so that both see the same full disk.
+db.pragma(`max_page_count = ${Math.trunc(maxPageCount)}`);
 // Each transaction waits while the main connection writes (a charge, a repository's state).
 shareWriteTurns(db, new WriteTurns('writer', turns));
 const writes = new IndexWrites(new SqliteReposStore(db), new SqliteFilesStore(db), options, (work) => db.transaction(work)());
@@ -60,7 +63,9 @@ parentPort!.on('message', (request: WriterRequest) => {
     try {
       const value = await handle(request);
       parentPort!.postMessage({ type: 'done', id: request.id, value } satisfies WriterResponse);
-    } catch (error) {
+    } catch (caught) {
+      // A full disk or a read-only file is told as the coded error the main thread would have made.
+      const error = storageError(caught, file) ?? caught;
       const code = error instanceof LoupeError ? error.code : undefined;
       parentPort!.postMessage({ type: 'failed', id: request.id, message: (error as Error).message, code } satisfies WriterResponse);
     }
