@@ -187,6 +187,7 @@ const builds = [
     entryNames: '[name]',
     entryPoints: {
       'parse-worker': 'server/engine/indexer/parse-worker.ts',
+      'write-worker': 'server/engine/indexer/write-worker.ts',
       'grep-worker': 'server/engine/search/grep-worker.ts',
       'train-worker': 'server/engine/embed/train-worker.ts',
     },

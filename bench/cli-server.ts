@@ -7,9 +7,9 @@ import path from 'node:path';
 
 export interface CliServer { child: ChildProcess; url: string }
 
-/** Starts the CLI and resolves once it prints its API address; the owner's key is `key`. */
-export async function startCli(checkout: string, folder: string, dataDir: string, key: string): Promise<CliServer> {
-  const child = spawn(process.execPath, [path.join(checkout, 'dist', 'cli.js'), folder, '--port', '0', '--data-dir', dataDir, '--no-watch'], {
+/** Starts the CLI and resolves once it prints its API address; the owner's key is `key`. `watch`: the folder's watcher on. */
+export async function startCli(checkout: string, folder: string, dataDir: string, key: string, options: { watch?: boolean } = {}): Promise<CliServer> {
+  const child = spawn(process.execPath, [path.join(checkout, 'dist', 'cli.js'), folder, '--port', '0', '--data-dir', dataDir, ...(options.watch ? [] : ['--no-watch'])], {
     env: { ...process.env, LOUPE_API_KEY: key }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stderr!.resume();

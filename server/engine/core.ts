@@ -122,7 +122,7 @@ export class EngineCore {
       ...config.indexer,
       excludeDirs: [this.dataDir, realDataDir, ...(config.indexer?.excludeDirs ?? [])],
     };
-    this.indexer = new Indexer(this.reposStore, this.filesStore, this.log, indexerOptions);
+    this.indexer = new Indexer(this.reposStore, this.filesStore, this.log, indexerOptions, this.db);
     this.queue = new IndexQueue(this.indexer, this.reposStore, this.log);
     this.fileChanges = new FileChanges(this.reposStore, this.filesStore, this.queue, this.indexer, this.log);
     this.files = new Files(this.filesStore);

@@ -26,6 +26,9 @@ export const DEFAULT_VECTOR_OPTIONS: VectorIndexOptions = {
 /** How long one embedding batch (embed + write) may hold the thread that answers requests. */
 const EMBED_SLICE_MS = 10;
 
+/** How far below the highest embedded chunk id an edit's chunks are looked for first (re-used ids). */
+const NEWEST_WINDOW = 512;
+
 /** Vectors kept in memory up to this many floats (32 MB); larger indexes use sqlite-vec's KNN. */
 const MEMORY_FLOATS = 8_000_000;
 
@@ -48,6 +51,8 @@ export class VectorIndex implements DerivedIndex {
   private memory: { modelId: number; ids: Int32Array; repos: string[]; data: Float32Array } | null = null;
   /** Chunks per embedding batch (adapted for the corpus model, see fill). */
   private batchSize: number;
+  /** The highest chunk id embedded in this process, by model (where an edit's new chunks start). */
+  private readonly highest = new Map<number, number>();
 
   constructor(
     private readonly store: VectorsStore,
@@ -166,9 +171,22 @@ export class VectorIndex implements DerivedIndex {
   }
 
   private async *fill(target: ActiveModel, repoId: string | null, signal: AbortSignal): AsyncGenerator<IndexProgress> {
+    let done = 0;
+    // After an edit the missing chunks are the newest ids (new ones, or the top ids re-used when the
+    // last-written file was edited): read on from just below the highest id embedded so far, then
+    // the three counts say whether anything is still missing. Looking for them over every chunk
+    // (an anti-join against the vec0 table) held the main thread 60–90 ms on phaser, seconds on ×4.
+    const seen = this.highest.get(target.id);
+    if (seen !== undefined) {
+      for (let after = Math.max(0, seen - NEWEST_WINDOW); !signal.aborted;) {
+        const batch = this.store.missing(target.id, repoId, this.batchSize, after);
+        if (!batch.length) break;
+        after = batch[batch.length - 1].id;
+        yield* this.embedBatch(target, batch, signal, (done += batch.length), done);
+      }
+    }
     const total = this.store.countMissing(target.id, repoId);
     if (!total) return;
-    let done = 0;
     // Read on from the last chunk seen; once at the end, a pass from the start catches chunks
     // written meanwhile under a lower (re-used) id.
     let after = 0;
@@ -183,20 +201,27 @@ export class VectorIndex implements DerivedIndex {
         continue;
       }
       after = batch[batch.length - 1].id;
-      const vectors = await target.embedder.embed(batch.map(documentText), 'document', signal);
-      this.store.put(target.id, batch.map((c, i) => ({ chunkId: c.id, repoId: c.repoId, vector: vectors[i] })));
-      this.memory = null;
       done += batch.length;
-      // The corpus model embeds on the thread that answers requests: a batch is sized to about
-      // EMBED_SLICE_MS. (ONNX and remote providers wait outside it: their batches stay whole.)
-      if (this.config.kind === 'corpus') {
-        const msPerChunk = Math.max(0.005, (performance.now() - t0) / batch.length);
-        this.batchSize = Math.max(8, Math.min(this.options.batchSize, Math.floor(EMBED_SLICE_MS / msPerChunk)));
-      }
-      yield { index: this.name, done, total };
-      // Let searches and requests run between batches.
-      await new Promise((r) => setImmediate(r));
+      yield* this.embedBatch(target, batch, signal, done, total, t0);
     }
+  }
+
+  /** Embeds and writes one batch, then lets searches and requests run. */
+  private async *embedBatch(target: ActiveModel, batch: ChunkToEmbed[], signal: AbortSignal, done: number, total: number, t0 = performance.now()): AsyncGenerator<IndexProgress> {
+    const vectors = await target.embedder.embed(batch.map(documentText), 'document', signal);
+    this.store.put(target.id, batch.map((c, i) => ({ chunkId: c.id, repoId: c.repoId, vector: vectors[i] })));
+    this.memory = null;
+    const top = batch.reduce((m, c) => Math.max(m, c.id), 0);
+    if (top > (this.highest.get(target.id) ?? 0)) this.highest.set(target.id, top);
+    // The corpus model embeds on the thread that answers requests: a batch is sized to about
+    // EMBED_SLICE_MS. (ONNX and remote providers wait outside it: their batches stay whole.)
+    if (this.config.kind === 'corpus') {
+      const msPerChunk = Math.max(0.005, (performance.now() - t0) / batch.length);
+      this.batchSize = Math.max(8, Math.min(this.options.batchSize, Math.floor(EMBED_SLICE_MS / msPerChunk)));
+    }
+    yield { index: this.name, done, total };
+    // Let searches and requests run between batches.
+    await new Promise((r) => setImmediate(r));
   }
 
   /** Activates a complete model and drops the ones it replaces. */

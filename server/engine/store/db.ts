@@ -129,6 +129,7 @@ function openAndMigrate(file: string, accountsFile?: string): Db {
     if (accountsFile) {
       db.prepare(`ATTACH DATABASE ? AS ${ACCOUNTS_SCHEMA}`).run(accountsFile);
       db.pragma(`${ACCOUNTS_SCHEMA}.synchronous = NORMAL`);
+      withAccounts.add(db);
     }
     immediateTransactions(db);
     migrate(db, MIGRATIONS, APPLICATION_ID);
@@ -140,6 +141,28 @@ function openAndMigrate(file: string, accountsFile?: string): Db {
     if (error instanceof DatabaseUnusableError || error instanceof LoupeError) throw error;
     const code = (error as { code?: string }).code ?? '';
     if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') throw new DatabaseUnusableError((error as Error).message);
+    throw storageError(error, file) ?? error;
+  }
+}
+
+/**
+ * A second connection to an index that `openDatabase` already opened and migrated in this process,
+ * for a worker thread that writes (the indexer's writer): no integrity check, no migration, no
+ * clean-close marker taken away; the same pragmas, sqlite-vec, transactions and statement cache.
+ * WAL lets it write while the first connection reads; writes of the two wait for each other.
+ */
+export function openWriterConnection(file: string): Db {
+  const db = new Database(file);
+  try {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    sqliteVec.load(db);
+    immediateTransactions(db);
+    cachePreparedStatements(db);
+    return db;
+  } catch (error) {
+    db.close();
     throw storageError(error, file) ?? error;
   }
 }
@@ -255,9 +278,98 @@ function immediateTransactions(db: Db): void {
   const deferred = db.transaction.bind(db);
   db.transaction = ((fn: (...args: never[]) => unknown) => {
     const tx = deferred(fn);
-    const run = (...args: never[]) => tx.immediate(...args);
-    return Object.assign(run, { default: tx.default, deferred: tx.deferred, immediate: tx.immediate, exclusive: tx.exclusive });
+    // The accounts' write lock first, the index's only if the transaction writes there (see WriteTurns).
+    let accountsFirst: ReturnType<typeof deferred> | undefined;
+    const besideWriter = (...args: never[]) => {
+      accountsFirst ??= deferred((...a: never[]) => {
+        db.prepare(LOCK_ACCOUNTS).run();
+        return fn(...a);
+      });
+      return accountsFirst.deferred(...args);
+    };
+    // A nested call is a savepoint inside a turn already taken.
+    const inTurn = (variant: (...args: never[]) => unknown) => (...args: never[]) => {
+      const turns = writeTurns.get(db);
+      if (!turns || db.inTransaction) return variant(...args);
+      return turns.take((writerBusy) => (writerBusy && withAccounts.has(db) ? besideWriter(...args) : variant(...args)));
+    };
+    const immediate = inTurn(tx.immediate);
+    return Object.assign(immediate, { default: inTurn(tx.default), deferred: inTurn(tx.deferred), immediate, exclusive: inTurn(tx.exclusive) });
   }) as Db['transaction'];
+}
+
+/**
+ * Turns at writing between the index's main connection (the thread that answers requests) and the
+ * index writer's connection (a worker thread), over two shared cells: [0] the main connection wants
+ * or holds the write lock, [1] the writer is in a transaction. SQLite alone would make the main thread
+ * wait in its busy handler (sleeps of 1, 2, 5, 10… ms, no fairness) behind a writer that is almost
+ * always writing during a cold index, since BEGIN IMMEDIATE locks every attached file: a charge (all
+ * in accounts.db) would wait for the index's writer. With turns, the writer starts no transaction while
+ * the main connection has one; when the writer is mid-transaction, the main connection's transaction
+ * begins DEFERRED and takes the accounts' write lock with its first statement, so it waits for the
+ * index's lock only if it writes the index (rare on this connection while a writer works: a vector,
+ * a repository's state). Only top-level transactions take turns.
+ */
+export class WriteTurns {
+  private readonly cells: Int32Array;
+
+  constructor(readonly side: 'main' | 'writer', readonly buffer: SharedArrayBuffer = new SharedArrayBuffer(8)) {
+    this.cells = new Int32Array(buffer);
+  }
+
+  /** Runs a top-level transaction in a turn; `writerBusy` (main side) says the writer is mid-transaction. */
+  take<T>(work: (writerBusy: boolean) => T): T {
+    return this.side === 'main' ? this.asMain(work) : this.asWriter(() => work(false));
+  }
+
+  /** The writer thread is gone (terminated, crashed): it holds nothing any more. */
+  writerGone(): void {
+    Atomics.store(this.cells, 1, 0);
+    Atomics.notify(this.cells, 1);
+  }
+
+  private asMain<T>(work: (writerBusy: boolean) => T): T {
+    const c = this.cells;
+    Atomics.add(c, 0, 1);
+    try {
+      // Once this is counted, the writer starts no transaction; one may be in progress. Its slice is
+      // short, yet a thread of a busy machine can be off its core for tens of milliseconds: rather
+      // than wait, the transaction then locks only the accounts (all a charge writes), and the
+      // index only if it writes there.
+      return work(Atomics.load(c, 1) === 1);
+    } finally {
+      if (Atomics.sub(c, 0, 1) === 1) Atomics.notify(c, 0);
+    }
+  }
+
+  private asWriter<T>(work: () => T): T {
+    const c = this.cells;
+    for (;;) {
+      Atomics.store(c, 1, 1);
+      const waiting = Atomics.load(c, 0);
+      if (waiting === 0) break;
+      Atomics.store(c, 1, 0);
+      Atomics.notify(c, 1);
+      Atomics.wait(c, 0, waiting, 50);
+    }
+    try {
+      return work();
+    } finally {
+      Atomics.store(c, 1, 0);
+      Atomics.notify(c, 1);
+    }
+  }
+}
+
+const writeTurns = new WeakMap<Db, WriteTurns>();
+/** Index connections with the accounts database attached. */
+const withAccounts = new WeakSet<Db>();
+/** A write that changes nothing, to take the accounts database's write lock (and no other file's). */
+const LOCK_ACCOUNTS = `DELETE FROM ${ACCOUNTS_SCHEMA}.otp_codes WHERE 0`;
+
+/** From now on the connection's top-level transactions take turns with the other side's. */
+export function shareWriteTurns(db: Db, turns: WriteTurns): void {
+  writeTurns.set(db, turns);
 }
 
 /**

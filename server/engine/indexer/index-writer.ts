@@ -1,0 +1,168 @@
+import { Worker } from 'node:worker_threads';
+import path from 'node:path';
+import type { SkippedFile } from '../store/files-store';
+import type { ParsedFile } from '../types';
+import type { EditOutcome, IndexWrites, NameChanges, Progress, Scan, WriteOptions } from './index-writes';
+import type { WriterRequest, WriterResponse } from './write-worker';
+import { LoupeError, type ErrorCode } from '../errors';
+import { shareWriteTurns, WriteTurns, type Db } from '../store/db';
+
+/**
+ * What the indexer asks of the thread that writes the index (see IndexWrites). Every call is async:
+ * the writes run in a worker thread on a connection of its own, so that the event loop that answers
+ * HTTP and LSP never holds a write transaction, an FTS5 merge or a commit.
+ */
+export interface IndexWriter {
+  scan(repoId: string, root: string): Promise<Scan>;
+  /** Writes parsed files in committed slices; `onCommitted(n)` follows each commit. */
+  writeFiles(repoId: string, files: ParsedFile[], progress: Progress, onCommitted: (n: number) => void): Promise<void>;
+  stamp(repoId: string, touch: { path: string; mtimeMs: number; size: number }[], skip: SkippedFile[], progress: Progress): Promise<void>;
+  deletePaths(repoId: string, paths: string[]): Promise<void>;
+  setProgress(repoId: string, progress: Progress): Promise<void>;
+  relink(repoId: string, root: string): Promise<void>;
+  refreshNames(repoId: string, root: string, names: NameChanges, skip: string[]): Promise<void>;
+  edit(repo: { id: string; rootPath: string }, relPaths: string[], contents: Map<string, string>): Promise<EditOutcome>;
+  /** Lets the worker go (its connection, parsers and TypeScript compiler); the next call starts another. */
+  release(): Promise<void>;
+}
+
+/** How long one write transaction may hold the thread that answers requests, when writes run on it. */
+const LOCAL_SLICE_MS = 8;
+/**
+ * A worker's write transactions: a charge on the main connection does not wait for one (WriteTurns),
+ * a write to the index there (a vector, a repository's state) does, so they stay short.
+ */
+const WORKER_SLICE_MS = 20;
+/** A writer not used for this long is let go; a full run lets it go when it is done. */
+const IDLE_MS = 30_000;
+
+/** Writes on the calling thread (no database file to open a second connection on). */
+export class LocalIndexWriter implements IndexWriter {
+  constructor(private readonly writes: IndexWrites) {}
+
+  async scan(repoId: string, root: string): Promise<Scan> { return this.writes.scan(repoId, root); }
+  writeFiles(repoId: string, files: ParsedFile[], progress: Progress, onCommitted: (n: number) => void): Promise<void> {
+    return this.writes.writeFiles(repoId, files, progress, LOCAL_SLICE_MS, async (n) => {
+      onCommitted(n);
+      // The event loop turns between two transactions.
+      await new Promise((resolve) => setImmediate(resolve));
+    });
+  }
+  async stamp(repoId: string, touch: { path: string; mtimeMs: number; size: number }[], skip: SkippedFile[], progress: Progress): Promise<void> {
+    this.writes.stamp(repoId, touch, skip, progress);
+  }
+  async deletePaths(repoId: string, paths: string[]): Promise<void> { this.writes.deletePaths(repoId, paths); }
+  async setProgress(repoId: string, progress: Progress): Promise<void> { this.writes.setProgress(repoId, progress); }
+  async relink(repoId: string, root: string): Promise<void> { this.writes.relink(repoId, root); }
+  refreshNames(repoId: string, root: string, names: NameChanges, skip: string[]): Promise<void> {
+    return this.writes.refreshNames(repoId, root, names, skip);
+  }
+  edit(repo: { id: string; rootPath: string }, relPaths: string[], contents: Map<string, string>): Promise<EditOutcome> {
+    return this.writes.edit(repo, relPaths, contents);
+  }
+  async release(): Promise<void> {}
+}
+
+/** In the bundle the worker is dist/write-worker.js beside this code; from source it is the .ts file. */
+const workerFile = __filename.endsWith('.ts') ? path.join(__dirname, 'write-worker.ts') : path.join(__dirname, 'write-worker.js');
+
+interface Pending { worker: Worker; resolve: (value: unknown) => void; reject: (error: Error) => void; onCommitted?: (n: number) => void }
+
+/**
+ * The writes in a worker thread with its own connection to the index file (WAL: it writes while the
+ * main connection reads). Started on first use, let go after a run and when idle, so its memory (a
+ * TypeScript compiler once it parsed an edit) is given back.
+ */
+export class WorkerIndexWriter implements IndexWriter {
+  private worker: Worker | null = null;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private idleTimer: NodeJS.Timeout | null = null;
+
+  private readonly turns = new WriteTurns('main');
+  private readonly file: string;
+
+  constructor(private readonly db: Db, private readonly options: WriteOptions) {
+    this.file = db.name;
+    // The main connection's transactions and the writer's take turns (see WriteTurns).
+    shareWriteTurns(db, this.turns);
+  }
+
+  scan(repoId: string, root: string): Promise<Scan> { return this.call('scan', [repoId, root]) as Promise<Scan>; }
+  async writeFiles(repoId: string, files: ParsedFile[], progress: Progress, onCommitted: (n: number) => void): Promise<void> {
+    await this.call('writeFiles', [repoId, files, progress, WORKER_SLICE_MS], onCommitted);
+  }
+  async stamp(repoId: string, touch: { path: string; mtimeMs: number; size: number }[], skip: SkippedFile[], progress: Progress): Promise<void> {
+    await this.call('stamp', [repoId, touch, skip, progress]);
+  }
+  async deletePaths(repoId: string, paths: string[]): Promise<void> { await this.call('deletePaths', [repoId, paths]); }
+  async setProgress(repoId: string, progress: Progress): Promise<void> { await this.call('setProgress', [repoId, progress]); }
+  async relink(repoId: string, root: string): Promise<void> { await this.call('relink', [repoId, root]); }
+  async refreshNames(repoId: string, root: string, names: NameChanges, skip: string[]): Promise<void> {
+    await this.call('refreshNames', [repoId, root, names, skip]);
+  }
+  edit(repo: { id: string; rootPath: string }, relPaths: string[], contents: Map<string, string>): Promise<EditOutcome> {
+    return this.call('edit', [{ id: repo.id, rootPath: repo.rootPath }, relPaths, contents]) as Promise<EditOutcome>;
+  }
+
+  async release(): Promise<void> {
+    const worker = this.worker;
+    if (!worker) return;
+    this.worker = null;
+    this.clearIdle();
+    // Calls already sent finish first: the worker handles its messages in order.
+    const closed = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.ref();
+    worker.postMessage({ id: 0, method: 'close', args: [] } satisfies WriterRequest);
+    await closed;
+  }
+
+  private call(method: WriterRequest['method'], args: unknown[], onCommitted?: (n: number) => void): Promise<unknown> {
+    const worker = this.ensure();
+    this.clearIdle();
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { worker, resolve, reject, onCommitted });
+      // Referenced while a call is in flight: a process that awaits a write must not exit under it.
+      worker.ref();
+      worker.postMessage({ id, method, args } satisfies WriterRequest);
+    });
+  }
+
+  private ensure(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(workerFile, {
+      workerData: { file: this.file, options: this.options, turns: this.turns.buffer, maxPageCount: this.db.pragma('max_page_count', { simple: true }) },
+    });
+    this.worker = worker;
+    worker.on('message', (msg: WriterResponse) => {
+      const p = this.pending.get(msg.id);
+      if (!p) return;
+      if (msg.type === 'committed') { p.onCommitted?.(msg.n); return; }
+      this.pending.delete(msg.id);
+      if (msg.type === 'done') p.resolve(msg.value);
+      else p.reject(msg.code ? new LoupeError(msg.code as ErrorCode, msg.message) : new LoupeError('INTERNAL', msg.message));
+      if (this.worker === worker && ![...this.pending.values()].some((q) => q.worker === worker)) this.idle(worker);
+    });
+    const fail = (error: Error) => {
+      if (this.worker === worker) this.worker = null;
+      for (const [id, p] of this.pending) if (p.worker === worker) { p.reject(error); this.pending.delete(id); }
+    };
+    worker.on('error', fail);
+    worker.on('exit', () => this.turns.writerGone());
+    worker.on('exit', (code) => fail(new LoupeError('INTERNAL', `the index writer stopped (exit code ${code})`)));
+    return worker;
+  }
+
+  private idle(worker: Worker): void {
+    worker.unref();
+    this.clearIdle();
+    this.idleTimer = setTimeout(() => void this.release(), IDLE_MS);
+    this.idleTimer.unref();
+  }
+
+  private clearIdle(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * Worker thread: the index writer (IndexWrites) on a connection of its own to the index file. The
+ * main thread sends parsed files and edits; every SQLite write of indexing, its commits and FTS5
+ * merges, happens here, so the event loop that answers HTTP and LSP is never held by one.
+ * Requests are handled one at a time, in the order they came.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { openWriterConnection, shareWriteTurns, WriteTurns } from '../store/db';
+import { SqliteFilesStore } from '../store/files-store';
+import { SqliteReposStore } from '../store/repos-store';
+import { IndexWrites, type WriteOptions } from './index-writes';
+import { LoupeError } from '../errors';
+import { storageError } from '../store/storage-errors';
+
+export type WriterRequest = {
+  id: number;
+  method: 'scan' | 'writeFiles' | 'stamp' | 'deletePaths' | 'setProgress' | 'relink' | 'refreshNames' | 'edit' | 'close';
+  args: unknown[];
+};
+
+export type WriterResponse =
+  | { type: 'done'; id: number; value: unknown }
+  | { type: 'committed'; id: number; n: number }
+  | { type: 'failed'; id: number; message: string; code?: string };
+
+const { file, options, turns, maxPageCount } = workerData as { file: string; options: WriteOptions; turns: SharedArrayBuffer; maxPageCount: number };
+const db = openWriterConnection(file);
+// The main connection's size limit (a connection setting), so that both see the same full disk.
+db.pragma(`max_page_count = ${Math.trunc(maxPageCount)}`);
+// Each transaction waits while the main connection writes (a charge, a repository's state).
+shareWriteTurns(db, new WriteTurns('writer', turns));
+const writes = new IndexWrites(new SqliteReposStore(db), new SqliteFilesStore(db), options, (work) => db.transaction(work)());
+
+type Args<K extends keyof IndexWrites> = IndexWrites[K] extends (...a: infer A) => unknown ? A : never;
+
+async function handle(request: WriterRequest): Promise<unknown> {
+  const a = request.args;
+  switch (request.method) {
+    case 'scan': return writes.scan(...(a as Args<'scan'>));
+    case 'writeFiles': {
+      const [repoId, files, progress, sliceMs] = a as [string, Args<'writeFiles'>[1], Args<'writeFiles'>[2], number];
+      return writes.writeFiles(repoId, files, progress, sliceMs, (n) => {
+        parentPort!.postMessage({ type: 'committed', id: request.id, n } satisfies WriterResponse);
+      });
+    }
+    case 'stamp': return writes.stamp(...(a as Args<'stamp'>));
+    case 'deletePaths': return writes.deletePaths(...(a as Args<'deletePaths'>));
+    case 'setProgress': return writes.setProgress(...(a as Args<'setProgress'>));
+    case 'relink': return writes.relink(...(a as Args<'relink'>));
+    case 'refreshNames': return writes.refreshNames(...(a as Args<'refreshNames'>));
+    case 'edit': return writes.edit(...(a as Args<'edit'>));
+    case 'close': return undefined;
+  }
+}
+
+let chain: Promise<void> = Promise.resolve();
+parentPort!.on('message', (request: WriterRequest) => {
+  chain = chain.then(async () => {
+    if (request.method === 'close') {
+      db.close();
+      process.exit(0);
+    }
+    try {
+      const value = await handle(request);
+      parentPort!.postMessage({ type: 'done', id: request.id, value } satisfies WriterResponse);
+    } catch (caught) {
+      // A full disk or a read-only file is told as the coded error the main thread would have made.
+      const error = storageError(caught, file) ?? caught;
+      const code = error instanceof LoupeError ? error.code : undefined;
+      parentPort!.postMessage({ type: 'failed', id: request.id, message: (error as Error).message, code } satisfies WriterResponse);
+    }
+  });
+});
