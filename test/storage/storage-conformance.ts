@@ -5,29 +5,18 @@
  * checks. Transactions differ in kind: SQLite's work is synchronous (better-sqlite3 cannot await
  * inside one), an async backend's work awaits its stores; a bundle with `async: true` is checked
  * with async work, the same writes and the same expectations.
- *
- * A backend whose index side (repositories, files, …) is not yet implemented passes the account
- * side alone: the cases that need a missing store are reported as skipped, naming it.
  */
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AsyncStorage, Storage } from '../../server/engine/store/storage';
 import type { ParsedFile } from '../../server/engine/types';
 import { newId, sha256 } from '../../server/engine/util/ids';
 
-type IndexSide = 'repos' | 'files' | 'search' | 'analysis' | 'research' | 'vectors';
-/** An async bundle whose index side may still be missing (PgStorage before the index side lands). */
-type PartialAsync = Omit<AsyncStorage, IndexSide> & Partial<Pick<AsyncStorage, IndexSide>>;
-export type AnyStorage = Storage | PartialAsync;
-/** A bundle with every store. */
-type Whole = Storage | AsyncStorage;
+export type AnyStorage = Storage | AsyncStorage;
 
 type Open = () => Promise<AnyStorage> | AnyStorage;
 
-const INDEX_SIDE: IndexSide[] = ['repos', 'files', 'search', 'analysis', 'research', 'vectors'];
-const missing = (s: AnyStorage): IndexSide[] => INDEX_SIDE.filter((k) => !(s as Partial<Record<IndexSide, unknown>>)[k]);
-const isWhole = (s: AnyStorage): s is Whole => missing(s).length === 0;
-const isAsync = (s: AnyStorage): s is PartialAsync => 'async' in s && s.async;
+const isAsync = (s: AnyStorage): s is AsyncStorage => 'async' in s && s.async;
 const tick = () => new Promise((r) => setTimeout(r, 2));
 
 /** A row has these columns, with these types, on every backend (the engine reads both). */
@@ -61,18 +50,7 @@ async function withStorage(open: Open, run: (s: AnyStorage) => Promise<void>): P
   }
 }
 
-/** A case that needs every store: skipped, naming what is missing, on a backend without its index side yet. */
-function withWhole(t: TestContext, open: Open, run: (s: Whole) => Promise<void>): Promise<void> {
-  return withStorage(open, async (s) => {
-    if (!isWhole(s)) {
-      t.skip(`this backend has no ${missing(s).join(', ')} store yet`);
-      return;
-    }
-    await run(s);
-  });
-}
-
-const newRepo = async (s: Whole, over: { url?: string; name?: string; visibility?: 'private' | 'public' } = {}) => {
+const newRepo = async (s: AnyStorage, over: { url?: string; name?: string; visibility?: 'private' | 'public' } = {}) => {
   const id = newId();
   await s.repos.insert({
     id, url: over.url ?? `/work/${id}`, name: over.name ?? `repo-${id.slice(0, 4)}`, rootPath: `/work/${id}`, source: 'local', branch: null,
@@ -89,7 +67,7 @@ const newUser = async (s: AnyStorage) => {
 };
 
 export function storageConformance(name: string, open: Open): void {
-  test(`${name}: repositories: registered, found by id and URL, readable only by whom access was granted, listed in pages`, (t) => withWhole(t, open, async (s) => {
+  test(`${name}: repositories: registered, found by id and URL, readable only by whom access was granted, listed in pages`, () => withStorage(open, async (s) => {
     const user = await newUser(s);
     const a = await newRepo(s, { url: 'https://github.com/o/alpha', name: 'o/alpha' });
     const b = await newRepo(s, { url: 'https://github.com/o/beta', name: 'o/beta', visibility: 'public' });
@@ -119,7 +97,7 @@ export function storageConformance(name: string, open: Open): void {
     assert.equal(await s.repos.get(b), undefined);
   }));
 
-  test(`${name}: files: a batch is written whole, found by path and uid, re-stamped, deleted; skipped files are remembered`, (t) => withWhole(t, open, async (s) => {
+  test(`${name}: files: a batch is written whole, found by path and uid, re-stamped, deleted; skipped files are remembered`, () => withStorage(open, async (s) => {
     const repo = await newRepo(s);
     const ids = await s.files.writeBatch(repo, [
       file('src/a.ts', { imports: [{ specifier: './b.js', kind: 'import', typeOnly: false, targetPath: 'src/b.ts', packageName: null, names: ['g'], line: 1 }] }),
@@ -259,13 +237,10 @@ export function storageConformance(name: string, open: Open): void {
       () => s.accounts.recordCharge(user, 'search.run', 5),
       () => s.history.insert({ id: user, user_id: user, conversation_id: null, seq: 0, category: 'search', operation: 'search.run', query: 'q',
         repo_ids: '[]', summary: null, result: null, credits: 5, duration_ms: 1, created_at: new Date().toISOString() }),
+      () => s.repos.insert({ id: repo, url: `/work/${repo}`, name: 'x', rootPath: `/work/${repo}`, source: 'local', branch: null, visibility: 'private' }),
     ];
-    if (isWhole(s)) {
-      const w = s;
-      writes.push(() => w.repos.insert({ id: repo, url: `/work/${repo}`, name: 'x', rootPath: `/work/${repo}`, source: 'local', branch: null, visibility: 'private' }));
-    }
     const kept = async () => [(await s.accounts.user(user))?.id, await s.accounts.creditsUsed(user), (await s.history.get(user))?.id,
-      isWhole(s) ? (await s.repos.get(repo))?.id : repo];
+      (await s.repos.get(repo))?.id];
     if (isAsync(s)) {
       // The work awaits each store in turn (and a timer between): every write joins the transaction.
       await assert.rejects(s.transaction(async () => {
@@ -273,7 +248,7 @@ export function storageConformance(name: string, open: Open): void {
         assert.equal((await s.accounts.user(user))?.id, user, 'the transaction reads its own writes');
         throw new Error('abandoned');
       }), /abandoned/);
-      assert.deepEqual(await kept(), [undefined, 0, undefined, isWhole(s) ? undefined : repo]);
+      assert.deepEqual(await kept(), [undefined, 0, undefined, undefined]);
       await s.transaction(async () => { for (const write of writes) await write(); });
     } else {
       assert.throws(() => s.transaction(() => {
@@ -516,7 +491,7 @@ export function storageConformance(name: string, open: Open): void {
     assert.equal(await s.a2aTasks.count(), 0);
   }));
 
-  test(`${name}: languages: files, lines and bytes per language over the user's repositories`, (t) => withWhole(t, open, async (s) => {
+  test(`${name}: languages: files, lines and bytes per language over the user's repositories`, () => withStorage(open, async (s) => {
     const user = await newUser(s);
     const [mine, theirs] = [await newRepo(s), await newRepo(s)];
     await s.repos.grantAccess(user, mine);
@@ -526,13 +501,7 @@ export function storageConformance(name: string, open: Open): void {
     assert.deepEqual(await s.history.languages(user, '2999-01-01T00:00:00.000Z'), []);
   }));
 
-  // The index checks, on the whole bundle (a backend without its index side runs the cases above only).
-  indexConformance(name, async () => {
-    const s = await open();
-    if (isWhole(s)) return s;
-    await s.close();
-    throw new Error(`${name} has no ${missing(s).join(', ')} store`);
-  });
+  indexConformance(name, open);
 }
 
 // ---- The index side (repositories, files, search, analysis, research, vectors), backend-neutral: the full suite
