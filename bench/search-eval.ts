@@ -1,7 +1,7 @@
 /**
  * Search quality with the queries of bench/search-queries.ts, on phaser@3.90.0 src/ and the held-out
  * Flask 2.2.2 (Python) and gin 1.8.1 (Go) sets from Debian:
- *   node --import tsx bench/search-eval.ts [--verbose] [--corpus phaser,flask,gin] [--rankings hybrid,bm25,vectors,ripgrep,assisted] [--keep DIR]
+ *   node --import tsx bench/search-eval.ts [--verbose] [--corpus phaser,flask,gin,phaser-heldout] [--rankings hybrid,bm25,vectors,ripgrep,assisted] [--keep DIR]
  * Ranks files for each query with BM25 alone, vectors alone, the hybrid (what /v2/search uses), and
  * a plain ripgrep keyword ranking (files by how many query words they contain, then by matches),
  * and reports MRR@10, Recall@10 and Success@10 per corpus. Prints a JSON summary on the last line
@@ -27,6 +27,7 @@ import type { Retriever } from '../server/engine/search/types';
 import { corpus } from './corpora';
 import { debianCorpus } from './debian';
 import { EVAL_QUERIES, FLASK_QUERIES, GIN_QUERIES, type EvalQuery, type HeldOutQuery } from './search-queries';
+import { PHASER_HELDOUT } from './search-queries-heldout';
 import { startFixedModel, type FixedModel } from './fixed-expansions-server';
 
 /** The oracle expansion of a query: its answer's own name (see the header). */
@@ -72,8 +73,10 @@ function ripgrepRanking(folder: string, query: string): string[] {
   return [...score].sort((a, b) => b[1].words - a[1].words || b[1].matches - a[1].matches || a[0].localeCompare(b[0])).map(([f]) => f);
 }
 
-const CORPORA: Record<string, { label: string; folder: () => string; queries: EvalQuery[] }> = {
+const CORPORA: Record<string, { label: string; folder: () => string; queries: EvalQuery[]; index?: string }> = {
   phaser: { label: 'phaser@3.90.0 src', folder: () => corpus('phaser'), queries: EVAL_QUERIES },
+  // The held-out phaser questions (bench/search-queries-heldout.ts) on the same index as phaser's.
+  'phaser-heldout': { label: 'phaser@3.90.0 src, held-out questions', folder: () => corpus('phaser'), queries: PHASER_HELDOUT, index: 'phaser' },
   flask: { label: 'Flask 2.2.2 (Debian python3-flask=2.2.2-3)', folder: () => debianCorpus('flask'), queries: FLASK_QUERIES },
   gin: { label: 'gin 1.8.1 (Debian golang-github-gin-gonic-gin-dev=1.8.1-1)', folder: () => debianCorpus('gin'), queries: GIN_QUERIES },
 };
@@ -82,10 +85,10 @@ type Ranking = 'bm25' | 'vectors' | 'hybrid' | 'ripgrep' | 'assisted';
 const RETRIEVER: Record<Exclude<Ranking, 'ripgrep' | 'assisted'>, Retriever> = { bm25: 'lexical', vectors: 'vector', hybrid: 'hybrid' };
 
 async function evaluate(name: string, rankings: Ranking[], verbose: boolean, keep?: string) {
-  const { label, folder: folderOf, queries } = CORPORA[name];
+  const { label, folder: folderOf, queries, index } = CORPORA[name];
   const folder = folderOf();
   // --keep DIR: the index is kept in DIR/<corpus> and reused by the next run (ranking changes need no re-index).
-  const dataDir = keep ? path.join(keep, name) : fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-search-eval-'));
+  const dataDir = keep ? path.join(keep, index ?? name) : fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-search-eval-'));
   fs.mkdirSync(dataDir, { recursive: true });
   let model: FixedModel | null = null;
   if (rankings.includes('assisted')) model = await startFixedModel(Object.fromEntries(queries.map((q) => [q.query, oracleExpansion(q)])));
