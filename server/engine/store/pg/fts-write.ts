@@ -29,9 +29,12 @@ export async function indexChunks(db: PgSql, repoId: string, chunks: ChunkToInde
     `INSERT INTO fts_docs (chunk_id, repo_id, file_id, tokens, terms)
      SELECT d.id, $1, d.file, d.tokens, CASE WHEN d.terms = '' THEN '{}'::text[] ELSE string_to_array(d.terms, ' ') END
      FROM unnest($2::int[], $3::int[], $4::int[], $5::text[]) AS d(id, file, tokens, terms)`, [repoId, docIds, docFiles, docTokens, docTerms]);
+  // In key order: the B-tree takes each term's new postings on one leaf page after another.
+  const order = pTerm.map((_, i) => i).sort((a, b) => (pTerm[a]! < pTerm[b]! ? -1 : pTerm[a]! > pTerm[b]! ? 1 : pChunk[a]! - pChunk[b]!));
+  const pick = <T>(list: T[]) => order.map((i) => list[i]!);
   await db.query(
     `INSERT INTO fts_postings (term, chunk_id, tf_path, tf_symbols, tf_body)
-     SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::int[], $5::int[])`, [pTerm, pChunk, pPath, pSymbols, pBody]);
+     SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::int[], $5::int[])`, [pick(pTerm), pick(pChunk), pick(pPath), pick(pSymbols), pick(pBody)]);
   // In term order, so two transactions touching the same rows take their locks in the same order.
   const terms = [...df.keys()].sort();
   await db.query(
