@@ -7,6 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { copyFixture, createTestApp, indexFolder, tempDir } from '../helpers/engine';
 import { startSidecar } from '../../server/host';
 
@@ -30,6 +31,24 @@ function gitFixture(): string {
   return folder;
 }
 
+/**
+ * The progress notifications a transport delivers, read as they arrive. The SDK's client (1.32)
+ * dispatches a notification a microtask later but a response at once, so progress that reaches it
+ * in the same read as the response is reported as an "unknown token" and never reaches `onprogress`
+ * (modelcontextprotocol/typescript-sdk#2580: "a race servers cannot avoid"). What the server sent is
+ * what this test checks, so it reads the transport.
+ */
+function progressOf(transport: Transport): string[] {
+  const messages: string[] = [];
+  const deliver = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    const m = message as { method?: string; params?: { message?: string } };
+    if (m.method === 'notifications/progress' && m.params?.message) messages.push(m.params.message);
+    deliver?.(message, extra);
+  };
+  return messages;
+}
+
 /** Calls every tool once and checks what an agent would read. */
 async function callEveryTool(client: Client, repo: string | undefined) {
   const tools = (await client.listTools()).tools;
@@ -46,9 +65,10 @@ async function callEveryTool(client: Client, repo: string | undefined) {
   assert.match(search, /src\/lib\/math\.ts/);
   const grep = textOf(await client.callTool({ name: 'search', arguments: args({ query: 'PI_ROUGH', mode: 'grep_code' }) }, undefined, slow));
   assert.match(grep, /math\.ts:\d+/);
-  const chunks: string[] = [];
+  const chunks = progressOf(client.transport!);
+  // onprogress asks the server for progress (it sends a progressToken); what arrives is read above.
   const research = await client.callTool({ name: 'research', arguments: { question: 'where are two numbers multiplied?' } }, undefined, {
-    ...slow, onprogress: (p) => { if (p.message) chunks.push(p.message); },
+    ...slow, onprogress: () => {},
   });
   assert.ok(chunks.length > 1, `${chunks.length} progress chunks; the answer: ${textOf(research).slice(0, 400)}`);
   assert.ok(textOf(research).startsWith(chunks.join('')));

@@ -9,6 +9,8 @@ import { silentLogger } from '../../server/engine/log';
 import { PgDb } from '../../server/engine/store/pg/pg-db';
 import { migratePg } from '../../server/engine/store/pg/migrate';
 import { openPgIndexStores, PG_INDEX_MIGRATIONS, type PgIndexStores } from '../../server/engine/store/pg/index-stores';
+import { PgSearchStore } from '../../server/engine/store/pg/search-store';
+import { sqlOf } from '../../server/engine/store/pg/sql';
 import { ftsExpression, queryTerms } from '../../server/engine/search/query';
 import type { ParsedFile } from '../../server/engine/types';
 
@@ -102,6 +104,32 @@ test('BM25 on PostgreSQL ranks as FTS5 on SQLite: the same top 10 with the same 
   // Printed for the record (docs/team-server.md): ties are the only difference in order.
   console.log(`# ${compared} rankings compared, ${sameRawOrder} in the very same order before ties were sorted`);
   assert.ok(compared >= 36);
+});
+
+test('pruned BM25 (MaxScore) on PostgreSQL answers exactly what scoring every chunk answers, and prunes', async () => {
+  const always = new PgSearchStore(sqlOf(pgDb), 0);
+  const never = new PgSearchStore(sqlOf(pgDb), Infinity);
+  const queries = [...QUERIES, 'request response context', 'return self app config', 'func c Context string error', 'the session of the current request'];
+  for (const query of queries) {
+    const match = ftsExpression(queryTerms(query))!;
+    for (const scope of [[repo.flask], [repo.gin], [repo.flask, repo.gin]]) {
+      for (const limit of [5, 10, 30]) {
+        const [a, b] = [await always.lexical(match, scope, limit, WEIGHTS), await never.lexical(match, scope, limit, WEIGHTS)];
+        const what = `${query} (${scope.length} repositories, top ${limit})`;
+        assert.equal(a.length, b.length, what);
+        // The same chunks with the same scores; sums taken in another order differ in the last bits.
+        const [ca, cb] = [canonical(a.map((r) => ({ key: String(r.chunkId), score: r.score }))), canonical(b.map((r) => ({ key: String(r.chunkId), score: r.score })))];
+        ca.forEach((r, i) => {
+          assert.ok(Math.abs(r.score - cb[i]!.score) <= 1e-9 * Math.abs(r.score), `${what}: #${i + 1} scores ${r.score} and ${cb[i]!.score}`);
+          if (i < ca.length - 1 || Math.abs(r.score - (cb[i + 1]?.score ?? -1)) > 1e-9 * Math.abs(r.score)) assert.equal(r.key, cb[i]!.key, `${what}: #${i + 1}`);
+        });
+      }
+    }
+  }
+  // Would a wrong bound slip through? Only if no search was ever answered by pruning.
+  assert.equal(never.pruning.searches, 0);
+  assert.ok(always.pruning.firstTry + always.pruning.secondTry >= 20, JSON.stringify(always.pruning));
+  console.log(`# pruning: ${JSON.stringify(always.pruning)}`);
 });
 
 test('grep candidates on PostgreSQL (pg_trgm) hold every file with the literal and no file SQLite\'s trigram index rules out', async () => {

@@ -11,18 +11,29 @@ export interface ChunkToIndex { id: number; fileId: number; path: string; symbol
 export async function indexChunks(db: PgSql, repoId: string, chunks: ChunkToIndex[]): Promise<void> {
   if (!chunks.length) return;
   const docIds: number[] = [], docFiles: number[] = [], docTokens: number[] = [], docTerms: string[] = [];
-  const pTerm: string[] = [], pChunk: number[] = [], pPath: number[] = [], pSymbols: number[] = [], pBody: number[] = [];
-  const df = new Map<string, number>();
+  // Each term's postings in chunk order: emitted term by term, they reach the B-tree in key order
+  // (term, chunk), one leaf page after another.
+  const byTerm = new Map<string, number[]>();
   let tokens = 0;
-  for (const c of chunks) {
+  for (const c of [...chunks].sort((x, y) => x.id - y.id)) {
     const posting = ftsPostings(ftsColumns(c.path, c.symbols, c.content));
     docIds.push(c.id); docFiles.push(c.fileId); docTokens.push(posting.tokens);
     // One text per chunk (terms never hold a space): a two-dimensional array would need equal lengths.
     docTerms.push([...posting.terms.keys()].join(' '));
     tokens += posting.tokens;
     for (const [term, [a, b, d]] of posting.terms) {
-      pTerm.push(term); pChunk.push(c.id); pPath.push(a); pSymbols.push(b); pBody.push(d);
-      df.set(term, (df.get(term) ?? 0) + 1);
+      let list = byTerm.get(term);
+      if (!list) byTerm.set(term, (list = []));
+      list.push(c.id, a, b, d);
+    }
+  }
+  // In term order, so two transactions touching the same rows take their locks in the same order.
+  const terms = [...byTerm.keys()].sort();
+  const pTerm: string[] = [], pChunk: number[] = [], pPath: number[] = [], pSymbols: number[] = [], pBody: number[] = [];
+  for (const term of terms) {
+    const list = byTerm.get(term)!;
+    for (let i = 0; i < list.length; i += 4) {
+      pTerm.push(term); pChunk.push(list[i]!); pPath.push(list[i + 1]!); pSymbols.push(list[i + 2]!); pBody.push(list[i + 3]!);
     }
   }
   await db.query(
@@ -32,11 +43,9 @@ export async function indexChunks(db: PgSql, repoId: string, chunks: ChunkToInde
   await db.query(
     `INSERT INTO fts_postings (term, chunk_id, tf_path, tf_symbols, tf_body)
      SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::int[], $5::int[])`, [pTerm, pChunk, pPath, pSymbols, pBody]);
-  // In term order, so two transactions touching the same rows take their locks in the same order.
-  const terms = [...df.keys()].sort();
   await db.query(
     `INSERT INTO fts_terms (term, repo_id, df) SELECT t.term, $1, t.df FROM unnest($2::text[], $3::int[]) AS t(term, df)
-     ON CONFLICT (term, repo_id) DO UPDATE SET df = fts_terms.df + excluded.df`, [repoId, terms, terms.map((t) => df.get(t)!)]);
+     ON CONFLICT (term, repo_id) DO UPDATE SET df = fts_terms.df + excluded.df`, [repoId, terms, terms.map((t) => byTerm.get(t)!.length / 4)]);
   await db.query(
     `INSERT INTO fts_stats (repo_id, docs, tokens) VALUES ($1, $2, $3)
      ON CONFLICT (repo_id) DO UPDATE SET docs = fts_stats.docs + excluded.docs, tokens = fts_stats.tokens + excluded.tokens`,

@@ -12,6 +12,20 @@ const SYMBOL_ROW = `s.id, s.file_id AS "fileId", s.name, s.kind, s.parent, s.sta
 /** FTS5's bm25() constants (fts5_aux.c). */
 const K1 = 1.2;
 const B = 0.75;
+/** FTS5's floor for an idf that is not positive (a term in half the chunks or more). */
+const MIN_IDF = 1e-6;
+
+/** FTS5's idf of a phrase that `nHit` of `nRow` chunks hold. */
+function idfOf(nRow: number, nHit: number): number {
+  const idf = Math.log((nRow - nHit + 0.5) / (nHit + 0.5));
+  return idf <= 0 ? MIN_IDF : idf;
+}
+
+/**
+ * When a search's phrases hold more postings than this, it first scores only the chunks that hold
+ * its rarer phrases, and keeps that answer when no other chunk could reach it (MaxScore).
+ */
+export const PRUNE_ABOVE_POSTINGS = 4_000;
 
 /** The trigrams of some literals as SQLite's trigram tokenizer folds them (lower case, by code point). */
 function trigramsOf(literal: string): number {
@@ -36,7 +50,11 @@ function trigramsOf(literal: string): number {
  * words and confirmed, and counted, on their tokens.
  */
 export class PgSearchStore implements Async<SearchStore> {
-  constructor(private readonly db: PgSql) {}
+  /** Lexical searches answered from the chunks of their rarer phrases alone (see `pruned`), and in how many tries. */
+  readonly pruning = { searches: 0, firstTry: 0, secondTry: 0 };
+
+  /** `pruneAbovePostings`: see PRUNE_ABOVE_POSTINGS (tests set 0 to prune every search, Infinity never). */
+  constructor(private readonly db: PgSql, private readonly pruneAbovePostings = PRUNE_ABOVE_POSTINGS) {}
 
   async generations(repoIds: string[]): Promise<number[]> {
     const rows = await this.db.rows<{ repo_id: string; generation: number }>(
@@ -90,48 +108,44 @@ export class PgSearchStore implements Async<SearchStore> {
     const phrases = parseFtsMatch(match).filter((p) => p.tokens.length);
     if (!phrases.length || !repoIds.length || limit <= 0) return [];
     const w = weights.map(Number) as [number, number, number];
-    const stats = (await this.db.one<{ docs: number; tokens: number }>(
-      'SELECT coalesce(sum(docs), 0)::float8 AS docs, coalesce(sum(tokens), 0)::float8 AS tokens FROM fts_stats'))!;
+    // The index's totals and every plain word's document frequency, in one round trip.
+    const words = [...new Set(phrases.filter((p) => p.tokens.length === 1 && !p.prefix).map((p) => p.tokens[0]!))];
+    const stats = (await this.db.one<{ docs: number; tokens: number; df: Record<string, number> | null }>(
+      `SELECT (SELECT coalesce(sum(docs), 0)::float8 FROM fts_stats) AS docs,
+              (SELECT coalesce(sum(tokens), 0)::float8 FROM fts_stats) AS tokens,
+              (SELECT json_object_agg(term, n) FROM (SELECT term, sum(df)::float8 AS n FROM fts_terms WHERE term = ANY($1::text[]) GROUP BY term) t) AS df`,
+      [words]))!;
     if (!stats.docs) return [];
     const nRow = stats.docs;
     const avgdl = stats.tokens / nRow;
-    const idfOf = (nHit: number) => {
-      const idf = Math.log((nRow - nHit + 0.5) / (nHit + 0.5));
-      return idf <= 0 ? 1e-6 : idf;
-    };
 
     // One-word phrases are scored in SQL from their postings; longer ones arrive as (chunk, f) pairs.
     const termRows: { term: string; phrase: number; idf: number }[] = [];
     const pairs: { chunkId: number; phrase: number; idf: number; f: number }[] = [];
+    const phraseStats: { phrase: number; n: number; bound: number; terms: string[] }[] = [];
     for (const [index, phrase] of phrases.entries()) {
       if (phrase.tokens.length === 1) {
         const token = phrase.tokens[0]!;
-        let terms: string[];
-        let nHit: number;
-        if (!phrase.prefix) {
-          terms = [token];
-          nHit = (await this.db.one<{ n: number }>('SELECT coalesce(sum(df), 0)::float8 AS n FROM fts_terms WHERE term = $1', [token]))!.n;
-        } else {
-          terms = await this.expand(token);
-          nHit = terms.length
-            ? (await this.db.one<{ n: number }>('SELECT count(DISTINCT chunk_id)::float8 AS n FROM fts_postings WHERE term = ANY($1::text[])', [terms]))!.n
-            : 0;
-        }
-        const idf = idfOf(nHit);
+        const { terms, n } = phrase.prefix ? await this.expandCounted(token) : { terms: [token], n: Number(stats.df?.[token] ?? 0) };
+        if (!n) continue;
+        const idf = idfOf(nRow, n);
         for (const term of terms) termRows.push({ term, phrase: index, idf });
+        phraseStats.push({ phrase: index, n, bound: idf * (K1 + 1), terms });
       } else {
         const found = await this.phraseHits(phrase, w);
-        const idf = idfOf(found.length);
+        const idf = idfOf(nRow, found.length);
         for (const hit of found) pairs.push({ chunkId: hit.chunkId, phrase: index, idf, f: hit.f });
       }
     }
     if (!termRows.length && !pairs.length) return [];
 
-    const sql = `
+    const score = (candidates: string[] | null) => `
       WITH q AS (SELECT * FROM unnest($1::text[], $2::int[], $3::float8[]) AS q(term, phrase, idf)),
+      ${candidates ? `cand AS (SELECT chunk_id FROM fts_postings WHERE term = ANY($13::text[]) UNION SELECT unnest($7::int[])),` : ''}
       hits AS (
         SELECT p.chunk_id, q.phrase, max(q.idf) AS idf, sum($4::float8 * p.tf_path + $5::float8 * p.tf_symbols + $6::float8 * p.tf_body) AS f
-        FROM q JOIN fts_postings p ON p.term = q.term GROUP BY p.chunk_id, q.phrase
+        FROM q JOIN fts_postings p ON p.term = q.term ${candidates ? 'WHERE p.chunk_id IN (SELECT chunk_id FROM cand)' : ''}
+        GROUP BY p.chunk_id, q.phrase
         UNION ALL
         SELECT * FROM unnest($7::int[], $8::int[], $9::float8[], $10::float8[]) AS x(chunk_id, phrase, idf, f)
       )
@@ -145,13 +159,61 @@ export class PgSearchStore implements Async<SearchStore> {
       termRows.map((t) => t.term), termRows.map((t) => t.phrase), termRows.map((t) => t.idf), w[0], w[1], w[2],
       pairs.map((p) => p.chunkId), pairs.map((p) => p.phrase), pairs.map((p) => p.idf), pairs.map((p) => p.f), avgdl, repoIds,
     ];
+    type Hit = { chunkId: number; fileId: number; score: number };
     const fetch = Math.trunc(accept ? limit * 4 : limit);
-    const first = await this.db.rows<{ chunkId: number; fileId: number; score: number }>(`${sql} LIMIT ${fetch}`, params);
+    const first = await this.pruned(phraseStats, fetch, (essential) => this.db.rows<Hit>(`${score(essential)} LIMIT ${fetch}`, [...params, essential]))
+      ?? await this.db.rows<Hit>(`${score(null)} LIMIT ${fetch}`, params);
     if (!accept) return first;
     const kept = first.filter((r) => accept(r.fileId));
     if (kept.length >= limit || first.length < fetch) return kept.slice(0, limit);
-    const all = await this.db.rows<{ chunkId: number; fileId: number; score: number }>(sql, params);
+    const all = await this.db.rows<Hit>(score(null), params);
     return all.filter((r) => accept(r.fileId)).slice(0, limit);
+  }
+
+  /**
+   * MaxScore, exact: a one-word phrase adds less than idf·(k1+1) to any chunk's score. The phrases
+   * with the highest bounds (the rarest) are essential until they hold 2·k chunks; only the chunks
+   * holding an essential phrase (or a phrase of several words) are scored, on every phrase. If the
+   * k-th of those scores at least the sum of the other phrases' bounds, no chunk left out can enter
+   * the top k: the answer is the one a full scoring gives. If not, that k-th score is still a floor
+   * for any larger set of essential phrases, so the next try takes as few more as make the bound
+   * fall under it, and cannot fail. It answers null (the caller scores every chunk) when the search
+   * reads few postings anyway, or when every phrase would be essential.
+   */
+  private async pruned<T extends { score: number }>(
+    phrases: { n: number; bound: number; terms: string[] }[], k: number, run: (essentialTerms: string[]) => Promise<T[]>,
+  ): Promise<T[] | null> {
+    const postings = phrases.reduce((sum, p) => sum + p.n, 0);
+    if (postings <= this.pruneAbovePostings || phrases.length < 2 || k <= 0) return null;
+    this.pruning.searches++;
+    const byBound = [...phrases].sort((a, b) => b.bound - a.bound);
+    // rest[c]: the most a chunk holding none of the first c phrases can score (with a margin for rounding).
+    const rest = byBound.map((_, c) => byBound.slice(c).reduce((sum, p) => sum + p.bound, 0) * (1 + 1e-9));
+    let cut = 1;
+    for (let held = byBound[0]!.n; cut < byBound.length - 1 && held < 2 * k; cut++) held += byBound[cut]!.n;
+    const essential = (c: number) => byBound.slice(0, c).flatMap((p) => p.terms);
+    const rows = await run(essential(cut));
+    if (rows.length < k) return null;
+    const floor = rows[k - 1]!.score;
+    if (floor >= rest[cut]!) {
+      this.pruning.firstTry++;
+      return rows;
+    }
+    let next = cut + 1;
+    while (next < byBound.length && rest[next]! > floor) next++;
+    if (next >= byBound.length) return null;
+    this.pruning.secondTry++;
+    return run(essential(next));
+  }
+
+  /** The terms of the index a prefix covers (FTS5's `"stem"*`), and the chunks that hold any of them. */
+  private async expandCounted(prefix: string): Promise<{ terms: string[]; n: number }> {
+    const row = (await this.db.one<{ terms: string[]; n: number }>(
+      `WITH t AS (SELECT DISTINCT term FROM fts_terms WHERE term LIKE $1 AND df > 0)
+       SELECT coalesce((SELECT array_agg(term ORDER BY term) FROM t), '{}') AS terms,
+              (SELECT count(DISTINCT chunk_id)::float8 FROM fts_postings WHERE term IN (SELECT term FROM t)) AS n`,
+      [`${likeEscape(prefix)}%`]))!;
+    return { terms: row.terms, n: row.n };
   }
 
   /** The terms of the index a prefix covers (FTS5's `"stem"*`). */
