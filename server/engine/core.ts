@@ -2,7 +2,8 @@ import path from 'node:path';
 import fs from 'node:fs';
 import type { Logger } from './log';
 import type { Db } from './store/db';
-import { openSqliteStorage, type Storage } from './store/storage';
+import { openSqliteStorage, type AsyncStorage, type Storage } from './store/storage';
+import { asyncAccountSide, sqliteAccountSide, type AccountSide } from './store/account-side';
 import type { ReposStore } from './store/repos-store';
 import type { FilesStore } from './store/files-store';
 import type { A2aTasksStore } from './store/a2a-tasks-store';
@@ -44,6 +45,13 @@ export interface EngineConfig {
   indexer?: Partial<IndexerOptions>;
   /** Plans, costs, the owner's plan and balance, sign-up and mail settings (local defaults). */
   accounts?: AccountsConfig;
+  /**
+   * Where the account side lives (users, keys, ledger, history, codes and sessions, A2A tasks): by
+   * default the data dir's SQLite (accounts.db); given an opened `AsyncStorage` (the team server's
+   * PostgreSQL, `openPgStorage(url, log)`), its account stores, shared by every engine opened on the
+   * same database. The index stays in the data dir's SQLite either way. The engine closes it.
+   */
+  accountStorage?: AsyncStorage;
   /** Chat models for research besides the built-in one: an OpenAI-compatible server, and the default model id. */
   research?: { openai?: OpenAICompatibleConfig | null; defaultModel?: string; retrieval?: RetrievalAssistConfig | null };
   /** File docs: a language model (an id among the research models) that writes each doc's narrative; static only without it. */
@@ -68,6 +76,9 @@ export class EngineCore {
   /** A2A tasks (the A2A transport's persistence). */
   readonly a2aTasks: A2aTasksStore;
   readonly accounts: Accounts;
+  /** The account side's stores and transactions (store/account-side.ts): SQLite's, or `config.accountStorage`'s. */
+  readonly accountSide: AccountSide;
+  private readonly accountStorage: AsyncStorage | null;
   /** Query history and conversations: `history.record(...)`, or through `accounts.settle({ history })`. */
   readonly history: History;
   /** Sign-up, sign-in, one-time codes, sessions (the /v2/auth routes). */
@@ -109,14 +120,16 @@ export class EngineCore {
     this.reposStore = storage.repos;
     this.filesStore = storage.files;
     this.a2aTasks = storage.a2aTasks;
-    this.accounts = new Accounts(this.db, config.accounts, { accounts: storage.accounts, history: storage.history });
+    this.accountStorage = config.accountStorage ?? null;
+    this.accountSide = this.accountStorage ? asyncAccountSide(this.accountStorage) : sqliteAccountSide(storage);
+    this.accounts = new Accounts(this.accountSide, config.accounts, this.log);
     this.history = this.accounts.history;
     // The owner's plaintext key file (the CLI's; a seeded key, LOUPE_API_KEY or the editor's, has
     // none) follows a regenerated key, so no start prints a dead one.
     this.accounts.onRegenerated((_userId, key, isOwner) => {
       if (isOwner && fs.existsSync(ownerKeyFile(this.dataDir))) writeOwnerKeyFile(this.dataDir, key);
     });
-    this.auth = new Auth(this.db, this.accounts, this.log, this.dataDir, config.accounts?.auth, storage.auth);
+    this.auth = new Auth(this.accountSide, this.accounts, this.log, this.dataDir, config.accounts?.auth);
     const indexerOptions: IndexerOptions = {
       ...DEFAULT_INDEXER_OPTIONS,
       ...config.indexer,
@@ -126,13 +139,16 @@ export class EngineCore {
     this.queue = new IndexQueue(this.indexer, this.reposStore, this.log);
     this.fileChanges = new FileChanges(this.reposStore, this.filesStore, this.queue, this.indexer, this.log);
     this.files = new Files(this.filesStore);
-    this.github = new GithubTokens(storage.accounts, this.dataDir, { serverToken: config.githubToken, apiUrl: config.githubApiUrl });
+    this.github = new GithubTokens(this.accountSide, this.dataDir, { serverToken: config.githubToken, apiUrl: config.githubApiUrl });
+    // The access rule asks synchronously; with the accounts elsewhere (PostgreSQL) it reads the user
+    // as this process last authenticated them (every request authenticates before it reads).
+    const userOf = (userId: string) => (this.accountStorage ? this.accounts.seenUser(userId) : storage.accounts.user(userId));
     this.access = new RepoAccess(this.reposStore, {
-      isOwner: (userId) => storage.accounts.user(userId)?.is_owner === 1,
+      isOwner: (userId) => userOf(userId)?.is_owner === 1,
       // An address counts for a share only once a code mailed to it was entered: anyone can sign up
       // with a password under an address that is not theirs.
       email: (userId) => {
-        const user = storage.accounts.user(userId);
+        const user = userOf(userId);
         return user?.email_proven_at ? user.email : null;
       },
     }, config.accounts?.sharedFolders);
@@ -171,23 +187,23 @@ export class EngineCore {
     }
     this.ops = new Operations({
       log: this.log, startedAt: this.startedAt, accounts: this.accounts, history: this.history, auth: this.auth,
-      stats: new Stats(this.history.store, this.accounts), repos: this.repos, queue: this.queue, fileChanges: this.fileChanges,
+      stats: new Stats(this.history.data, this.accounts, Date.now, storage.history), repos: this.repos, queue: this.queue, fileChanges: this.fileChanges,
       files: this.files, research: this.research, codeOps: new CodeOps(this.research.models, this.accounts), analysis: this.analysis,
       docs: this.docs, search: this.search, editorFacts: new EditorFacts(this.analysis), reposStore: this.reposStore,
-      filesStore: this.filesStore, a2aTasks: this.a2aTasks, github: this.github,
+      filesStore: this.filesStore, a2aTasks: this.accountSide.stores.a2aTasks, github: this.github,
     });
     // The accounts database stays bounded (ledger compaction, history retention): soon after the
     // start, off the start's own path, then every six hours.
-    const maintain = () => this.maintainAccounts();
+    const maintain = () => void this.maintainAccounts();
     this.maintenance.push(setTimeout(maintain, MAINTENANCE_DELAY_MS).unref(), setInterval(maintain, MAINTENANCE_EVERY_MS).unref());
     // A configured provider other than the default loads (and fills anything missing) in the background.
     if (config.search?.embedder && config.search.embedder.kind !== 'corpus') void this.vectors.refreshAll();
   }
 
   /** Compacts the ledger and applies the history retention (Accounts.maintain); a failure is logged, never thrown. */
-  maintainAccounts(now?: number): void {
+  async maintainAccounts(now?: number): Promise<void> {
     try {
-      const done = this.accounts.maintain(now);
+      const done = await this.accounts.maintainAsync(now);
       if (done.ledgerRowsMerged || done.historyRowsDeleted) {
         this.log.info(`accounts: ${done.ledgerRowsMerged} ledger rows merged into daily totals, ${done.historyRowsDeleted} history rows past retention deleted`);
       }
@@ -205,6 +221,7 @@ export class EngineCore {
     await this.indexer.close();
     this.auth.close();
     this.storage.close();
+    await this.accountStorage?.close();
   }
 }
 

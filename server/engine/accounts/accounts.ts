@@ -1,8 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
+import { silentLogger, type Logger } from '../log';
 import type { SharedFolder } from '../repos/access';
-import type { Db } from '../store/db';
-import { SqliteAccountsStore, type AccountsStore, type KeyRow } from '../store/accounts-store';
-import type { HistoryStore } from '../store/history-store';
+import type { AccountsStore, KeyRow, UserRow } from '../store/accounts-store';
+import { sq, type AccountSide, type Either, type Work } from '../store/account-side';
 import { LoupeError, notFound } from '../errors';
 import { isUuid, newId, nowIso, sha256 } from '../util/ids';
 import { lowestPlanWith, planAtLeast, planTable, type Plan, type PlanName } from './plans';
@@ -83,19 +83,40 @@ export const keyHint = (key: string) => `${key.slice(0, 4)}…${key.slice(-4)}`;
 const TOUCH_INTERVAL_MS = 60_000;
 const UNAUTHORIZED = 'X-API-Key is unknown, disabled, expired or not yet verified';
 
+/**
+ * Users, keys, plans and credits (`engine.accounts`). Every method that reads or writes the account
+ * stores is written once as work of the account side (store/account-side.ts): on SQLite it runs
+ * synchronously (inside one transaction where it needs one), on PostgreSQL awaited. The engine's
+ * operations call the `…Async` methods, which run on both; the plain ones are synchronous, for SQLite
+ * only (tests, benchmarks, research's settle).
+ */
 export class Accounts {
-  readonly store: AccountsStore;
   readonly history: History;
   readonly credits: Credits;
   readonly plans: Record<PlanName, Plan>;
   private readonly lastTouched = new Map<string, number>();
   private readonly regenerated = new Set<(userId: string, key: string, isOwner: boolean) => void>();
+  /**
+   * Each user as this process last read them while authenticating a request: the access rule asks
+   * synchronously whether a user is the owner and which address they proved, and on PostgreSQL it is
+   * answered from here (the request being served has just read its own user).
+   */
+  private readonly seen = new Map<string, Readonly<Pick<UserRow, 'id' | 'is_owner' | 'email' | 'email_proven_at'>>>();
 
-  constructor(private readonly db: Db, readonly config: AccountsConfig = {}, stores: { accounts?: AccountsStore; history?: HistoryStore } = {}) {
-    this.store = stores.accounts ?? new SqliteAccountsStore(db);
-    this.history = new History(db, stores.history);
+  constructor(readonly side: AccountSide, readonly config: AccountsConfig = {}, readonly log: Logger = silentLogger) {
+    this.history = new History(side);
     this.plans = planTable(config.plans);
-    this.credits = new Credits(db, this.store, this.history, (userId) => this.allowance(userId));
+    this.credits = new Credits(side, this.history, (userId) => this.allowance(userId));
+  }
+
+  /** The users, keys and ledger store, as the account side's work sees it (SQLite: values; PostgreSQL: promises). */
+  private get data(): Either<AccountsStore> {
+    return this.side.stores.accounts;
+  }
+
+  /** The users, keys and ledger store, synchronous (SQLite only: tests, benchmarks). */
+  get store(): AccountsStore {
+    return this.side.syncStores.accounts;
   }
 
   planOf(name: string): Plan {
@@ -103,10 +124,19 @@ export class Accounts {
   }
 
   /** The credits a user may spend in total: their own limit when set, else their plan's. */
-  private allowance(userId: string): number {
-    const user = this.store.user(userId);
+  private *allowance(userId: string): Work<number> {
+    const user = yield* sq(this.data.user(userId));
     if (!user) return 0;
     return user.credit_limit ?? this.planOf(user.plan).credits;
+  }
+
+  /** The user as the last authentication in this process read them (see `seen`). */
+  seenUser(userId: string): Readonly<Pick<UserRow, 'id' | 'is_owner' | 'email' | 'email_proven_at'>> | undefined {
+    return this.seen.get(userId);
+  }
+
+  private see(user: UserRow): void {
+    this.seen.set(user.id, { id: user.id, is_owner: user.is_owner, email: user.email, email_proven_at: user.email_proven_at });
   }
 
   /**
@@ -114,78 +144,133 @@ export class Accounts {
    * known: the seed (LOUPE_API_KEY) or a key created now. Keys are stored only as hashes.
    */
   ensureOwner(seedKey?: string): { userId: string; createdKey: string | null } {
-    if (seedKey !== undefined && !isUuid(seedKey)) {
-      throw new LoupeError('VALIDATION_FAILED', 'LOUPE_API_KEY: must be a UUID');
-    }
-    return this.db.transaction(() => {
-      let owner = this.store.owner();
-      if (!owner) {
-        const id = newId();
-        this.store.insertUser({ id, email: null, display_name: 'Owner', plan: this.config.owner?.plan ?? 'ENTERPRISE', is_owner: 1 });
-        owner = this.store.owner()!;
-      }
-      if (this.config.owner?.plan && owner.plan !== this.config.owner.plan) this.store.setUserPlan(owner.id, this.config.owner.plan);
-      if (this.config.owner?.credits !== undefined) this.store.setCreditLimit(owner.id, this.config.owner.credits);
-      if (seedKey) {
-        const existing = this.store.keyByHash(sha256(seedKey.toLowerCase()));
-        if (existing && existing.user_id !== owner.id) {
-          throw new LoupeError('CONFLICT', 'LOUPE_API_KEY: this key belongs to another user');
-        }
-        if (!existing) this.addKey(owner.id, seedKey.toLowerCase(), 'active');
-        else if (existing.state !== 'active') this.store.setKeyState(existing.id, 'active');
-        return { userId: owner.id, createdKey: null };
-      }
-      const hasKey = this.store.keysOf(owner.id).some((k) => k.state === 'active' && k.kind === 'primary');
-      if (hasKey) return { userId: owner.id, createdKey: null };
-      const key = newId();
-      this.addKey(owner.id, key, 'active');
-      return { userId: owner.id, createdKey: key };
-    })();
+    checkSeed(seedKey);
+    return this.side.transactionSync(() => this.ensureOwnerWork(seedKey));
   }
 
-  addKey(userId: string, plaintext: string, state: 'agent_pending' | 'active', extra: Partial<Pick<KeyRow, 'kind' | 'expires_at' | 'parent_key_id' | 'is_primary'>> = {}): string {
+  /**
+   * ensureOwner() on either backend. Two nodes starting at once on one PostgreSQL both find no owner
+   * (or no seeded key) and both insert; the database keeps one (`users_one_owner`, the key hash's
+   * unique constraint) and refuses the other's whole transaction, which then runs again and reads
+   * what the first node made.
+   */
+  async ensureOwnerAsync(seedKey?: string): Promise<{ userId: string; createdKey: string | null }> {
+    checkSeed(seedKey);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.side.transaction(() => this.ensureOwnerWork(seedKey));
+      } catch (error) {
+        if (attempt >= 3 || !this.side.isConflict(error)) throw error;
+      }
+    }
+  }
+
+  private *ensureOwnerWork(seedKey?: string): Work<{ userId: string; createdKey: string | null }> {
+    let owner = yield* sq(this.data.owner());
+    if (!owner) {
+      const id = newId();
+      yield* sq(this.data.insertUser({ id, email: null, display_name: 'Owner', plan: this.config.owner?.plan ?? 'ENTERPRISE', is_owner: 1 }));
+      owner = (yield* sq(this.data.owner()))!;
+    }
+    if (this.config.owner?.plan && owner.plan !== this.config.owner.plan) yield* sq(this.data.setUserPlan(owner.id, this.config.owner.plan));
+    if (this.config.owner?.credits !== undefined && owner.credit_limit !== this.config.owner.credits) {
+      yield* sq(this.data.setCreditLimit(owner.id, this.config.owner.credits));
+    }
+    if (seedKey) {
+      const existing = yield* sq(this.data.keyByHash(sha256(seedKey.toLowerCase())));
+      if (existing && existing.user_id !== owner.id) {
+        throw new LoupeError('CONFLICT', 'LOUPE_API_KEY: this key belongs to another user');
+      }
+      if (!existing) yield* this.addKeyWork(owner.id, seedKey.toLowerCase(), 'active');
+      else if (existing.state !== 'active') yield* sq(this.data.setKeyState(existing.id, 'active'));
+      return { userId: owner.id, createdKey: null };
+    }
+    const keys = yield* sq(this.data.keysOf(owner.id));
+    if (keys.some((k) => k.state === 'active' && k.kind === 'primary')) return { userId: owner.id, createdKey: null };
+    const key = newId();
+    yield* this.addKeyWork(owner.id, key, 'active');
+    return { userId: owner.id, createdKey: key };
+  }
+
+  addKey(userId: string, plaintext: string, state: 'agent_pending' | 'active', extra: NewKeyExtra = {}): string {
+    return this.side.runSync(() => this.addKeyWork(userId, plaintext, state, extra));
+  }
+
+  addKeyAsync(userId: string, plaintext: string, state: 'agent_pending' | 'active', extra: NewKeyExtra = {}): Promise<string> {
+    return this.side.run(() => this.addKeyWork(userId, plaintext, state, extra));
+  }
+
+  *addKeyWork(userId: string, plaintext: string, state: 'agent_pending' | 'active', extra: NewKeyExtra = {}): Work<string> {
     const id = newId();
-    this.store.insertKey({
+    yield* sq(this.data.insertKey({
       id, user_id: userId, key_hash: sha256(plaintext.toLowerCase()), key_hint: keyHint(plaintext), state,
       is_primary: extra.is_primary ?? (extra.kind && extra.kind !== 'primary' ? 0 : 1), kind: extra.kind ?? 'primary',
       expires_at: extra.expires_at ?? null, parent_key_id: extra.parent_key_id ?? null,
-    });
+    }));
     return id;
   }
 
   /** Resolves an X-API-Key header to its caller, or throws 401. */
   authenticate(header: string | undefined): Caller {
+    return this.side.runSync(() => this.authenticateWork(header));
+  }
+
+  authenticateAsync(header: string | undefined): Promise<Caller> {
+    return this.side.run(() => this.authenticateWork(header));
+  }
+
+  private *authenticateWork(header: string | undefined): Work<Caller> {
     if (!header) throw new LoupeError('UNAUTHORIZED', 'X-API-Key header is required');
     const key = header.trim().toLowerCase();
     if (!isUuid(key)) throw new LoupeError('UNAUTHORIZED', 'X-API-Key is not a valid key');
     const hash = sha256(key);
-    const row = this.store.keyByHash(hash);
-    if (!row || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex')) || !this.usable(row)) {
+    const row = yield* sq(this.data.keyByHash(hash));
+    if (!row || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex')) || !(yield* this.usable(row))) {
       throw new LoupeError('UNAUTHORIZED', UNAUTHORIZED);
     }
-    const user = this.store.user(row.user_id);
+    const user = yield* sq(this.data.user(row.user_id));
     if (!user) throw new LoupeError('UNAUTHORIZED', UNAUTHORIZED);
+    this.see(user);
     const now = Date.now();
     if ((this.lastTouched.get(row.id) ?? 0) + TOUCH_INTERVAL_MS < now) {
       this.lastTouched.set(row.id, now);
-      this.store.touchKey(row.id);
+      yield* sq(this.data.touchKey(row.id));
     }
     return { userId: user.id, keyId: row.id, plan: user.plan, isOwner: user.is_owner === 1 };
   }
 
+  /** The caller a session stands for (auth.ts reads the session; this reads its key and user). */
+  *callerOfKeyWork(keyId: string, userId: string): Work<Caller | null> {
+    const key = yield* sq(this.data.key(keyId));
+    const user = yield* sq(this.data.user(userId));
+    if (!key || key.state !== 'active' || !user) return null;
+    this.see(user);
+    return { userId: user.id, keyId: key.id, plan: user.plan, isOwner: user.is_owner === 1 };
+  }
+
   /** Active, not expired, and (for an agent credential) its parent key still active. */
-  private usable(row: KeyRow): boolean {
+  private *usable(row: KeyRow): Work<boolean> {
     if (row.state !== 'active') return false;
     if (row.expires_at && row.expires_at <= nowIso()) return false;
     if (row.parent_key_id) {
-      const parent = this.store.key(row.parent_key_id);
-      if (!parent || !this.usable(parent)) return false;
+      const parent = yield* sq(this.data.key(row.parent_key_id));
+      if (!parent || !(yield* this.usable(parent))) return false;
     }
     return true;
   }
 
+  private *metaWork(userId: string): Work<UsageMeta> {
+    const user = yield* sq(this.data.user(userId));
+    const balance = yield* this.credits.balanceWork(userId);
+    return this.usage(user?.plan ?? 'FREE', balance);
+  }
+
   meta(userId: string): UsageMeta {
-    return this.usage(this.store.user(userId)?.plan ?? 'FREE', this.credits.balance(userId));
+    return this.side.runSync(() => this.metaWork(userId));
+  }
+
+  metaAsync(userId: string): Promise<UsageMeta> {
+    return this.side.run(() => this.metaWork(userId));
   }
 
   /** The meta fields for a caller whose balance is already known (a settled charge reports it). */
@@ -232,9 +317,17 @@ export class Accounts {
     return this.credits.reserve(userId, credits, operation);
   }
 
-  /** Operation writes + charge + history row, one transaction. See Credits.settle. */
+  reserveAsync(userId: string, credits: number, operation: string): Promise<Reservation> {
+    return this.credits.reserveAsync(userId, credits, operation);
+  }
+
+  /** Operation writes + charge + history row, one transaction. See Credits.settle (SQLite only). */
   settle<T = undefined>(charge: Charge, effect?: () => T): Settled<T> {
     return this.credits.settle(charge, effect);
+  }
+
+  settleAsync<T = undefined>(charge: Charge, effect?: () => T): Promise<Settled<T>> {
+    return this.credits.settleAsync(charge, effect);
   }
 
   /** settle() with group commit (Credits.settleSoon): for answers that wait for the commit anyway. */
@@ -245,6 +338,10 @@ export class Accounts {
   /** Takes back a settled charge and its history row (a call that did not succeed after all). */
   refund(settled: Pick<Settled<unknown>, 'ledger' | 'history'>): void {
     this.credits.refund(settled);
+  }
+
+  refundAsync(settled: Pick<Settled<unknown>, 'ledger' | 'history'>): Promise<void> {
+    return this.credits.refundAsync(settled);
   }
 
   /** Records the cost of a completed operation. Prefer settle(), which also checks the balance. */
@@ -259,9 +356,17 @@ export class Accounts {
    * out (an agent refreshing every few minutes would otherwise bury the rest) and purged.
    */
   listKeys(userId: string, limit = 100, offset = 0): { items: KeyListItem[]; total: number } {
+    return this.side.runSync(() => this.listKeysWork(userId, limit, offset));
+  }
+
+  listKeysAsync(userId: string, limit = 100, offset = 0): Promise<{ items: KeyListItem[]; total: number }> {
+    return this.side.run(() => this.listKeysWork(userId, limit, offset));
+  }
+
+  private *listKeysWork(userId: string, limit: number, offset: number): Work<{ items: KeyListItem[]; total: number }> {
     const now = nowIso();
     const dayAgo = new Date(Date.now() - 86_400_000).toISOString();
-    const page = this.store.keysPage(userId, dayAgo, limit, offset);
+    const page = yield* sq(this.data.keysPage(userId, dayAgo, limit, offset));
     return { total: page.total, items: page.items.map((k) => this.listItem(k, now)) };
   }
 
@@ -280,25 +385,42 @@ export class Accounts {
   }
 
   /** A new primary key; the previous primary key (and its agent credentials) stop working. */
-  regenerate(userId: string): { key: string; key_id: string; key_state: 'active'; replaced_key_ids: string[] } {
-    const result = this.db.transaction(() => {
-      const old = this.store.primaryKeys(userId).map((k) => k.id);
-      for (const id of old) this.store.disableKey(id);
-      const key = newId();
-      const keyId = this.addKey(userId, key, 'active');
-      return { key, key_id: keyId, key_state: 'active' as const, replaced_key_ids: old };
-    })();
-    const isOwner = this.store.user(userId)?.is_owner === 1;
+  regenerate(userId: string): RegeneratedKey {
+    return this.announce(userId, this.side.transactionSync(() => this.regenerateWork(userId)));
+  }
+
+  async regenerateAsync(userId: string): Promise<RegeneratedKey> {
+    return this.announce(userId, await this.side.transaction(() => this.regenerateWork(userId)));
+  }
+
+  private *regenerateWork(userId: string): Work<RegeneratedKey & { isOwner: boolean }> {
+    const old = (yield* sq(this.data.primaryKeys(userId))).map((k) => k.id);
+    for (const id of old) yield* sq(this.data.disableKey(id));
+    const key = newId();
+    const keyId = yield* this.addKeyWork(userId, key, 'active');
+    const isOwner = (yield* sq(this.data.user(userId)))?.is_owner === 1;
+    return { key, key_id: keyId, key_state: 'active' as const, replaced_key_ids: old, isOwner };
+  }
+
+  private announce(userId: string, { isOwner, ...result }: RegeneratedKey & { isOwner: boolean }): RegeneratedKey {
     for (const listener of this.regenerated) listener(userId, result.key, isOwner);
     return result;
   }
 
   /** Disables one of the caller's keys; another user's key id is a 404 (it does not exist for them). */
   disableKey(userId: string, keyId: string): KeyListItem {
-    const row = isUuid(keyId) ? this.store.key(keyId.toLowerCase()) : undefined;
+    return this.side.runSync(() => this.disableKeyWork(userId, keyId));
+  }
+
+  disableKeyAsync(userId: string, keyId: string): Promise<KeyListItem> {
+    return this.side.run(() => this.disableKeyWork(userId, keyId));
+  }
+
+  private *disableKeyWork(userId: string, keyId: string): Work<KeyListItem> {
+    const row = isUuid(keyId) ? yield* sq(this.data.key(keyId.toLowerCase())) : undefined;
     if (!row || row.user_id !== userId) throw notFound('key');
-    this.store.disableKey(row.id);
-    return this.listItem(this.store.key(row.id)!, nowIso());
+    yield* sq(this.data.disableKey(row.id));
+    return this.listItem((yield* sq(this.data.key(row.id)))!, nowIso());
   }
 
   /**
@@ -307,12 +429,19 @@ export class Accounts {
    * than the retention go (with conversations left empty). Balances and statistics do not change.
    */
   maintain(now: number = Date.now()): { ledgerRowsMerged: number; historyRowsDeleted: number } {
+    return this.side.transactionSync(() => this.maintainWork(now));
+  }
+
+  maintainAsync(now: number = Date.now()): Promise<{ ledgerRowsMerged: number; historyRowsDeleted: number }> {
+    return this.side.transaction(() => this.maintainWork(now));
+  }
+
+  private *maintainWork(now: number): Work<{ ledgerRowsMerged: number; historyRowsDeleted: number }> {
     const windowStart = Math.floor((now - STATS_WINDOW_DAYS * DAY_MS) / DAY_MS) * DAY_MS;
     const retention = this.config.historyRetentionDays ?? HISTORY_RETENTION_DAYS;
-    return this.db.transaction(() => ({
-      ledgerRowsMerged: this.store.compactLedger(new Date(windowStart).toISOString()),
-      historyRowsDeleted: retention > 0 ? this.history.store.purgeBefore(new Date(now - retention * DAY_MS).toISOString()) : 0,
-    }))();
+    const ledgerRowsMerged = yield* sq(this.data.compactLedger(new Date(windowStart).toISOString()));
+    const historyRowsDeleted = retention > 0 ? yield* sq(this.history.data.purgeBefore(new Date(now - retention * DAY_MS).toISOString())) : 0;
+    return { ledgerRowsMerged, historyRowsDeleted };
   }
 
   /**
@@ -322,30 +451,46 @@ export class Accounts {
    * unless `rotate` is set, which disables them at once.
    */
   agentCredential(caller: Caller, rotate: boolean): AgentCredential {
+    return this.side.transactionSync(() => this.agentCredentialWork(caller, rotate));
+  }
+
+  agentCredentialAsync(caller: Caller, rotate: boolean): Promise<AgentCredential> {
+    return this.side.transaction(() => this.agentCredentialWork(caller, rotate));
+  }
+
+  private *agentCredentialWork(caller: Caller, rotate: boolean): Work<AgentCredential> {
     const ttl = this.config.agentCredentialTtlMs ?? 15 * 60_000;
     const cap = this.config.maxLiveAgentCredentials ?? 10;
-    return this.db.transaction(() => {
-      const now = nowIso();
-      // Expired credentials (and sign-in keys) can never work again: a day after expiry they go.
-      this.store.purgeExpiredKeys(new Date(Date.now() - 86_400_000).toISOString());
-      const callerKey = this.store.key(caller.keyId)!;
-      // An agent credential refreshes from its own parent, so chains never grow.
-      const parentId = callerKey.kind === 'agent' && callerKey.parent_key_id ? callerKey.parent_key_id : callerKey.id;
-      const live = this.store.liveAgentKeys(parentId, now);
-      if (rotate) for (const k of live) this.store.disableKey(k.id);
-      // A bound on live credentials per user: each is a key (with its own last-used writes and,
-      // before streams were counted per user, its own stream slots).
-      const userLive = this.store.liveAgentKeysOf(caller.userId, now);
-      if (userLive.length >= cap) {
-        const seconds = Math.max(1, Math.ceil((Date.parse(userLive[0].expires_at!) - Date.now()) / 1000));
-        throw new LoupeError('RATE_LIMITED',
-          `${userLive.length} agent credentials of yours are live (at most ${cap}); reuse one, pass rotate: true to replace those of this key, or wait ${seconds} s for the oldest to expire`,
-          { retry_after: seconds }, { 'Retry-After': String(seconds) });
-      }
-      const key = newId();
-      const expires = new Date(Date.now() + ttl).toISOString();
-      const keyId = this.addKey(caller.userId, key, 'active', { kind: 'agent', expires_at: expires, parent_key_id: parentId, is_primary: 0 });
-      return { key, key_id: keyId, expires_at: expires, expires_in: Math.round(ttl / 1000), parent_key_id: parentId, rotated: rotate && live.length > 0 };
-    })();
+    const now = nowIso();
+    // Expired credentials (and sign-in keys) can never work again: a day after expiry they go.
+    yield* sq(this.data.purgeExpiredKeys(new Date(Date.now() - 86_400_000).toISOString()));
+    const callerKey = (yield* sq(this.data.key(caller.keyId)))!;
+    // An agent credential refreshes from its own parent, so chains never grow.
+    const parentId = callerKey.kind === 'agent' && callerKey.parent_key_id ? callerKey.parent_key_id : callerKey.id;
+    const live = yield* sq(this.data.liveAgentKeys(parentId, now));
+    if (rotate) for (const k of live) yield* sq(this.data.disableKey(k.id));
+    // A bound on live credentials per user: each is a key (with its own last-used writes and,
+    // before streams were counted per user, its own stream slots).
+    const userLive = yield* sq(this.data.liveAgentKeysOf(caller.userId, now));
+    if (userLive.length >= cap) {
+      const seconds = Math.max(1, Math.ceil((Date.parse(userLive[0].expires_at!) - Date.now()) / 1000));
+      throw new LoupeError('RATE_LIMITED',
+        `${userLive.length} agent credentials of yours are live (at most ${cap}); reuse one, pass rotate: true to replace those of this key, or wait ${seconds} s for the oldest to expire`,
+        { retry_after: seconds }, { 'Retry-After': String(seconds) });
+    }
+    const key = newId();
+    const expires = new Date(Date.now() + ttl).toISOString();
+    const keyId = yield* this.addKeyWork(caller.userId, key, 'active', { kind: 'agent', expires_at: expires, parent_key_id: parentId, is_primary: 0 });
+    return { key, key_id: keyId, expires_at: expires, expires_in: Math.round(ttl / 1000), parent_key_id: parentId, rotated: rotate && live.length > 0 };
+  }
+}
+
+export type NewKeyExtra = Partial<Pick<KeyRow, 'kind' | 'expires_at' | 'parent_key_id' | 'is_primary'>>;
+
+export interface RegeneratedKey { key: string; key_id: string; key_state: 'active'; replaced_key_ids: string[] }
+
+function checkSeed(seedKey: string | undefined): void {
+  if (seedKey !== undefined && !isUuid(seedKey)) {
+    throw new LoupeError('VALIDATION_FAILED', 'LOUPE_API_KEY: must be a UUID');
   }
 }

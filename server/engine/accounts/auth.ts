@@ -1,7 +1,8 @@
 import { randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import path from 'node:path';
-import type { Db } from '../store/db';
-import { SqliteAuthStore, type AuthStore } from '../store/auth-store';
+import type { AuthStore } from '../store/auth-store';
+import type { OtpRow } from '../store/auth-store';
+import { sq, type AccountSide, type Either, type Work } from '../store/account-side';
 import type { Logger } from '../log';
 import { LoupeError } from '../errors';
 import { newId, nowIso, sha256 } from '../util/ids';
@@ -77,23 +78,28 @@ const WRONG_PASSWORD = 'email or password is incorrect';
  * is a 503 that leaves every account row in place, so the caller may simply retry.
  */
 export class Auth {
-  private readonly store: AuthStore;
   private readonly mailer: Mailer;
   private readonly limiter = new RateLimiter();
   private readonly limits: typeof DEFAULT_LIMITS;
   private readonly listeners = new Set<MailListener>();
 
   constructor(
-    private readonly db: Db,
+    private readonly side: AccountSide,
     private readonly accounts: Accounts,
     private readonly log: Logger,
     dataDir: string,
     private readonly config: AuthConfig = {},
-    store?: AuthStore,
   ) {
-    this.store = store ?? new SqliteAuthStore(db);
     this.mailer = config.smtp ? new SmtpMailer(config.smtp) : new OutboxMailer(path.join(dataDir, 'outbox'), log);
     this.limits = { ...DEFAULT_LIMITS, ...config.rateLimits };
+  }
+
+  private get store(): Either<AuthStore> {
+    return this.side.stores.auth;
+  }
+
+  private get users() {
+    return this.side.stores.accounts;
   }
 
   /** Called with every message sent (the extension shows outbox codes as a notification). */
@@ -129,7 +135,7 @@ export class Auth {
     if (input.password === undefined || input.password === '') {
       throw new LoupeError('VALIDATION_FAILED', `${field}: is required in password mode (the password is never sent in the body)`, { field: 'X-Service-Auth-Password' });
     }
-    const existing = this.accounts.store.userByEmail(email);
+    const existing = await this.users.userByEmail(email);
     if (input.shouldCreateUser) {
       checkNewPassword(input.password, field);
       const needsCode = this.config.passwordSignupRequiresVerification !== false;
@@ -137,17 +143,7 @@ export class Auth {
       if (existing) throw new LoupeError('CONFLICT', 'email: an account with this address exists; sign in with should_create_user false', { field: 'email' });
       const passwordHash = await hashPassword(input.password);
       const key = newId();
-      const created = this.db.transaction(() => {
-        if (this.accounts.store.userByEmail(email)) return null; // a parallel sign-up won
-        const userId = newId();
-        this.accounts.store.insertUser({
-          id: userId, email, display_name: displayName(input.data), plan: this.accounts.config.signupPlan ?? 'FREE', is_owner: 0,
-          password_hash: passwordHash, profile: input.data ? JSON.stringify(input.data) : null,
-        });
-        if (!needsCode) this.accounts.store.markVerified(userId);
-        const keyId = this.accounts.addKey(userId, key, needsCode ? 'agent_pending' : 'active');
-        return { userId, keyId, session: needsCode ? null : this.openSession(userId, keyId).session };
-      })();
+      const created = await this.inserting(() => this.signupWork(email, input, passwordHash, key, needsCode));
       if (!created && needsCode) return this.signupOfKnownAddress(email, null, null);
       if (!created) throw new LoupeError('CONFLICT', 'email: an account with this address exists; sign in with should_create_user false', { field: 'email' });
       if (needsCode) await this.sendCode(email, created.userId, 'signup', created.keyId);
@@ -160,7 +156,7 @@ export class Auth {
     // An address never confirmed (a sign-up waiting for its code) cannot sign in with the password alone.
     if (!existing || !valid || !existing.verified_at) throw new LoupeError('INVALID_CREDENTIALS', WRONG_PASSWORD);
     const key = newId();
-    const signedIn = this.db.transaction(() => this.openSession(existing.id, null, key))();
+    const signedIn = await this.side.transaction(() => this.openSession(existing.id, null, key));
     return {
       user_id: existing.id, email, session: signedIn.session, verification_required: false,
       api_key: { key, key_id: signedIn.keyId, key_state: 'active' },
@@ -176,7 +172,7 @@ export class Auth {
    */
   private async signupOfKnownAddress(email: string, userId: string | null, password: string | null): Promise<AuthResult> {
     if (password !== null) await hashPassword(password);
-    const known = userId ?? this.accounts.store.userByEmail(email)?.id;
+    const known = userId ?? (await this.users.userByEmail(email))?.id;
     if (known) await this.sendCode(email, known, 'signin', null);
     return {
       user_id: newId(), email, session: null, verification_required: true,
@@ -188,25 +184,14 @@ export class Auth {
     if (input.password !== undefined) {
       throw new LoupeError('VALIDATION_FAILED', 'header.X-Service-Auth-Password: is only accepted in password mode', { field: 'X-Service-Auth-Password' });
     }
-    const existing = this.accounts.store.userByEmail(email);
+    const existing = await this.users.userByEmail(email);
     const unfinishedSignup = existing && !existing.verified_at && !existing.password_hash && existing.is_owner === 0;
     if (input.shouldCreateUser && (!existing || unfinishedSignup)) {
       // A new account, or one whose sign-up never finished (its code or mail was lost): hand out a
       // fresh pending key; the older pending keys are retired because their plaintext is gone.
       const key = newId();
-      const made = this.db.transaction(() => {
-        let userId = existing?.id;
-        if (!userId) {
-          userId = newId();
-          this.accounts.store.insertUser({
-            id: userId, email, display_name: displayName(input.data), plan: this.accounts.config.signupPlan ?? 'FREE', is_owner: 0,
-            profile: input.data ? JSON.stringify(input.data) : null,
-          });
-        } else {
-          for (const k of this.accounts.store.keysOf(userId)) if (k.state === 'agent_pending') this.accounts.store.disableKey(k.id);
-        }
-        return { userId, keyId: this.accounts.addKey(userId, key, 'agent_pending') };
-      })();
+      const made = await this.inserting(() => this.codeSignupWork(email, input, existing?.id, key));
+      if (!made) return this.signupOfKnownAddress(email, null, null); // a parallel sign-up of this address won
       await this.sendCode(email, made.userId, 'signup', made.keyId);
       return { user_id: made.userId, email, session: null, verification_required: true, api_key: { key, key_id: made.keyId, key_state: 'agent_pending' } };
     }
@@ -222,33 +207,17 @@ export class Auth {
     const email = normalizeEmail(input.email);
     this.limit('verify', email, input.client);
     const maxAttempts = this.config.otpMaxAttempts ?? 5;
-    const code = this.store.liveOtp(email, nowIso(), maxAttempts);
+    const code = await this.store.liveOtp(email, nowIso(), maxAttempts);
     // Without a code the same hashing and comparison run, so timing does not tell the cases apart.
     const given = Buffer.from(codeHash(code?.id ?? 'none', input.token.trim()), 'hex');
     const matches = timingSafeEqual(given, code ? Buffer.from(code.code_hash, 'hex') : Buffer.alloc(given.length));
     if (!code) throw new LoupeError('INVALID_CODE', WRONG_CODE);
     if (!matches) {
-      this.store.countAttempt(code.id);
+      await this.store.countAttempt(code.id);
       throw new LoupeError('INVALID_CODE', WRONG_CODE);
     }
-    const user = this.accounts.store.user(code.user_id);
-    const result = this.db.transaction(() => {
-      if (!user || !this.store.consumeOtp(code.id)) return null;
-      this.accounts.store.markVerified(user.id);
-      this.accounts.store.markEmailProven(user.id);
-      if (code.purpose === 'signup') {
-        const pending = code.key_id ? this.accounts.store.key(code.key_id) : undefined;
-        if (pending?.state === 'agent_pending') this.accounts.store.setKeyState(pending.id, 'active');
-        const keyId = pending && pending.state !== 'disabled' ? pending.id : null;
-        if (keyId) {
-          const { session } = this.openSession(user.id, keyId);
-          return { session, apiKey: { key_id: keyId, key_state: 'active' as const } };
-        }
-      }
-      const key = newId();
-      const opened = this.openSession(user.id, null, key);
-      return { session: opened.session, apiKey: { key, key_id: opened.keyId, key_state: 'active' as const } };
-    })();
+    const user = await this.users.user(code.user_id);
+    const result = user ? await this.side.transaction(() => this.verifyWork(user.id, code)) : null;
     if (!result || !user) throw new LoupeError('INVALID_CODE', WRONG_CODE);
     return { user_id: user.id, email, session: result.session, verification_required: false, api_key: result.apiKey };
   }
@@ -263,25 +232,89 @@ export class Auth {
     if (input.type === 'email_change') {
       throw new LoupeError('BAD_REQUEST', 'type: email_change has nothing to confirm: Loupe accounts have no change-of-address flow', { field: 'type' });
     }
-    const user = this.accounts.store.userByEmail(email);
+    const user = await this.users.userByEmail(email);
     if (!user) return;
     if (input.type === 'signup') {
       if (user.verified_at) return;
-      const pending = this.accounts.store.keysOf(user.id).find((k) => k.state === 'agent_pending' && k.kind === 'primary');
+      const pending = (await this.users.keysOf(user.id)).find((k) => k.state === 'agent_pending' && k.kind === 'primary');
       await this.sendCode(email, user.id, 'signup', pending?.id ?? null);
       return;
     }
     await this.sendCode(email, user.id, 'signin', null);
   }
 
-  /** Resolves `Authorization: Bearer <session token>` to a caller, or throws 401. */
+  /** Resolves `Authorization: Bearer <session token>` to a caller, or throws 401 (SQLite only: synchronous). */
   callerForSession(token: string): Caller {
-    const row = this.store.sessionByHash(sha256(token.trim()));
+    return this.side.runSync(() => this.callerForSessionWork(token));
+  }
+
+  callerForSessionAsync(token: string): Promise<Caller> {
+    return this.side.run(() => this.callerForSessionWork(token));
+  }
+
+  private *callerForSessionWork(token: string): Work<Caller> {
+    const row = yield* sq(this.store.sessionByHash(sha256(token.trim())));
     if (!row || row.expires_at <= nowIso() || !row.key_id) throw new LoupeError('UNAUTHORIZED', 'the session is unknown or has expired; sign in again');
-    const key = this.accounts.store.key(row.key_id);
-    const user = this.accounts.store.user(row.user_id);
-    if (!key || key.state !== 'active' || !user) throw new LoupeError('UNAUTHORIZED', 'the session\'s key is disabled; sign in again');
-    return { userId: user.id, keyId: key.id, plan: user.plan, isOwner: user.is_owner === 1 };
+    const caller = yield* this.accounts.callerOfKeyWork(row.key_id, row.user_id);
+    if (!caller) throw new LoupeError('UNAUTHORIZED', 'the session\'s key is disabled; sign in again');
+    return caller;
+  }
+
+  /**
+   * Runs a sign-up's transaction; null when another request (or node) inserted the same address
+   * first — the unique constraint on the address refused this one, and nothing of it was kept.
+   */
+  private async inserting<T>(work: () => Work<T | null>): Promise<T | null> {
+    try {
+      return await this.side.transaction(work);
+    } catch (error) {
+      if (this.side.isConflict(error)) return null;
+      throw error;
+    }
+  }
+
+  private *signupWork(email: string, input: AuthenticateInput, passwordHash: string, key: string, needsCode: boolean) {
+    if (yield* sq(this.users.userByEmail(email))) return null; // a parallel sign-up won
+    const userId = newId();
+    yield* sq(this.users.insertUser({
+      id: userId, email, display_name: displayName(input.data), plan: this.accounts.config.signupPlan ?? 'FREE', is_owner: 0,
+      password_hash: passwordHash, profile: input.data ? JSON.stringify(input.data) : null,
+    }));
+    if (!needsCode) yield* sq(this.users.markVerified(userId));
+    const keyId = yield* this.accounts.addKeyWork(userId, key, needsCode ? 'agent_pending' : 'active');
+    return { userId, keyId, session: needsCode ? null : (yield* this.openSession(userId, keyId)).session };
+  }
+
+  private *codeSignupWork(email: string, input: AuthenticateInput, existingId: string | undefined, key: string): Work<{ userId: string; keyId: string }> {
+    let userId = existingId;
+    if (!userId) {
+      userId = newId();
+      yield* sq(this.users.insertUser({
+        id: userId, email, display_name: displayName(input.data), plan: this.accounts.config.signupPlan ?? 'FREE', is_owner: 0,
+        profile: input.data ? JSON.stringify(input.data) : null,
+      }));
+    } else {
+      for (const k of yield* sq(this.users.keysOf(userId))) if (k.state === 'agent_pending') yield* sq(this.users.disableKey(k.id));
+    }
+    return { userId, keyId: yield* this.accounts.addKeyWork(userId, key, 'agent_pending') };
+  }
+
+  private *verifyWork(userId: string, code: OtpRow) {
+    if (!(yield* sq(this.store.consumeOtp(code.id)))) return null;
+    yield* sq(this.users.markVerified(userId));
+    yield* sq(this.users.markEmailProven(userId));
+    if (code.purpose === 'signup') {
+      const pending = code.key_id ? yield* sq(this.users.key(code.key_id)) : undefined;
+      if (pending?.state === 'agent_pending') yield* sq(this.users.setKeyState(pending.id, 'active'));
+      const keyId = pending && pending.state !== 'disabled' ? pending.id : null;
+      if (keyId) {
+        const { session } = yield* this.openSession(userId, keyId);
+        return { session, apiKey: { key_id: keyId, key_state: 'active' as const } as AuthResult['api_key'] };
+      }
+    }
+    const key = newId();
+    const opened = yield* this.openSession(userId, null, key);
+    return { session: opened.session, apiKey: { key, key_id: opened.keyId, key_state: 'active' as const } as AuthResult['api_key'] };
   }
 
   /**
@@ -289,12 +322,12 @@ export class Auth {
    * otherwise the session is tied to `keyId` (the primary key activated by sign-up). Runs inside the
    * caller's transaction.
    */
-  private openSession(userId: string, keyId: string | null, newKey?: string): { session: Session; keyId: string } {
+  private *openSession(userId: string, keyId: string | null, newKey?: string): Work<{ session: Session; keyId: string }> {
     const ttl = this.config.sessionTtlMs ?? 30 * 24 * 3_600_000;
     const expires = new Date(Date.now() + ttl).toISOString();
-    const id = newKey ? this.accounts.addKey(userId, newKey, 'active', { kind: 'session', expires_at: expires, is_primary: 0 }) : keyId!;
+    const id = newKey ? yield* this.accounts.addKeyWork(userId, newKey, 'active', { kind: 'session', expires_at: expires, is_primary: 0 }) : keyId!;
     const token = randomBytes(32).toString('base64url');
-    this.store.insertSession({ id: newId(), user_id: userId, token_hash: sha256(token), key_id: id, expires_at: expires });
+    yield* sq(this.store.insertSession({ id: newId(), user_id: userId, token_hash: sha256(token), key_id: id, expires_at: expires }));
     return { session: { access_token: token, token_type: 'bearer', expires_at: expires, expires_in: Math.round(ttl / 1000), user_id: userId }, keyId: id };
   }
 
@@ -306,11 +339,12 @@ export class Auth {
     const ttl = this.config.otpTtlMs ?? TEN_MINUTES;
     const id = newId();
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-    this.db.transaction(() => {
-      this.store.prune(new Date(Date.now() - 86_400_000).toISOString());
-      this.store.retireOtps(email);
-      this.store.insertOtp({ id, email, user_id: userId, purpose, code_hash: codeHash(id, code), key_id: keyId, expires_at: new Date(Date.now() + ttl).toISOString() });
-    })();
+    const store = this.store;
+    await this.side.transaction(function* () {
+      yield* sq(store.prune(new Date(Date.now() - 86_400_000).toISOString()));
+      yield* sq(store.retireOtps(email));
+      yield* sq(store.insertOtp({ id, email, user_id: userId, purpose, code_hash: codeHash(id, code), key_id: keyId, expires_at: new Date(Date.now() + ttl).toISOString() }));
+    });
     const minutes = Math.round(ttl / 60_000);
     const message: MailMessage = {
       to: email,
@@ -323,7 +357,7 @@ export class Auth {
       delivery = await this.mailer.send(message);
     } catch (error) {
       try {
-        this.store.deleteOtp(id);
+        await this.store.deleteOtp(id);
       } catch {
         // The same full disk may refuse this too; the code expires unread.
       }

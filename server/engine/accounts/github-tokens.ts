@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { request } from 'undici';
 import { LoupeError } from '../errors';
-import type { AccountsStore } from '../store/accounts-store';
+import type { GithubTokenRow } from '../store/accounts-store';
+import { sq, type AccountSide, type Work } from '../store/account-side';
 import type { Caller } from './accounts';
 
 export interface GithubConfig {
@@ -34,21 +35,36 @@ export type RepoProbe = { readable: true; private: boolean } | { readable: false
 export class GithubTokens {
   private key: Buffer | null = null;
 
-  constructor(private readonly store: AccountsStore, private readonly dataDir: string, private readonly config: GithubConfig = {}) {}
+  constructor(private readonly side: AccountSide, private readonly dataDir: string, private readonly config: GithubConfig = {}) {}
+
+  private *row(userId: string): Work<GithubTokenRow | undefined> {
+    return yield* sq(this.side.stores.accounts.githubToken(userId));
+  }
 
   get apiBase(): string {
     return (this.config.apiUrl ?? 'https://api.github.com').replace(/\/$/, '');
   }
 
-  /** The token to use for this caller: the owner's is GITHUB_TOKEN (else their linked one); anyone else's only their linked one. */
+  /**
+   * The token to use for this caller: the owner's is GITHUB_TOKEN (else their linked one); anyone
+   * else's only their linked one. Synchronous, for the index side's callers (repositories, analysis):
+   * with the accounts on PostgreSQL it answers the server's token only (a linked one needs tokenForAsync).
+   */
   tokenFor(caller: Pick<Caller, 'userId' | 'isOwner'>): string | undefined {
     if (caller.isOwner && this.config.serverToken) return this.config.serverToken;
-    const row = this.store.githubToken(caller.userId);
+    if (this.side.backend !== 'sqlite') return undefined;
+    const row = this.side.runSync(() => this.row(caller.userId));
     return row ? this.open(row.sealed) : undefined;
   }
 
-  status(userId: string): GithubLink {
-    const row = this.store.githubToken(userId);
+  async tokenForAsync(caller: Pick<Caller, 'userId' | 'isOwner'>): Promise<string | undefined> {
+    if (caller.isOwner && this.config.serverToken) return this.config.serverToken;
+    const row = await this.side.run(() => this.row(caller.userId));
+    return row ? this.open(row.sealed) : undefined;
+  }
+
+  async status(userId: string): Promise<GithubLink> {
+    const row = await this.side.run(() => this.row(userId));
     return row ? { linked: true, login: row.login, token_hint: row.hint, linked_at: row.linked_at } : { linked: false, login: null, token_hint: null, linked_at: null };
   }
 
@@ -60,12 +76,12 @@ export class GithubTokens {
     if (res.status === 401 || res.status === 403) throw new LoupeError('VALIDATION_FAILED', 'token: GitHub refused this token; nothing was stored', { field: 'token' });
     if (res.status !== 200) throw new LoupeError('SERVICE_UNAVAILABLE', `GitHub answered ${res.status}; nothing was stored: retry later`);
     const login = typeof (res.body as { login?: unknown })?.login === 'string' ? String((res.body as { login: string }).login).slice(0, 100) : null;
-    this.store.setGithubToken({ user_id: userId, sealed: this.seal(trimmed), hint: trimmed.slice(-4), login });
+    await this.side.stores.accounts.setGithubToken({ user_id: userId, sealed: this.seal(trimmed), hint: trimmed.slice(-4), login });
     return this.status(userId);
   }
 
-  unlink(userId: string): GithubLink {
-    this.store.deleteGithubToken(userId);
+  async unlink(userId: string): Promise<GithubLink> {
+    await this.side.stores.accounts.deleteGithubToken(userId);
     return this.status(userId);
   }
 

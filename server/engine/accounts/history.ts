@@ -1,5 +1,5 @@
-import type { Db } from '../store/db';
-import { SqliteHistoryStore, type HistoryStore, type HistoryRow } from '../store/history-store';
+import type { ConversationRow, HistoryStore, HistoryRow } from '../store/history-store';
+import { sq, type AccountSide, type Either, type Work } from '../store/account-side';
 import { LoupeError, notFound } from '../errors';
 import { isUuid, newId, newTimeOrderedId, nowIso } from '../util/ids';
 
@@ -55,79 +55,131 @@ export const toHistoryItem = (r: HistoryRow): HistoryItem => ({
 });
 
 /**
- * The per-user query history (`engine.history`). `record()` is synchronous and plain SQL, so it can
- * run inside the transaction that charges for the operation (`Accounts.settle` calls it there).
+ * The per-user query history (`engine.history`). Its writes are work of the account side
+ * (store/account-side.ts), so they can run inside the transaction that charges for the operation
+ * (`Credits.settle` yields `writeWork` there), on SQLite and on PostgreSQL alike. The plain methods
+ * are synchronous (SQLite only: tests, research); the engine's operations use the `…Async` ones.
  */
 export class History {
-  readonly store: HistoryStore;
+  constructor(private readonly side: AccountSide) {}
 
-  constructor(private readonly db: Db, store?: HistoryStore) {
-    this.store = store ?? new SqliteHistoryStore(db);
+  /** The store as the account side's work sees it (SQLite: values; PostgreSQL: promises). */
+  get data(): Either<HistoryStore> {
+    return this.side.stores.history;
+  }
+
+  /** The store, synchronous (SQLite only: tests, benchmarks). */
+  get store(): HistoryStore {
+    return this.side.syncStores.history;
+  }
+
+  *assertConversationWork(userId: string, conversationId: string): Work<ConversationRow> {
+    const row = isUuid(conversationId) ? yield* sq(this.data.conversation(conversationId.toLowerCase())) : undefined;
+    if (!row || row.user_id !== userId) throw notFound('conversation');
+    return row;
   }
 
   /** Checks that a conversation id given by a caller is theirs, before any work is done. */
   assertConversation(userId: string, conversationId: string): void {
-    const row = isUuid(conversationId) ? this.store.conversation(conversationId.toLowerCase()) : undefined;
-    if (!row || row.user_id !== userId) throw notFound('conversation');
+    this.side.runSync(() => this.assertConversationWork(userId, conversationId));
+  }
+
+  async assertConversationAsync(userId: string, conversationId: string): Promise<void> {
+    await this.side.run(() => this.assertConversationWork(userId, conversationId));
   }
 
   /** Writes one row (and starts or continues its conversation), in the caller's transaction if there is one. */
   record(input: HistoryInput): HistoryRef {
-    return this.db.inTransaction ? this.write(input) : this.db.transaction(() => this.write(input))();
+    return this.side.inTransaction ? this.side.runSync(() => this.writeWork(input)) : this.side.transactionSync(() => this.writeWork(input));
+  }
+
+  recordAsync(input: HistoryInput): Promise<HistoryRef> {
+    return this.side.inTransaction ? this.side.run(() => this.writeWork(input)) : this.side.transaction(() => this.writeWork(input));
   }
 
   /** Everything record() would refuse, checked before it writes. */
-  check(input: HistoryInput): void {
+  *checkWork(input: HistoryInput): Work<void> {
     if (input.credits !== undefined && (!Number.isInteger(input.credits) || input.credits < 0)) {
       throw new LoupeError('INTERNAL', `history credits must be a whole number >= 0, got ${input.credits}`);
     }
-    if (input.conversationId) this.assertConversation(input.userId, input.conversationId);
+    if (input.conversationId) yield* this.assertConversationWork(input.userId, input.conversationId);
   }
 
-  private write(input: HistoryInput): HistoryRef {
-    this.check(input);
+  /** The writes of one row, in the caller's transaction (Credits' settle). */
+  *writeWork(input: HistoryInput): Work<HistoryRef> {
+    yield* this.checkWork(input);
     const now = nowIso();
     let conversationId: string | null = null;
     if (input.conversationId) {
       conversationId = input.conversationId.toLowerCase();
-      this.store.touchConversation(conversationId, now);
+      yield* sq(this.data.touchConversation(conversationId, now));
     } else if (input.newConversation) {
       conversationId = newId();
-      this.store.insertConversation({
+      yield* sq(this.data.insertConversation({
         id: conversationId, user_id: input.userId, title: input.query?.slice(0, 200) ?? null, created_at: now, updated_at: now,
-      });
+      }));
     }
     const id = newTimeOrderedId();
-    this.store.insert({
-      id, user_id: input.userId, conversation_id: conversationId, seq: conversationId ? this.store.nextSeq(conversationId) : 0,
+    const seq = conversationId ? yield* sq(this.data.nextSeq(conversationId)) : 0;
+    yield* sq(this.data.insert({
+      id, user_id: input.userId, conversation_id: conversationId, seq,
       category: input.category, operation: input.operation ?? input.category, query: input.query ?? null,
       repo_ids: JSON.stringify(input.repoIds ?? []), summary: input.summary ?? null,
       result: input.result === undefined ? null : JSON.stringify(input.result),
       credits: input.credits ?? 0, duration_ms: Math.max(0, Math.round(input.durationMs ?? 0)), created_at: now,
-    });
+    }));
     return { historyId: id, conversationId };
   }
 
-  list(userId: string, q: { limit: number; offset: number; from?: string; to?: string }) {
-    const { items, total } = this.store.list({ userId, ...q });
+  private *listWork(userId: string, q: { limit: number; offset: number; from?: string; to?: string }): Work<{ items: HistoryItem[]; total: number }> {
+    const { items, total } = yield* sq(this.data.list({ userId, ...q }));
     return { items: items.map(toHistoryItem), total };
   }
 
-  get(userId: string, historyId: string): HistoryItem {
-    const row = isUuid(historyId) ? this.store.get(historyId.toLowerCase()) : undefined;
+  list(userId: string, q: { limit: number; offset: number; from?: string; to?: string }) {
+    return this.side.runSync(() => this.listWork(userId, q));
+  }
+
+  listAsync(userId: string, q: { limit: number; offset: number; from?: string; to?: string }) {
+    return this.side.run(() => this.listWork(userId, q));
+  }
+
+  private *getWork(userId: string, historyId: string): Work<HistoryItem> {
+    const row = isUuid(historyId) ? yield* sq(this.data.get(historyId.toLowerCase())) : undefined;
     if (!row || row.user_id !== userId) throw notFound('history item');
     return toHistoryItem(row);
   }
 
-  /** The whole thread in order; 404 when the conversation is not the caller's. */
-  conversation(userId: string, conversationId: string) {
-    this.assertConversation(userId, conversationId);
-    const row = this.store.conversation(conversationId.toLowerCase())!;
-    return {
-      conversation_id: row.id, title: row.title, created_at: row.created_at, updated_at: row.updated_at,
-      items: this.store.thread(row.id).map(toHistoryItem),
-    };
+  get(userId: string, historyId: string): HistoryItem {
+    return this.side.runSync(() => this.getWork(userId, historyId));
   }
+
+  getAsync(userId: string, historyId: string): Promise<HistoryItem> {
+    return this.side.run(() => this.getWork(userId, historyId));
+  }
+
+  private *conversationWork(userId: string, conversationId: string): Work<ConversationView> {
+    const row = yield* this.assertConversationWork(userId, conversationId);
+    const thread = yield* sq(this.data.thread(row.id));
+    return { conversation_id: row.id, title: row.title, created_at: row.created_at, updated_at: row.updated_at, items: thread.map(toHistoryItem) };
+  }
+
+  /** The whole thread in order; 404 when the conversation is not the caller's. */
+  conversation(userId: string, conversationId: string): ConversationView {
+    return this.side.runSync(() => this.conversationWork(userId, conversationId));
+  }
+
+  conversationAsync(userId: string, conversationId: string): Promise<ConversationView> {
+    return this.side.run(() => this.conversationWork(userId, conversationId));
+  }
+}
+
+export interface ConversationView {
+  conversation_id: string;
+  title: string | null;
+  created_at: string;
+  updated_at: string;
+  items: HistoryItem[];
 }
 
 const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;

@@ -1,5 +1,6 @@
 import type { Accounts } from './accounts';
 import type { HistoryStore } from '../store/history-store';
+import { sq, type Either } from '../store/account-side';
 
 export type StatsRange = '7d' | '30d' | '90d';
 const DAY = 86_400_000;
@@ -10,17 +11,50 @@ const daysOf = (range: StatsRange) => Number(range.slice(0, -1));
  * Usage statistics from the history (queries) and the ledger (credits). `usage` is a rolling window
  * (now - N days, from a whole minute);
  * `activity` counts N whole UTC days ending today, every day present (zero days included).
+ * Account-side work (store/account-side.ts): the plain methods are synchronous (SQLite only), the
+ * `…Async` ones run on both backends.
  */
 export class Stats {
-  constructor(private readonly history: HistoryStore, private readonly accounts: Accounts, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly history: Either<HistoryStore>,
+    private readonly accounts: Accounts,
+    private readonly now: () => number = Date.now,
+    /** Where the files are (the index's database): languages are counted there, whatever holds the accounts. */
+    private readonly index: Either<Pick<HistoryStore, 'languages'>> = history,
+  ) {}
 
   usage(userId: string, range: StatsRange) {
+    return this.accounts.side.runSync(() => this.usageWork(userId, range));
+  }
+
+  usageAsync(userId: string, range: StatsRange) {
+    return this.accounts.side.run(() => this.usageWork(userId, range));
+  }
+
+  activity(userId: string, range: StatsRange) {
+    return this.accounts.side.runSync(() => this.activityWork(userId, range));
+  }
+
+  activityAsync(userId: string, range: StatsRange) {
+    return this.accounts.side.run(() => this.activityWork(userId, range));
+  }
+
+  languages(userId: string, range?: StatsRange) {
+    return this.accounts.side.runSync(() => this.languagesWork(userId, range));
+  }
+
+  languagesAsync(userId: string, range?: StatsRange) {
+    return this.accounts.side.run(() => this.languagesWork(userId, range));
+  }
+
+  private *usageWork(userId: string, range: StatsRange) {
     const to = new Date(this.now());
     // From a whole minute: the ledger keeps charges per minute, so the window holds whole rows.
     const from = new Date(Math.floor((to.getTime() - daysOf(range) * DAY) / MINUTE) * MINUTE);
-    const byCategory = this.history.usageByCategory(userId, from.toISOString());
-    const byOperation = this.accounts.store.chargesByOperation(userId, from.toISOString());
-    const meta = this.accounts.meta(userId);
+    const byCategory = yield* sq(this.history.usageByCategory(userId, from.toISOString()));
+    const byOperation = yield* sq(this.accounts.side.stores.accounts.chargesByOperation(userId, from.toISOString()));
+    const user = yield* sq(this.accounts.side.stores.accounts.user(userId));
+    const meta = this.accounts.usage(user?.plan ?? 'FREE', yield* this.accounts.credits.balanceWork(userId));
     return {
       range, from: from.toISOString(), to: to.toISOString(),
       total_queries: byCategory.reduce((n, c) => n + c.calls, 0),
@@ -31,15 +65,15 @@ export class Stats {
     };
   }
 
-  activity(userId: string, range: StatsRange) {
+  private *activityWork(userId: string, range: StatsRange) {
     const days = daysOf(range);
     const today = Math.floor(this.now() / DAY) * DAY;
     const first = today - (days - 1) * DAY;
     const since = new Date(first).toISOString();
     // Queries are the history's rows; credits are the ledger's, which also holds calls that write no
     // history row (listings, polling).
-    const queries = new Map(this.history.perDay(userId, since).map((d) => [d.day, d.calls]));
-    const credits = new Map(this.accounts.store.chargesPerDay(userId, since).map((d) => [d.day, d.credits]));
+    const queries = new Map((yield* sq(this.history.perDay(userId, since))).map((d) => [d.day, d.calls]));
+    const credits = new Map((yield* sq(this.accounts.side.stores.accounts.chargesPerDay(userId, since))).map((d) => [d.day, d.credits]));
     const out = Array.from({ length: days }, (_, i) => {
       const date = new Date(first + i * DAY).toISOString().slice(0, 10);
       return { date, queries: queries.get(date) ?? 0, credits: credits.get(date) ?? 0 };
@@ -47,9 +81,9 @@ export class Stats {
     return { range, from: out[0].date, to: out[out.length - 1].date, total_queries: out.reduce((n, d) => n + d.queries, 0), days: out };
   }
 
-  languages(userId: string, range?: StatsRange) {
+  private *languagesWork(userId: string, range?: StatsRange) {
     const since = range ? new Date(this.now() - daysOf(range) * DAY).toISOString() : undefined;
-    const rows = this.history.languages(userId, since);
+    const rows = yield* sq(this.index.languages(userId, since));
     const total = rows.reduce((n, r) => n + r.files, 0);
     return {
       range: range ?? null, total_files: total,

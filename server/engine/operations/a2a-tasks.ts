@@ -9,31 +9,31 @@ export class A2aTaskOperations {
 
   /** Inserts or replaces a task; the owner is fixed by the first save. */
   async save(task: StoredA2aTask): Promise<void> {
-    this.e.a2aTasks.save(task);
+    await this.e.a2aTasks.save(task);
   }
 
   /** The task, if it exists and belongs to this owner (null matches only tasks made without a key). */
   async load(id: string, ownerUserId: string | null): Promise<StoredA2aTask | undefined> {
-    return this.e.a2aTasks.load(id, ownerUserId);
+    return await this.e.a2aTasks.load(id, ownerUserId);
   }
 
   /** Tasks in these states, whoever owns them (to settle tasks a stopped process left running). */
   async inStates(states: string[]): Promise<StoredA2aTask[]> {
-    return this.e.a2aTasks.inStates(states);
+    return await this.e.a2aTasks.inStates(states);
   }
 
   /** Forgets a task (an anonymous one that ended: its result was in the response and nowhere else). */
   async delete(id: string, ownerUserId: string | null): Promise<void> {
-    this.e.a2aTasks.delete(id, ownerUserId);
+    await this.e.a2aTasks.delete(id, ownerUserId);
   }
 
   /** Keeps only the `keep` most recently updated tasks of this owner (null: the anonymous ones). */
   async keepNewest(ownerUserId: string | null, keep: number): Promise<number> {
-    return this.e.a2aTasks.keepNewest(ownerUserId, keep);
+    return await this.e.a2aTasks.keepNewest(ownerUserId, keep);
   }
 
   /** Deletes tasks last updated before these instants: one for users' tasks, one for anonymous ones. */
   async expire(userBefore: string, anonymousBefore: string): Promise<number> {
-    return this.e.a2aTasks.expire(userBefore, anonymousBefore);
+    return await this.e.a2aTasks.expire(userBefore, anonymousBefore);
   }
 }

@@ -20,8 +20,8 @@ export class AuthOperations {
 
   /** The caller behind the credentials, or 401: the key, else the session (which acts as the key it was opened with). */
   async caller(credentials: Credentials): Promise<Caller> {
-    if (credentials.apiKey === undefined && credentials.sessionToken !== undefined) return this.e.auth.callerForSession(credentials.sessionToken);
-    return this.e.accounts.authenticate(credentials.apiKey);
+    if (credentials.apiKey === undefined && credentials.sessionToken !== undefined) return this.e.auth.callerForSessionAsync(credentials.sessionToken);
+    return this.e.accounts.authenticateAsync(credentials.apiKey);
   }
 
   /**

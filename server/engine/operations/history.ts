@@ -16,19 +16,19 @@ export class HistoryOperations {
       const from = q.from === undefined ? undefined : parseTimeBound(q.from, fields.from, 'start');
       const to = q.to === undefined ? undefined : parseTimeBound(q.to, fields.to, 'end');
       if (from && to && from > to) throw new LoupeError('VALIDATION_FAILED', `${fields.from}: must not be after ${fields.to}`, { field: 'from' });
-      const { items, total } = this.e.history.list(caller.userId, { limit: q.limit, offset: q.offset, from, to });
+      const { items, total } = await this.e.history.listAsync(caller.userId, { limit: q.limit, offset: q.offset, from, to });
       return meter.answer(items, { pagination: page(total, q.limit, q.offset) });
     });
   }
 
   get(caller: Caller, q: { history_id: string }): Promise<Answer<HistoryItem>> {
-    return metered(this.e.accounts, caller, { operation: 'history.get', cost: 0 }, (meter) =>
-      meter.answer(this.e.history.get(caller.userId, q.history_id)));
+    return metered(this.e.accounts, caller, { operation: 'history.get', cost: 0 }, async (meter) =>
+      meter.answer(await this.e.history.getAsync(caller.userId, q.history_id)));
   }
 
   /** A whole thread, in order; 404 when it is not the caller's. */
   conversation(caller: Caller, q: { conversation_id: string }): Promise<Answer<Static<typeof Conversation>>> {
-    return metered(this.e.accounts, caller, { operation: 'history.conversation', cost: 0 }, (meter) =>
-      meter.answer(this.e.history.conversation(caller.userId, q.conversation_id)));
+    return metered(this.e.accounts, caller, { operation: 'history.conversation', cost: 0 }, async (meter) =>
+      meter.answer(await this.e.history.conversationAsync(caller.userId, q.conversation_id)));
   }
 }

@@ -12,22 +12,22 @@ export class KeyOperations {
 
   /** Masked: the first and last four characters; newest first, a page at a time. */
   list(caller: Caller, q: Static<typeof KeysQuery> = { limit: 50, offset: 0 }): Promise<Answer<KeyListItem[]>> {
-    return metered(this.e.accounts, caller, { operation: 'keys.list', cost: 0 }, (meter) => {
-      const { items, total } = this.e.accounts.listKeys(caller.userId, q.limit, q.offset);
+    return metered(this.e.accounts, caller, { operation: 'keys.list', cost: 0 }, async (meter) => {
+      const { items, total } = await this.e.accounts.listKeysAsync(caller.userId, q.limit, q.offset);
       return meter.answer(items, { pagination: page(total, q.limit, q.offset) });
     });
   }
 
   /** A new primary key; the old one (and its agent credentials) stop working. */
   regenerate(caller: Caller) {
-    return metered(this.e.accounts, caller, { operation: 'keys.regenerate', cost: 0 }, (meter) =>
-      meter.answer(this.e.accounts.regenerate(caller.userId), { message: 'store this key now: it is not shown again' }));
+    return metered(this.e.accounts, caller, { operation: 'keys.regenerate', cost: 0 }, async (meter) =>
+      meter.answer(await this.e.accounts.regenerateAsync(caller.userId), { message: 'store this key now: it is not shown again' }));
   }
 
   /** Disables one of the caller's keys; another user's key is a 404. */
   disable(caller: Caller, q: { key_id: string }): Promise<Answer<KeyListItem>> {
-    return metered(this.e.accounts, caller, { operation: 'keys.disable', cost: 0 }, (meter) =>
-      meter.answer(this.e.accounts.disableKey(caller.userId, q.key_id)));
+    return metered(this.e.accounts, caller, { operation: 'keys.disable', cost: 0 }, async (meter) =>
+      meter.answer(await this.e.accounts.disableKeyAsync(caller.userId, q.key_id)));
   }
 
   /**
@@ -41,17 +41,17 @@ export class KeyOperations {
 
   /** Whether the caller has linked a GitHub token (its last four characters, never the token). */
   githubStatus(caller: Caller): Promise<Answer<GithubLink>> {
-    return metered(this.e.accounts, caller, { operation: 'keys.github', cost: 0 }, (meter) => meter.answer(this.e.github.status(caller.userId)));
+    return metered(this.e.accounts, caller, { operation: 'keys.github', cost: 0 }, async (meter) => meter.answer(await this.e.github.status(caller.userId)));
   }
 
   /** Forgets the caller's linked GitHub token. */
   unlinkGithub(caller: Caller): Promise<Answer<GithubLink>> {
-    return metered(this.e.accounts, caller, { operation: 'keys.github', cost: 0 }, (meter) => meter.answer(this.e.github.unlink(caller.userId)));
+    return metered(this.e.accounts, caller, { operation: 'keys.github', cost: 0 }, async (meter) => meter.answer(await this.e.github.unlink(caller.userId)));
   }
 
   /** A short-lived credential from the caller's key; `rotate` disables the live ones first. */
   agentCredential(caller: Caller, q: { rotate?: boolean } | null): Promise<Answer<AgentCredential>> {
-    return metered(this.e.accounts, caller, { operation: 'agent.credentials', cost: 0 }, (meter) =>
-      meter.answer(this.e.accounts.agentCredential(caller, q?.rotate ?? false)));
+    return metered(this.e.accounts, caller, { operation: 'agent.credentials', cost: 0 }, async (meter) =>
+      meter.answer(await this.e.accounts.agentCredentialAsync(caller, q?.rotate ?? false)));
   }
 }

@@ -54,7 +54,7 @@ export class LegacyOperations {
       const offset = q?.offset ?? 0;
       const from = q?.from === undefined ? undefined : parseTimeBound(q.from, 'from', 'start');
       const to = q?.to === undefined ? undefined : parseTimeBound(q.to, 'to', 'end');
-      const { items, total } = this.e.history.list(caller.userId, { limit, offset, from, to });
+      const { items, total } = await this.e.history.listAsync(caller.userId, { limit, offset, from, to });
       return meter.answer(items, { pagination: page(total, limit, offset) });
     });
   }
@@ -68,7 +68,7 @@ export class LegacyOperations {
       if (b.code !== undefined && b.file_path !== undefined) throw new LoupeError('VALIDATION_FAILED', 'file_path: give either code or file_path, not both', { field: 'file_path' });
       if (b.code !== undefined) {
         const { accounts } = this.e;
-        const reservation = accounts.reserve(caller.userId, accounts.costOf('fundi.explain', CODE_OP_COST), 'fundi.explain');
+        const reservation = await accounts.reserveAsync(caller.userId, accounts.costOf('fundi.explain', CODE_OP_COST), 'fundi.explain');
         try {
           const r = await this.e.codeOps.run({
             userId: caller.userId, op: 'explain', code: b.code, language: b.language, instructions: b.question, model: b.model, reservation,

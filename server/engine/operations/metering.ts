@@ -87,14 +87,22 @@ export class Meter {
     return answer;
   }
 
-  /** Takes back every charge this call settled (once each). */
-  refund(only?: { ledger: LedgerRef | null; history: HistoryRef | null }): void {
+  /**
+   * Takes back every charge this call settled (once each). On SQLite the refund is written before
+   * this returns (its transaction is synchronous); the promise never rejects: a refund that fails is
+   * logged, as the answer it belongs to has failed already.
+   */
+  refund(only?: { ledger: LedgerRef | null; history: HistoryRef | null }): Promise<void> {
+    const undone: Promise<void>[] = [];
     for (const charge of only ? [only] : [...this.settled]) {
       const at = this.settled.indexOf(charge);
       if (at < 0) continue;
       this.settled.splice(at, 1);
-      this.accounts.refund(charge);
+      undone.push(this.accounts.refundAsync(charge).catch((error: unknown) => {
+        this.accounts.log.error(`could not take back the charge of a failed call (${this.metering.operation}): ${(error as Error).message}`);
+      }));
     }
+    return Promise.all(undone).then(() => undefined);
   }
 
   /** The configured cost of this operation for this engine. */
@@ -110,12 +118,12 @@ export class Meter {
 /** Runs a paid (or free) operation: reserve, run, and release whatever is left of the reservation. */
 export async function metered<T>(accounts: Accounts, caller: Caller | null, metering: Metering, run: (meter: Meter) => Promise<Answer<T>>): Promise<Answer<T>> {
   const cost = caller ? accounts.costOf(metering.operation, metering.cost) : 0;
-  const reservation = caller && cost > 0 ? accounts.reserve(caller.userId, cost, metering.operation) : null;
+  const reservation = caller && cost > 0 ? await accounts.reserveAsync(caller.userId, cost, metering.operation) : null;
   const meter = new Meter(accounts, caller, metering, reservation);
   try {
     return await run(meter);
   } catch (error) {
-    meter.refund(); // an answer settled and then a failure: the call did not succeed
+    await meter.refund(); // an answer settled and then a failure: the call did not succeed
     throw error;
   } finally {
     meter.release();
@@ -129,8 +137,8 @@ const REFUND = Symbol('refund');
  * success (its response failed to serialize, or ended as an error): transports call it when the
  * response they send for it is not a 2xx/3xx. Does nothing for an answer that charged nothing.
  */
-export function refundAnswer(answer: Answer<unknown>): void {
-  (answer as unknown as Record<symbol, (() => void) | undefined>)[REFUND]?.();
+export function refundAnswer(answer: Answer<unknown>): Promise<void> {
+  return (answer as unknown as Record<symbol, (() => Promise<void>) | undefined>)[REFUND]?.() ?? Promise.resolve();
 }
 
 /** Paging of a listing, as every listing answers it. */

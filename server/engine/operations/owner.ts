@@ -10,11 +10,11 @@ export class OwnerOperations {
    * in plaintext this once (only its hash is stored).
    */
   async ensure(seedKey?: string): Promise<{ userId: string; createdKey: string | null }> {
-    return this.e.accounts.ensureOwner(seedKey);
+    return this.e.accounts.ensureOwnerAsync(seedKey);
   }
 
   /** Adds an active key for the owner (a replacement when the plaintext kept outside was lost). */
   async addKey(userId: string, key: string): Promise<void> {
-    this.e.accounts.addKey(userId, key, 'active');
+    await this.e.accounts.addKeyAsync(userId, key, 'active');
   }
 }

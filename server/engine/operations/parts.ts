@@ -16,6 +16,7 @@ import type { EditorFacts } from '../editor/editor-facts';
 import type { ReposStore } from '../store/repos-store';
 import type { FilesStore } from '../store/files-store';
 import type { A2aTasksStore } from '../store/a2a-tasks-store';
+import type { Either } from '../store/account-side';
 import type { GithubTokens } from '../accounts/github-tokens';
 
 /** The engine's services and stores the operations are built on (nothing outside the engine sees them). */
@@ -38,6 +39,7 @@ export interface EngineParts {
   editorFacts: EditorFacts;
   reposStore: ReposStore;
   filesStore: FilesStore;
-  a2aTasks: A2aTasksStore;
+  /** The account side's A2A tasks (SQLite or PostgreSQL). */
+  a2aTasks: Either<A2aTasksStore>;
   github: GithubTokens;
 }

@@ -95,7 +95,7 @@ export class SearchOperations {
    */
   async research(caller: Caller, request: SearchRequest, context: CallContext = {}): Promise<ResearchRun> {
     const { accounts } = this.e;
-    const reservation = accounts.reserve(caller.userId, accounts.costOf(SEARCH.operation, SEARCH.cost), SEARCH.operation);
+    const reservation = await accounts.reserveAsync(caller.userId, accounts.costOf(SEARCH.operation, SEARCH.cost), SEARCH.operation);
     let found: ResearchSearchOutcome | null = null;
     let prepared;
     try {
@@ -138,7 +138,7 @@ export class SearchOperations {
       }
       found = {
         results: wire.results, total: wire.total,
-        meta: { updated_at: new Date().toISOString(), ...accounts.meta(caller.userId), search: wire.search },
+        meta: { updated_at: new Date().toISOString(), ...(await accounts.metaAsync(caller.userId)), search: wire.search },
         hits,
         assist: assistSummary(expansion, reranked),
       };
