@@ -58,6 +58,12 @@ export class VectorIndex implements DerivedIndex {
   private providerEmbedder: Embedder | null = null;
   /** The active model's vectors in memory, when small enough: a scan in JS beats vec0's without SIMD. */
   private memory: { modelId: number; ids: Int32Array; repos: string[]; data: Float32Array } | null = null;
+  /** Bumped whenever vectors change: a copy read before the change is not taken. */
+  private generation = 0;
+  /** A copy being read by the writer's thread (at most one at a time). */
+  private reading: Promise<void> | null = null;
+  /** Fills running: vectors change under them, so no copy is read meanwhile. */
+  private filling = 0;
   /** The highest chunk id embedded in this process, by model (where an edit's new chunks start). */
   private readonly highest = new Map<number, number>();
   /** The corpus model's embedding on this thread (no writer thread: an in-memory index, tests). */
@@ -121,9 +127,26 @@ export class VectorIndex implements DerivedIndex {
 
   private loadMemory(model: ActiveModel): VectorIndex['memory'] {
     if (this.memory?.modelId === model.id) return this.memory;
+    if (this.writer && model.row.provider === 'corpus') {
+      // Read by the writer's thread and moved here as packed arrays (16 MB on phaser ×4: reading it
+      // on this thread held it for the first search after every edit); vec0 answers meanwhile.
+      this.readMemory(this.writer, model);
+      return null;
+    }
     if (this.store.chunkCount() * model.embedder.dims > MEMORY_FLOATS) return null;
     this.memory = { modelId: model.id, ...this.store.all(model.id, model.embedder.dims) };
     return this.memory;
+  }
+
+  private readMemory(writer: VectorWriter, model: ActiveModel): void {
+    if (this.reading || this.filling) return;
+    const generation = this.generation;
+    this.reading = writer.packed(model.id, model.row.dims, MEMORY_FLOATS).then((packed) => {
+      if (!packed || generation !== this.generation) return;
+      const repos = packed.repoIndex.length ? Array.from(packed.repoIndex, (i) => packed.repoList[i]) : [];
+      this.memory = { modelId: model.id, ids: packed.ids, repos, data: packed.data };
+    }).catch((error) => this.log.warn('reading the vectors into memory failed:', error as Error))
+      .finally(() => { this.reading = null; });
   }
 
   /** Switches provider: the new model is filled in the background; search keeps the old one meanwhile. */
@@ -158,6 +181,7 @@ export class VectorIndex implements DerivedIndex {
     await previous;
     // The index changed (chunks may be gone, ids reused): the in-memory copy is rebuilt on next use.
     this.memory = null;
+    this.generation++;
     try {
       // Announced before the model is (re)trained, which can take seconds before the first batch.
       yield { index: this.name, done: 0, total: 0 };
@@ -187,6 +211,15 @@ export class VectorIndex implements DerivedIndex {
   }
 
   private async *fill(target: ActiveModel, repoId: string | null, signal: AbortSignal): AsyncGenerator<IndexProgress> {
+    this.filling++;
+    try {
+      yield* this.fillAll(target, repoId, signal);
+    } finally {
+      this.filling--;
+    }
+  }
+
+  private async *fillAll(target: ActiveModel, repoId: string | null, signal: AbortSignal): AsyncGenerator<IndexProgress> {
     const step = this.stepper(target, signal);
     let done = 0;
     // After an edit the missing chunks are the newest ids (new ones, or the top ids re-used when the
@@ -226,6 +259,7 @@ export class VectorIndex implements DerivedIndex {
   /** Notes what a slice wrote, reports it, and lets searches and requests run. */
   private async *stepped(target: ActiveModel, s: EmbedStep, done: number, total: number): AsyncGenerator<IndexProgress> {
     this.memory = null;
+    this.generation++;
     if (s.top > (this.highest.get(target.id) ?? 0)) this.highest.set(target.id, s.top);
     yield { index: this.name, done, total };
     await new Promise((r) => setImmediate(r));

@@ -11,6 +11,8 @@ export interface CorpusModelRef { id: number; name: string; dims: number; create
 /** What one slice of embedding did: chunks handled (vector or none), the last id read, the highest id written. */
 export interface EmbedStep { count: number; last: number; top: number }
 
+export interface PackedVectors { ids: Int32Array; data: Float32Array; repoList: string[]; repoIndex: Uint32Array }
+
 /** Chunks read per query at first; the size then follows the measured time per chunk. */
 const FIRST_BATCH = 64;
 const MAX_BATCH = 256;
@@ -56,6 +58,24 @@ export class VectorWrites {
   addModel(provider: string, name: string, dims: number, data: Uint8Array | null, trainedChunks: number): number {
     const bytes = data && !Buffer.isBuffer(data) ? Buffer.from(data.buffer, data.byteOffset, data.byteLength) : data;
     return this.store.addModel(provider, name, dims, bytes, trainedChunks);
+  }
+
+  /**
+   * A model's vectors packed for the in-memory scan, to be moved to another thread (ids, floats and a
+   * repository index in typed arrays; the repository ids once each); null above `maxFloats` floats.
+   */
+  packed(modelId: number, dims: number, maxFloats: number): PackedVectors | null {
+    if (this.store.chunkCount() * dims > maxFloats) return null;
+    const { ids, repos, data } = this.store.all(modelId, dims);
+    const repoList: string[] = [];
+    const index = new Map<string, number>();
+    const repoIndex = new Uint32Array(repos.length);
+    repos.forEach((r, i) => {
+      let j = index.get(r);
+      if (j === undefined) { j = repoList.length; index.set(r, j); repoList.push(r); }
+      repoIndex[i] = j;
+    });
+    return { ids, data, repoList, repoIndex };
   }
 
   chunkCount(): number {

@@ -6,7 +6,7 @@ import type { EditOutcome, IndexWrites, NameChanges, Progress, Scan, WriteOption
 import type { WriterRequest, WriterResponse } from './write-worker';
 import { LoupeError, type ErrorCode } from '../errors';
 import { shareWriteTurns, WriteTurns, type Db } from '../store/db';
-import type { CorpusModelRef, EmbedStep } from '../embed/vector-writes';
+import type { CorpusModelRef, EmbedStep, PackedVectors } from '../embed/vector-writes';
 
 /**
  * What the indexer asks of the thread that writes the index (see IndexWrites). Every call is async:
@@ -37,6 +37,8 @@ export interface VectorWriter {
   embedSlice(model: CorpusModelRef, repoId: string | null, after: number, sliceMs: number): Promise<EmbedStep>;
   countMissing(modelId: number, repoId: string | null): Promise<number>;
   chunkCount(): Promise<number>;
+  /** A model's vectors for the in-memory scan, moved here (null when too many). */
+  packed(modelId: number, dims: number, maxFloats: number): Promise<PackedVectors | null>;
   /** The training sample as the UTF-8 of a JSON array of texts (handed on to the training worker as is). */
   sampleTexts(max: number): Promise<Uint8Array>;
   /** Registers a model with its serialized data (moved to the writer's thread, not copied); answers its id. */
@@ -103,6 +105,7 @@ export class WorkerIndexWriter implements IndexWriter {
     embedSlice: (model, repoId, after, sliceMs) => this.call('embedSlice', [model, repoId, after, sliceMs]) as Promise<EmbedStep>,
     countMissing: (modelId, repoId) => this.call('countMissing', [modelId, repoId]) as Promise<number>,
     chunkCount: () => this.call('chunkCount', []) as Promise<number>,
+    packed: (modelId, dims, maxFloats) => this.call('packed', [modelId, dims, maxFloats]) as Promise<PackedVectors | null>,
     sampleTexts: (max) => this.call('sampleTexts', [max]) as Promise<Uint8Array>,
     addModel: (provider, name, dims, data, trainedChunks) =>
       // Moved when the bytes own their buffer (as the training worker's do), else copied.

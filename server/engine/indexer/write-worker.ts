@@ -17,7 +17,7 @@ import { VectorWrites } from '../embed/vector-writes';
 export type WriterRequest = {
   id: number;
   method: 'scan' | 'writeFiles' | 'stamp' | 'deletePaths' | 'setProgress' | 'relink' | 'refreshNames' | 'edit'
-    | 'embedSlice' | 'countMissing' | 'chunkCount' | 'sampleTexts' | 'addModel' | 'close';
+    | 'embedSlice' | 'countMissing' | 'chunkCount' | 'packed' | 'sampleTexts' | 'addModel' | 'close';
   args: unknown[];
 };
 
@@ -58,10 +58,18 @@ async function handle(request: WriterRequest): Promise<unknown> {
     case 'embedSlice': return vectorWrites().embedSlice(...(a as Parameters<VectorWrites['embedSlice']>));
     case 'countMissing': return vectorWrites().countMissing(...(a as Parameters<VectorWrites['countMissing']>));
     case 'chunkCount': return vectorWrites().chunkCount();
+    case 'packed': return vectorWrites().packed(...(a as Parameters<VectorWrites['packed']>));
     case 'sampleTexts': return vectorWrites().sampleTexts(...(a as Parameters<VectorWrites['sampleTexts']>));
     case 'addModel': return vectorWrites().addModel(...(a as Parameters<VectorWrites['addModel']>));
     case 'close': return undefined;
   }
+}
+
+/** The buffers of a typed array answered, or of one answered in an object's fields. */
+function transferables(value: unknown): ArrayBuffer[] {
+  const views = ArrayBuffer.isView(value) ? [value] : value && typeof value === 'object' ? Object.values(value).filter((v) => ArrayBuffer.isView(v)) : [];
+  // Only a view that owns its whole buffer (a pooled Buffer's would take its neighbours along).
+  return [...new Set((views as ArrayBufferView[]).filter((v) => v.byteOffset === 0 && v.byteLength === v.buffer.byteLength).map((v) => v.buffer as ArrayBuffer))];
 }
 
 let chain: Promise<void> = Promise.resolve();
@@ -73,8 +81,8 @@ parentPort!.on('message', (request: WriterRequest) => {
     }
     try {
       const value = await handle(request);
-      // A buffer (the training sample) is moved to the main thread, not copied.
-      const transfer = value instanceof Uint8Array ? [value.buffer as ArrayBuffer] : [];
+      // Buffers (the training sample, packed vectors) are moved to the main thread, not copied.
+      const transfer = transferables(value);
       parentPort!.postMessage({ type: 'done', id: request.id, value } satisfies WriterResponse, transfer);
     } catch (caught) {
       // A full disk or a read-only file is told as the coded error the main thread would have made.
