@@ -30,6 +30,8 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '1' },
     edits: { type: 'string', default: '20' },
     settle: { type: 'string', default: '10' },
+    /** Appends every GET during an edit over 20 ms as a JSON line {side, startUs, endUs, ms} (CLOCK_MONOTONIC µs, the clock of a --cpu-prof profile). */
+    'slow-log': { type: 'string' },
   },
 });
 if (!values.baseline || !values.folder) throw new Error('--baseline <checkout> and --folder <dir> are required');
@@ -38,11 +40,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const rssMb = (pid: number, field: 'VmRSS' | 'VmHWM') =>
   Number(new RegExp(`${field}:\\s+(\\d+)`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
-async function get(url: string): Promise<{ ms: number; state?: string }> {
+async function get(url: string): Promise<{ ms: number; state?: string; startUs: number }> {
   const t0 = performance.now();
+  const startUs = Number(process.hrtime.bigint() / 1000n);
   const res = await request(`${url}/v2/repos?limit=5`, { headers: { 'x-api-key': KEY } });
   const body = await res.body.json() as { data?: { state: string }[] };
-  return { ms: performance.now() - t0, state: body.data?.[0]?.state };
+  return { ms: performance.now() - t0, state: body.data?.[0]?.state, startUs };
 }
 
 async function found(url: string, word: string): Promise<boolean> {
@@ -63,7 +66,7 @@ async function ready(server: CliServer): Promise<void> {
 
 interface Result { peakMb: number; settledMb: number; restartMb: number; editP50: number; editMax: number; getMax: number; getP99: number; indexS: number }
 
-async function once(checkout: string): Promise<Result> {
+async function once(side: string, checkout: string): Promise<Result> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-edit-'));
   const folder = path.join(work, 'repo');
   fs.cpSync(path.resolve(values.folder!), folder, { recursive: true });
@@ -89,7 +92,13 @@ async function once(checkout: string): Promise<Result> {
       const file = files[(i * 7919) % files.length];
       fs.appendFileSync(file, `\n// ${quiet}\n`);
       const until = performance.now() + 600;
-      while (performance.now() < until) waits.push((await get(server.url)).ms);
+      while (performance.now() < until) {
+        const { ms, startUs } = await get(server.url);
+        waits.push(ms);
+        if (values['slow-log'] && ms > 20) {
+          fs.appendFileSync(values['slow-log'], `${JSON.stringify({ side, startUs, endUs: Number(process.hrtime.bigint() / 1000n), ms })}\n`);
+        }
+      }
       // b) edit → searchable
       const word = `editword${process.pid}x${i}e`;
       const started = performance.now();
@@ -123,7 +132,7 @@ async function main(): Promise<void> {
   for (let round = 0; round < Number(values.rounds); round++) {
     const order = (round % 2 ? ['candidate', 'baseline'] : ['baseline', 'candidate']) as (keyof typeof sides)[];
     for (const side of order) {
-      const r = await once(sides[side]);
+      const r = await once(side, sides[side]);
       process.stderr.write(`${side}: ${JSON.stringify(r)} load ${os.loadavg()[0].toFixed(1)}\n`);
       (results[side] ??= []).push(r);
     }

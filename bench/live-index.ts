@@ -24,11 +24,13 @@ const { values } = parseArgs({
     candidate: { type: 'string', default: ROOT },
     folder: { type: 'string' },
     rounds: { type: 'string', default: '1' },
+    /** Appends every call over 20 ms as a JSON line {side, startUs, endUs, ms} (CLOCK_MONOTONIC µs, the clock of a --cpu-prof profile). */
+    'slow-log': { type: 'string' },
   },
 });
 if (!values.baseline || !values.folder) throw new Error('--baseline <checkout> and --folder <dir> are required');
 
-async function once(checkout: string): Promise<{ latencies: number[]; indexMs: number }> {
+async function once(side: string, checkout: string): Promise<{ latencies: number[]; indexMs: number }> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-live-'));
   const folder = path.join(work, 'repo');
   fs.cpSync(path.resolve(values.folder!), folder, { recursive: true });
@@ -38,15 +40,24 @@ async function once(checkout: string): Promise<{ latencies: number[]; indexMs: n
     const started = performance.now();
     for (;;) {
       const t0 = performance.now();
+      const h0 = process.hrtime.bigint();
       const res = await request(`${url}/v2/repos?limit=5`, { headers: { 'x-api-key': KEY } });
       const body = await res.body.json() as { data?: { state: string }[] };
       const ms = performance.now() - t0;
       if (body.data?.[0]?.state === 'ready') return { latencies, indexMs: performance.now() - started };
       latencies.push(ms);
+      if (values['slow-log'] && ms > 20) {
+        fs.appendFileSync(values['slow-log'], `${JSON.stringify({ side, startUs: Number(h0 / 1000n), endUs: Number(process.hrtime.bigint() / 1000n), ms })}\n`);
+      }
       if (performance.now() - started > 900_000) throw new Error('not indexed in 15 minutes');
     }
   } finally {
-    child.kill('SIGKILL');
+    // A clean stop (SIGTERM) lets a CLI started with NODE_OPTIONS=--cpu-prof write its profile.
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
     fs.rmSync(work, { recursive: true, force: true });
   }
 }
@@ -60,7 +71,7 @@ async function main(): Promise<void> {
   for (let round = 0; round < Number(values.rounds); round++) {
     const order = (round % 2 ? ['candidate', 'baseline'] : ['baseline', 'candidate']) as (keyof typeof sides)[];
     for (const side of order) {
-      const { latencies, indexMs } = await once(sides[side]);
+      const { latencies, indexMs } = await once(side, sides[side]);
       const r = { p50: pct(latencies, 0.5), p99: pct(latencies, 0.99), max: Math.max(...latencies), over50: latencies.filter((x) => x > 50).length, calls: latencies.length, indexMs };
       process.stderr.write(`${side}: ${JSON.stringify(r)} load ${os.loadavg()[0].toFixed(1)}\n`);
       (results[side] ??= []).push(r);

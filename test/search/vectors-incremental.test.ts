@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { copyFixture, createTestEngine, indexFolder } from '../helpers/engine';
 import { HashedEmbedder } from '../../server/engine/embed/hashed-embedder';
+import type { VectorWriter } from '../../server/engine/indexer/index-writer';
 
 test('vectors are computed at index time and only for chunks that have none', async () => {
   const t = createTestEngine({ search: { vectors: { minTrainChunks: 5 } } });
@@ -21,18 +22,26 @@ test('vectors are computed at index time and only for chunks that have none', as
     const empty = (t.engine.db.prepare(`SELECT count(*) AS n FROM vec_m${active.id}_empty`).get() as { n: number }).n;
     assert.equal(vectors + empty, chunks, 'every chunk has a vector (or is marked as having nothing to embed)');
 
-    // Count what the embedder is asked to embed on an edit: the edited file's chunks only.
-    const embedded: string[] = [];
-    const original = active.embedder.embed.bind(active.embedder);
-    active.embedder.embed = async (texts, kind, signal) => { if (kind === 'document') embedded.push(...texts); return original(texts, kind, signal); };
+    // Count what is embedded on an edit (in the index writer's thread): the edited file's chunks only.
+    const writer = (t.engine.vectors as unknown as { writer: VectorWriter }).writer;
+    let embedded = 0;
+    const original = writer.embedSlice.bind(writer);
+    writer.embedSlice = async (...args) => {
+      const step = await original(...args);
+      embedded += step.count;
+      return step;
+    };
     fs.appendFileSync(path.join(folder, 'src/geometry/circle.ts'), '\nexport function squareArea(side: number): number {\n  return side * side;\n}\n');
     await t.engine.indexer.updatePaths(repo, ['src/geometry/circle.ts']);
     await t.engine.indexer.derivedIdle();
     const circleChunks = (t.engine.db.prepare(
       "SELECT count(*) AS n FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = 'src/geometry/circle.ts'",
     ).get() as { n: number }).n;
-    assert.equal(embedded.length, circleChunks);
-    assert.ok(embedded.every((text) => text.startsWith('src/geometry/circle.ts')));
+    assert.equal(embedded, circleChunks, 'as many chunks embedded as the edited file has');
+    const withVector = (t.engine.db.prepare(`SELECT count(*) AS n FROM chunks c JOIN files f ON f.id = c.file_id
+      WHERE f.path = 'src/geometry/circle.ts' AND (EXISTS (SELECT 1 FROM vec_m${active.id} v WHERE v.chunk_id = c.id)
+        OR EXISTS (SELECT 1 FROM vec_m${active.id}_empty e WHERE e.chunk_id = c.id))`).get() as { n: number }).n;
+    assert.equal(withVector, circleChunks, 'and they are the edited file\'s');
     const r = await t.engine.search.search(t.ownerId, { query: 'square area side', scope: 'functions' });
     assert.equal(r.results[0].name, 'squareArea');
 

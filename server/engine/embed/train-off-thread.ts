@@ -11,7 +11,19 @@ const workerFile = __filename.endsWith('.ts') ? path.join(__dirname, 'train-work
  * trainCorpusModel in a worker thread, so the event loop keeps answering while it runs. An abort
  * stops the worker at once and rejects with an AbortError.
  */
-export function trainCorpusModelOffThread(texts: string[], options: TrainOptions, signal?: AbortSignal): Promise<CorpusModel | null> {
+export async function trainCorpusModelOffThread(texts: string[], options: TrainOptions, signal?: AbortSignal): Promise<CorpusModel | null> {
+  const trained = await trainSerializedOffThread(texts, options, undefined, signal);
+  return trained ? deserializeModel(trained.data) : null;
+}
+
+/**
+ * The same, answered as the serialized model (what the embedding_models row stores) and its size: the
+ * thread that answers requests neither parses nor copies it. The texts may come as the UTF-8 of a
+ * JSON array (read by the index writer), moved to the worker as they are. `trainedChunks` is
+ * recorded in the model.
+ */
+export function trainSerializedOffThread(texts: string[] | Uint8Array, options: TrainOptions, trainedChunks?: number, signal?: AbortSignal):
+  Promise<{ data: Buffer; terms: number } | null> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new DOMException('training was cancelled', 'AbortError'));
     const worker = new Worker(workerFile);
@@ -25,13 +37,14 @@ export function trainCorpusModelOffThread(texts: string[], options: TrainOptions
       done();
       void worker.terminate();
       if (response.type === 'failed') reject(new LoupeError('INTERNAL', `training the corpus model failed: ${response.message}`));
-      else resolve(response.model ? deserializeModel(Buffer.from(response.model.buffer, response.model.byteOffset, response.model.byteLength)) : null);
+      else resolve(response.model ? { data: Buffer.from(response.model.buffer, response.model.byteOffset, response.model.byteLength), terms: response.terms } : null);
     });
     worker.once('error', (error) => { done(); reject(error); });
     worker.once('exit', (code) => {
       done();
       reject(new LoupeError('INTERNAL', `the training worker exited with code ${code}`)); // no-op once settled
     });
-    worker.postMessage({ texts, options } satisfies TrainRequest);
+    // A buffer of texts is moved to the worker, not copied.
+    worker.postMessage({ texts, options, trainedChunks } satisfies TrainRequest, texts instanceof Uint8Array ? [texts.buffer as ArrayBuffer] : []);
   });
 }

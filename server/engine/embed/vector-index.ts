@@ -1,13 +1,17 @@
 import type { Logger } from '../log';
 import type { DerivedIndex, IndexProgress } from '../indexer/derived-index';
-import type { ChunkToEmbed, EmbeddingModelRow, VectorsStore } from '../store/vectors-store';
+import type { IndexWriter, VectorWriter } from '../indexer/index-writer';
+import type { EmbeddingModelRow, VectorsStore } from '../store/vectors-store';
 import type { Embedder, EmbedderConfig } from './embedder';
 import { HashedEmbedder } from './hashed-embedder';
 import { CorpusEmbedder } from './corpus-embedder';
-import { deserializeModel, serializeModel } from './corpus-model';
-import { trainCorpusModelOffThread } from './train-off-thread';
+import { deserializeModel } from './corpus-model';
+import { trainSerializedOffThread } from './train-off-thread';
 import { createEmbedder } from './providers';
 import { LoupeError } from '../errors';
+import { documentText, VectorWrites, type CorpusModelRef, type EmbedStep } from './vector-writes';
+
+export { documentText };
 
 export interface VectorIndexOptions {
   /** The corpus model is trained once this many chunks are indexed; before that, hashed features. */
@@ -25,6 +29,11 @@ export const DEFAULT_VECTOR_OPTIONS: VectorIndexOptions = {
 
 /** How long one embedding batch (embed + write) may hold the thread that answers requests. */
 const EMBED_SLICE_MS = 10;
+/**
+ * One slice of the corpus model's embedding in the index writer's thread: it holds no thread that
+ * answers, but an edit's write waits behind it.
+ */
+const WRITER_SLICE_MS = 25;
 
 /** How far below the highest embedded chunk id an edit's chunks are looked for first (re-used ids). */
 const NEWEST_WINDOW = 512;
@@ -49,10 +58,18 @@ export class VectorIndex implements DerivedIndex {
   private providerEmbedder: Embedder | null = null;
   /** The active model's vectors in memory, when small enough: a scan in JS beats vec0's without SIMD. */
   private memory: { modelId: number; ids: Int32Array; repos: string[]; data: Float32Array } | null = null;
-  /** Chunks per embedding batch (adapted for the corpus model, see fill). */
-  private batchSize: number;
+  /** Bumped whenever vectors change: a copy read before the change is not taken. */
+  private generation = 0;
+  /** A copy being read by the writer's thread (at most one at a time). */
+  private reading: Promise<void> | null = null;
+  /** Fills running: vectors change under them, so no copy is read meanwhile. */
+  private filling = 0;
   /** The highest chunk id embedded in this process, by model (where an edit's new chunks start). */
   private readonly highest = new Map<number, number>();
+  /** The corpus model's embedding on this thread (no writer thread: an in-memory index, tests). */
+  private readonly local: VectorWrites;
+  /** The index writer's thread, which reads, embeds and writes the corpus model's vectors when there is one. */
+  private writer: VectorWriter | null = null;
 
   constructor(
     private readonly store: VectorsStore,
@@ -61,7 +78,12 @@ export class VectorIndex implements DerivedIndex {
     options: Partial<VectorIndexOptions> = {},
   ) {
     this.options = { ...DEFAULT_VECTOR_OPTIONS, ...options };
-    this.batchSize = this.options.batchSize;
+    this.local = new VectorWrites(store);
+  }
+
+  /** The indexer's writer: with a thread of its own, the corpus model's vectors are made there. */
+  useWriter(writer: IndexWriter): void {
+    this.writer = writer.vectors ?? null;
   }
 
   /** The model search should use now, or null before any vector exists. */
@@ -105,9 +127,26 @@ export class VectorIndex implements DerivedIndex {
 
   private loadMemory(model: ActiveModel): VectorIndex['memory'] {
     if (this.memory?.modelId === model.id) return this.memory;
+    if (this.writer && model.row.provider === 'corpus') {
+      // Read by the writer's thread and moved here as packed arrays (16 MB on phaser ×4: reading it
+      // on this thread held it for the first search after every edit); vec0 answers meanwhile.
+      this.readMemory(this.writer, model);
+      return null;
+    }
     if (this.store.chunkCount() * model.embedder.dims > MEMORY_FLOATS) return null;
     this.memory = { modelId: model.id, ...this.store.all(model.id, model.embedder.dims) };
     return this.memory;
+  }
+
+  private readMemory(writer: VectorWriter, model: ActiveModel): void {
+    if (this.reading || this.filling) return;
+    const generation = this.generation;
+    this.reading = writer.packed(model.id, model.row.dims, MEMORY_FLOATS).then((packed) => {
+      if (!packed || generation !== this.generation) return;
+      const repos = packed.repoIndex.length ? Array.from(packed.repoIndex, (i) => packed.repoList[i]) : [];
+      this.memory = { modelId: model.id, ids: packed.ids, repos, data: packed.data };
+    }).catch((error) => this.log.warn('reading the vectors into memory failed:', error as Error))
+      .finally(() => { this.reading = null; });
   }
 
   /** Switches provider: the new model is filled in the background; search keeps the old one meanwhile. */
@@ -122,7 +161,7 @@ export class VectorIndex implements DerivedIndex {
     const run = this.exclusive(async () => {
       const target = await this.target();
       for await (const progress of this.fill(target, null, new AbortController().signal)) void progress;
-      this.finish(target.id);
+      await this.finish(target.id);
     }).catch((error) => this.log.warn('re-embedding failed:', error as Error));
     const tracked: Promise<void> = run.finally(() => { if (this.background === tracked) this.background = null; });
     this.background = tracked;
@@ -142,6 +181,7 @@ export class VectorIndex implements DerivedIndex {
     await previous;
     // The index changed (chunks may be gone, ids reused): the in-memory copy is rebuilt on next use.
     this.memory = null;
+    this.generation++;
     try {
       // Announced before the model is (re)trained, which can take seconds before the first batch.
       yield { index: this.name, done: 0, total: 0 };
@@ -156,7 +196,7 @@ export class VectorIndex implements DerivedIndex {
       if (signal.aborted) return;
       // A model still being built needs every repository's chunks before search may use it.
       if (target.row.state === 'building') yield* this.fill(target, null, signal);
-      if (!signal.aborted) this.finish(target.id);
+      if (!signal.aborted) await this.finish(target.id);
     } finally {
       release();
     }
@@ -171,6 +211,16 @@ export class VectorIndex implements DerivedIndex {
   }
 
   private async *fill(target: ActiveModel, repoId: string | null, signal: AbortSignal): AsyncGenerator<IndexProgress> {
+    this.filling++;
+    try {
+      yield* this.fillAll(target, repoId, signal);
+    } finally {
+      this.filling--;
+    }
+  }
+
+  private async *fillAll(target: ActiveModel, repoId: string | null, signal: AbortSignal): AsyncGenerator<IndexProgress> {
+    const step = this.stepper(target, signal);
     let done = 0;
     // After an edit the missing chunks are the newest ids (new ones, or the top ids re-used when the
     // last-written file was edited): read on from just below the highest id embedded so far, then
@@ -179,55 +229,72 @@ export class VectorIndex implements DerivedIndex {
     const seen = this.highest.get(target.id);
     if (seen !== undefined) {
       for (let after = Math.max(0, seen - NEWEST_WINDOW); !signal.aborted;) {
-        const batch = this.store.missing(target.id, repoId, this.batchSize, after);
-        if (!batch.length) break;
-        after = batch[batch.length - 1].id;
-        yield* this.embedBatch(target, batch, signal, (done += batch.length), done);
+        const s = await step(repoId, after);
+        if (!s.count) break;
+        after = s.last;
+        done += s.count;
+        yield* this.stepped(target, s, done, done);
       }
     }
-    const total = this.store.countMissing(target.id, repoId);
+    const total = await this.countMissing(target, repoId);
     if (!total) return;
     // Read on from the last chunk seen; once at the end, a pass from the start catches chunks
     // written meanwhile under a lower (re-used) id.
     let after = 0;
     let fromStart = false;
     while (!signal.aborted) {
-      const t0 = performance.now();
-      const batch = this.store.missing(target.id, repoId, this.batchSize, after);
-      if (!batch.length) {
+      const s = await step(repoId, after);
+      if (!s.count) {
         if (fromStart || after === 0) break;
         fromStart = true;
         after = 0;
         continue;
       }
-      after = batch[batch.length - 1].id;
-      done += batch.length;
-      yield* this.embedBatch(target, batch, signal, done, total, t0);
+      after = s.last;
+      done += s.count;
+      yield* this.stepped(target, s, done, total);
     }
   }
 
-  /** Embeds and writes one batch, then lets searches and requests run. */
-  private async *embedBatch(target: ActiveModel, batch: ChunkToEmbed[], signal: AbortSignal, done: number, total: number, t0 = performance.now()): AsyncGenerator<IndexProgress> {
-    const vectors = await target.embedder.embed(batch.map(documentText), 'document', signal);
-    this.store.put(target.id, batch.map((c, i) => ({ chunkId: c.id, repoId: c.repoId, vector: vectors[i] })));
+  /** Notes what a slice wrote, reports it, and lets searches and requests run. */
+  private async *stepped(target: ActiveModel, s: EmbedStep, done: number, total: number): AsyncGenerator<IndexProgress> {
     this.memory = null;
-    const top = batch.reduce((m, c) => Math.max(m, c.id), 0);
-    if (top > (this.highest.get(target.id) ?? 0)) this.highest.set(target.id, top);
-    // The corpus model embeds on the thread that answers requests: a batch is sized to about
-    // EMBED_SLICE_MS. (ONNX and remote providers wait outside it: their batches stay whole.)
-    if (this.config.kind === 'corpus') {
-      const msPerChunk = Math.max(0.005, (performance.now() - t0) / batch.length);
-      this.batchSize = Math.max(8, Math.min(this.options.batchSize, Math.floor(EMBED_SLICE_MS / msPerChunk)));
-    }
+    this.generation++;
+    if (s.top > (this.highest.get(target.id) ?? 0)) this.highest.set(target.id, s.top);
     yield { index: this.name, done, total };
-    // Let searches and requests run between batches.
     await new Promise((r) => setImmediate(r));
   }
 
+  private countMissing(target: ActiveModel, repoId: string | null): Promise<number> | number {
+    return this.writer && target.row.provider === 'corpus' ? this.writer.countMissing(target.id, repoId) : this.store.countMissing(target.id, repoId);
+  }
+
+  /**
+   * One slice of embedding: the corpus model's in the writer's thread when there is one (chunks read,
+   * embedded and written there), else on this thread in ~EMBED_SLICE_MS slices; other providers
+   * (ONNX, remote) embed outside this thread already, in whole batches.
+   */
+  private stepper(target: ActiveModel, signal: AbortSignal): (repoId: string | null, after: number) => Promise<EmbedStep> {
+    if (target.row.provider === 'corpus') {
+      const { name, dims, createdAt, trainedChunks } = target.row;
+      const ref: CorpusModelRef = { id: target.id, name, dims, createdAt, trainedChunks };
+      const writer = this.writer;
+      if (writer) return (repoId, after) => writer.embedSlice(ref, repoId, after, WRITER_SLICE_MS);
+      return async (repoId, after) => this.local.embedSlice(ref, repoId, after, EMBED_SLICE_MS);
+    }
+    return async (repoId, after) => {
+      const batch = this.store.missing(target.id, repoId, this.options.batchSize, after);
+      if (!batch.length) return { count: 0, last: after, top: 0 };
+      const vectors = await target.embedder.embed(batch.map(documentText), 'document', signal);
+      this.store.put(target.id, batch.map((c, i) => ({ chunkId: c.id, repoId: c.repoId, vector: vectors[i] })));
+      return { count: batch.length, last: batch[batch.length - 1].id, top: batch.reduce((m, c) => Math.max(m, c.id), 0) };
+    };
+  }
+
   /** Activates a complete model and drops the ones it replaces. */
-  private finish(id: number): void {
+  private async finish(id: number): Promise<void> {
     const row = this.store.models().find((m) => m.id === id);
-    if (!row || this.store.countMissing(id, null) > 0) return;
+    if (!row || await this.countMissing({ id, row } as ActiveModel, null) > 0) return;
     if (row.state !== 'active') this.store.activate(id);
     for (const old of this.store.models().filter((m) => m.state === 'retired')) {
       this.store.dropModel(old.id);
@@ -253,30 +320,39 @@ export class VectorIndex implements DerivedIndex {
   }
 
   private async corpusTarget(live: EmbeddingModelRow[], signal?: AbortSignal): Promise<ActiveModel> {
-    const chunks = this.store.chunkCount();
+    const chunks = this.writer ? await this.writer.chunkCount() : this.store.chunkCount();
     const current = live.filter((m) => m.provider === 'corpus').pop();
     const wantsTraining = chunks >= this.options.minTrainChunks
       && (!current || current.name === 'hashed' || chunks >= current.trainedChunks * this.options.retrainGrowth);
-    if (current && !wantsTraining) return { id: current.id, row: current, embedder: this.embedderFor(current) };
+    if (current && !wantsTraining) return this.lazy(current);
     this.retireBuilding(live);
     let id: number;
     if (wantsTraining) {
       const started = Date.now();
-      const model = await trainCorpusModelOffThread(this.store.sampleTexts(this.options.maxTrainDocs), { dims: this.options.corpusDims }, signal);
+      // The sample (about 8,000 chunk texts) is read by the writer's thread when there is one.
+      const sample = this.writer ? await this.writer.sampleTexts(this.options.maxTrainDocs) : this.store.sampleTexts(this.options.maxTrainDocs);
+      // The model comes back serialized: stored as it is (by the writer's thread), parsed here only
+      // when a search needs it.
+      const model = await trainSerializedOffThread(sample, { dims: this.options.corpusDims }, chunks, signal);
       if (model) {
-        model.trainedChunks = chunks;
-        id = this.store.addModel('corpus', 'lsa', model.dims, serializeModel(model), chunks);
-        this.log.info(`trained the corpus embedding model on ${chunks} chunks (${model.terms.length} words) in ${Date.now() - started} ms`);
+        const dims = this.options.corpusDims;
+        id = this.writer ? await this.writer.addModel('corpus', 'lsa', dims, model.data, chunks) : this.store.addModel('corpus', 'lsa', dims, model.data, chunks);
+        this.log.info(`trained the corpus embedding model on ${chunks} chunks (${model.terms} words) in ${Date.now() - started} ms`);
       } else if (current) {
-        return { id: current.id, row: current, embedder: this.embedderFor(current) };
+        return this.lazy(current);
       } else {
         id = this.store.addModel('corpus', 'hashed', new HashedEmbedder().dims, null, 0);
       }
     } else {
       id = this.store.addModel('corpus', 'hashed', new HashedEmbedder().dims, null, 0);
     }
-    const row = this.store.models().find((m) => m.id === id)!;
-    return { id, row, embedder: this.embedderFor(row) };
+    return this.lazy(this.store.models().find((m) => m.id === id)!);
+  }
+
+  /** A model whose embedder is made on first use: the writer's thread embeds for the corpus model, this one only for searches. */
+  private lazy(row: EmbeddingModelRow): ActiveModel {
+    const embedderFor = (r: EmbeddingModelRow) => this.embedderFor(r);
+    return { id: row.id, row, get embedder() { return embedderFor(row); } };
   }
 
   /** A half-built model of another kind is abandoned when a newer target replaces it. */
@@ -299,6 +375,3 @@ export class VectorIndex implements DerivedIndex {
     return e;
   }
 }
-
-/** What a chunk's vector describes: where it lives, what it defines, what it says. */
-export const documentText = (c: ChunkToEmbed) => `${c.path}\n${c.symbols ?? ''}\n${c.content}`;

@@ -1,3 +1,5 @@
+import type { IndexWriter } from './index-writer';
+
 /**
  * Every index kind beyond the core one (files, symbols, edges, chunks, full text) implements this:
  * vectors, generated docs, and whatever comes next. After each core update the indexer calls
@@ -13,4 +15,6 @@ export interface IndexProgress {
 export interface DerivedIndex {
   readonly name: string;
   update(repoId: string, signal: AbortSignal): AsyncGenerator<IndexProgress>;
+  /** The indexer's writer, for an index whose writes belong off the thread that answers (vectors). */
+  useWriter?(writer: IndexWriter): void;
 }

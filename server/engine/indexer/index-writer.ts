@@ -6,6 +6,7 @@ import type { EditOutcome, IndexWrites, NameChanges, Progress, Scan, WriteOption
 import type { WriterRequest, WriterResponse } from './write-worker';
 import { LoupeError, type ErrorCode } from '../errors';
 import { shareWriteTurns, WriteTurns, type Db } from '../store/db';
+import type { CorpusModelRef, EmbedStep, PackedVectors } from '../embed/vector-writes';
 
 /**
  * What the indexer asks of the thread that writes the index (see IndexWrites). Every call is async:
@@ -24,6 +25,24 @@ export interface IndexWriter {
   edit(repo: { id: string; rootPath: string }, relPaths: string[], contents: Map<string, string>): Promise<EditOutcome>;
   /** Lets the worker go (its connection, parsers and TypeScript compiler); the next call starts another. */
   release(): Promise<void>;
+  /**
+   * The corpus model's vectors, written off the thread that answers (VectorWrites in the writer's
+   * thread); absent when the writer is the calling thread, which then embeds as before.
+   */
+  readonly vectors?: VectorWriter;
+}
+
+/** The vector work the writer's thread does for the VectorIndex (see VectorWrites). */
+export interface VectorWriter {
+  embedSlice(model: CorpusModelRef, repoId: string | null, after: number, sliceMs: number): Promise<EmbedStep>;
+  countMissing(modelId: number, repoId: string | null): Promise<number>;
+  chunkCount(): Promise<number>;
+  /** A model's vectors for the in-memory scan, moved here (null when too many). */
+  packed(modelId: number, dims: number, maxFloats: number): Promise<PackedVectors | null>;
+  /** The training sample as the UTF-8 of a JSON array of texts (handed on to the training worker as is). */
+  sampleTexts(max: number): Promise<Uint8Array>;
+  /** Registers a model with its serialized data (moved to the writer's thread, not copied); answers its id. */
+  addModel(provider: string, name: string, dims: number, data: Buffer, trainedChunks: number): Promise<number>;
 }
 
 /** How long one write transaction may hold the thread that answers requests, when writes run on it. */
@@ -82,6 +101,18 @@ export class WorkerIndexWriter implements IndexWriter {
   private readonly turns = new WriteTurns('main');
   private readonly file: string;
 
+  readonly vectors: VectorWriter = {
+    embedSlice: (model, repoId, after, sliceMs) => this.call('embedSlice', [model, repoId, after, sliceMs]) as Promise<EmbedStep>,
+    countMissing: (modelId, repoId) => this.call('countMissing', [modelId, repoId]) as Promise<number>,
+    chunkCount: () => this.call('chunkCount', []) as Promise<number>,
+    packed: (modelId, dims, maxFloats) => this.call('packed', [modelId, dims, maxFloats]) as Promise<PackedVectors | null>,
+    sampleTexts: (max) => this.call('sampleTexts', [max]) as Promise<Uint8Array>,
+    addModel: (provider, name, dims, data, trainedChunks) =>
+      // Moved when the bytes own their buffer (as the training worker's do), else copied.
+      this.call('addModel', [provider, name, dims, data, trainedChunks], undefined,
+        data.byteOffset === 0 && data.byteLength === data.buffer.byteLength ? [data.buffer as ArrayBuffer] : []) as Promise<number>,
+  };
+
   constructor(private readonly db: Db, private readonly options: WriteOptions) {
     this.file = db.name;
     // The main connection's transactions and the writer's take turns (see WriteTurns).
@@ -117,7 +148,7 @@ export class WorkerIndexWriter implements IndexWriter {
     await closed;
   }
 
-  private call(method: WriterRequest['method'], args: unknown[], onCommitted?: (n: number) => void): Promise<unknown> {
+  private call(method: WriterRequest['method'], args: unknown[], onCommitted?: (n: number) => void, transfer: ArrayBuffer[] = []): Promise<unknown> {
     const worker = this.ensure();
     this.clearIdle();
     const id = this.nextId++;
@@ -125,7 +156,7 @@ export class WorkerIndexWriter implements IndexWriter {
       this.pending.set(id, { worker, resolve, reject, onCommitted });
       // Referenced while a call is in flight: a process that awaits a write must not exit under it.
       worker.ref();
-      worker.postMessage({ id, method, args } satisfies WriterRequest);
+      worker.postMessage({ id, method, args } satisfies WriterRequest, transfer);
     });
   }
 

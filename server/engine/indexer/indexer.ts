@@ -67,6 +67,7 @@ export class Indexer {
 
   addDerivedIndex(index: DerivedIndex): void {
     this.derived.push(index);
+    index.useWriter?.(this.writer);
   }
 
   async indexRepository(repo: RepoRecord, onProgress: (p: IndexRunProgress) => void = () => {}, signal?: AbortSignal): Promise<IndexRunResult> {

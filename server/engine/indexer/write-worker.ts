@@ -11,10 +11,13 @@ import { SqliteReposStore } from '../store/repos-store';
 import { IndexWrites, type WriteOptions } from './index-writes';
 import { LoupeError } from '../errors';
 import { storageError } from '../store/storage-errors';
+import { SqliteVectorsStore } from '../store/vectors-store';
+import { VectorWrites } from '../embed/vector-writes';
 
 export type WriterRequest = {
   id: number;
-  method: 'scan' | 'writeFiles' | 'stamp' | 'deletePaths' | 'setProgress' | 'relink' | 'refreshNames' | 'edit' | 'close';
+  method: 'scan' | 'writeFiles' | 'stamp' | 'deletePaths' | 'setProgress' | 'relink' | 'refreshNames' | 'edit'
+    | 'embedSlice' | 'countMissing' | 'chunkCount' | 'packed' | 'sampleTexts' | 'addModel' | 'close';
   args: unknown[];
 };
 
@@ -30,6 +33,9 @@ db.pragma(`max_page_count = ${Math.trunc(maxPageCount)}`);
 // Each transaction waits while the main connection writes (a charge, a repository's state).
 shareWriteTurns(db, new WriteTurns('writer', turns));
 const writes = new IndexWrites(new SqliteReposStore(db), new SqliteFilesStore(db), options, (work) => db.transaction(work)());
+// The corpus model's vectors: the chunks read, embedded and written here (the derived phase and the catch-up after an edit).
+let vectors: VectorWrites | null = null;
+const vectorWrites = () => (vectors ??= new VectorWrites(new SqliteVectorsStore(db)));
 
 type Args<K extends keyof IndexWrites> = IndexWrites[K] extends (...a: infer A) => unknown ? A : never;
 
@@ -49,8 +55,21 @@ async function handle(request: WriterRequest): Promise<unknown> {
     case 'relink': return writes.relink(...(a as Args<'relink'>));
     case 'refreshNames': return writes.refreshNames(...(a as Args<'refreshNames'>));
     case 'edit': return writes.edit(...(a as Args<'edit'>));
+    case 'embedSlice': return vectorWrites().embedSlice(...(a as Parameters<VectorWrites['embedSlice']>));
+    case 'countMissing': return vectorWrites().countMissing(...(a as Parameters<VectorWrites['countMissing']>));
+    case 'chunkCount': return vectorWrites().chunkCount();
+    case 'packed': return vectorWrites().packed(...(a as Parameters<VectorWrites['packed']>));
+    case 'sampleTexts': return vectorWrites().sampleTexts(...(a as Parameters<VectorWrites['sampleTexts']>));
+    case 'addModel': return vectorWrites().addModel(...(a as Parameters<VectorWrites['addModel']>));
     case 'close': return undefined;
   }
+}
+
+/** The buffers of a typed array answered, or of one answered in an object's fields. */
+function transferables(value: unknown): ArrayBuffer[] {
+  const views = ArrayBuffer.isView(value) ? [value] : value && typeof value === 'object' ? Object.values(value).filter((v) => ArrayBuffer.isView(v)) : [];
+  // Only a view that owns its whole buffer (a pooled Buffer's would take its neighbours along).
+  return [...new Set((views as ArrayBufferView[]).filter((v) => v.byteOffset === 0 && v.byteLength === v.buffer.byteLength).map((v) => v.buffer as ArrayBuffer))];
 }
 
 let chain: Promise<void> = Promise.resolve();
@@ -62,7 +81,9 @@ parentPort!.on('message', (request: WriterRequest) => {
     }
     try {
       const value = await handle(request);
-      parentPort!.postMessage({ type: 'done', id: request.id, value } satisfies WriterResponse);
+      // Buffers (the training sample, packed vectors) are moved to the main thread, not copied.
+      const transfer = transferables(value);
+      parentPort!.postMessage({ type: 'done', id: request.id, value } satisfies WriterResponse, transfer);
     } catch (caught) {
       // A full disk or a read-only file is told as the coded error the main thread would have made.
       const error = storageError(caught, file) ?? caught;

@@ -122,7 +122,9 @@ export class SqliteAnalysisStore {
   /** Documented files whose content changed since their doc was generated. */
   staleDocs(repoId: string): { fileId: number; path: string; hash: string }[] {
     return this.db.prepare(
-      `SELECT f.id AS fileId, f.path, f.hash FROM file_docs d JOIN files f ON f.id = d.file_id
+      // From the documented files (few), not from the repository's (CROSS JOIN keeps that order): after
+      // every edit this ran over every file of phaser ×4, 10–16 ms on the thread that answers.
+      `SELECT f.id AS fileId, f.path, f.hash FROM file_docs d CROSS JOIN files f ON f.id = d.file_id
        WHERE f.repo_id = ? AND d.source_hash <> f.hash ORDER BY f.path`,
     ).all(repoId) as { fileId: number; path: string; hash: string }[];
   }

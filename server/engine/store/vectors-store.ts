@@ -23,13 +23,30 @@ export interface ChunkToEmbed { id: number; repoId: string; path: string; symbol
  * chunk goes, so a re-used chunk id can never inherit a stale vector.
  */
 export class SqliteVectorsStore {
+  /** trained_chunks and created_at by model (they never change), read once: see models(). */
+  private readonly tails = new Map<string, { trainedChunks: number; createdAt: string }>();
+
   constructor(private readonly db: Db) {}
 
+  /**
+   * The models. trained_chunks and created_at are stored after the model's data (megabytes of
+   * overflow pages that SQLite walks to reach them: 10–20 ms per call on phaser ×4, after every
+   * edit and at every search), so they are read once per model; the columns before it every time.
+   */
   models(): EmbeddingModelRow[] {
-    return this.db.prepare(
-      `SELECT id, provider, name, dims, state, trained_chunks AS trainedChunks, created_at AS createdAt
-       FROM embedding_models ORDER BY id`,
-    ).all() as EmbeddingModelRow[];
+    const heads = this.db.prepare('SELECT id, provider, name, dims, state FROM embedding_models ORDER BY id').all() as
+      Omit<EmbeddingModelRow, 'trainedChunks' | 'createdAt'>[];
+    return heads.map((h) => {
+      const key = `${h.id}/${h.provider}/${h.name}/${h.dims}`;
+      let tail = this.tails.get(key);
+      if (!tail) {
+        tail = this.db.prepare('SELECT trained_chunks AS trainedChunks, created_at AS createdAt FROM embedding_models WHERE id = ?').get(h.id) as
+          { trainedChunks: number; createdAt: string } | undefined;
+        if (!tail) return null; // dropped meanwhile
+        this.tails.set(key, tail);
+      }
+      return { ...h, ...tail };
+    }).filter((m): m is EmbeddingModelRow => m !== null);
   }
 
   modelData(id: number): Buffer | null {
@@ -66,6 +83,7 @@ export class SqliteVectorsStore {
   }
 
   dropModel(id: number): void {
+    for (const key of this.tails.keys()) if (key.startsWith(`${id}/`)) this.tails.delete(key);
     this.db.transaction(() => {
       this.db.exec(`DROP TRIGGER IF EXISTS vec_m${id}_chunk_ad; DROP TABLE IF EXISTS vec_m${id}; DROP TABLE IF EXISTS vec_m${id}_empty;`);
       this.db.prepare('DELETE FROM embedding_models WHERE id = ?').run(id);
@@ -157,9 +175,10 @@ export class SqliteVectorsStore {
     return { ids, repos, data };
   }
 
-  /** Statements of a dropped table must not be reused. */
+  /** Statements of a dropped table must not be reused (nor what models() remembers of it: ids are reused). */
   forget(id: number): void {
     forgetStatements(this.db, (sql) => sql.includes(`vec_m${id}`));
+    for (const key of this.tails.keys()) if (key.startsWith(`${id}/`)) this.tails.delete(key);
   }
 }
 
