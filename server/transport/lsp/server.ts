@@ -51,15 +51,23 @@ export function startLanguageServer(openHost: OpenHost): void {
   let session: Session | null = null;
   let folders: string[] = [];
   let folderEvents = false;
+  // The owner's key, when it comes before initialize was answered (the session is not there yet).
+  let earlyKey: string | null = null;
+  const adoptKey = (s: Session, key: string) => {
+    s.adoptOwnerKey(key).catch((error: Error) => log.error(`the owner's key was not taken: ${error.message}`));
+  };
 
   connection.onInitialize(async (params: InitializeParams): Promise<InitializeResult> => {
     const options = params.initializationOptions as Partial<LoupeInitOptions> | undefined;
     trace.mark('initialize received');
-    if (!options?.dataDir || !options.ownerKey) throw new ResponseError(ErrorCodes.InvalidParams, 'initializationOptions need dataDir and ownerKey');
+    // The owner's key may follow as loupe/ownerKey: nothing the first lenses need waits for it.
+    if (!options?.dataDir) throw new ResponseError(ErrorCodes.InvalidParams, 'initializationOptions need dataDir');
     const settings: LoupeSettings = { ...DEFAULT_SETTINGS, ...options.settings };
     const started = Date.now();
-    const init: LoupeInitOptions = { dataDir: options.dataDir, ownerKey: options.ownerKey, settings };
+    const init: LoupeInitOptions = { dataDir: options.dataDir, ownerKey: options.ownerKey || undefined, settings };
     session = new Session(await openHost(init, log), init, log, trace);
+    if (!init.ownerKey) trace.mark('initialize without the owner key');
+    if (earlyKey) adoptKey(session, earlyKey);
     log.info(`index opened in ${Date.now() - started} ms at ${init.dataDir}`);
     trace.mark('index opened');
     folders = (params.workspaceFolders ?? []).map((f) => f.uri);
@@ -109,6 +117,13 @@ export function startLanguageServer(openHost: OpenHost): void {
         s.openFolders(e.added.map((f) => f.uri));
       });
     }
+  });
+
+  connection.onNotification(Method.ownerKey, (params: { key?: unknown }) => {
+    if (typeof params?.key !== 'string') return;
+    trace.mark('owner key received');
+    if (session) adoptKey(session, params.key);
+    else earlyKey = params.key;
   });
 
   connection.onShutdown(async () => {
