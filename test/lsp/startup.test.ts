@@ -104,6 +104,27 @@ test('initialize and the first lenses do not wait for the owner\'s key: a server
   assert.ok((await search(warm)).total > 0);
 });
 
+test('a warm start with a document open holds its catch-up run past the 4 s deadline until VS Code asks for that document\'s lenses', async () => {
+  const folder = copyFixture('e2e-app');
+  const dataDir = tempDir('loupe-lsp-startup-');
+  const key = randomUUID();
+  const cold = await startLspClient(folder, dataDir, key);
+  started.push(cold);
+  await cold.ready();
+  await cold.stop();
+
+  const warm = await startLspClient(folder, dataDir, key);
+  started.push(warm);
+  await warm.open('src/util/format.ts', fs.readFileSync(path.join(folder, 'src/util/format.ts'), 'utf8'));
+  // VS Code asks late while its extension host activates the other extensions (5–10 s after initialize).
+  await new Promise((r) => setTimeout(r, 6_000));
+  assert.ok(!steps(warm.logs).has('first index run started'), `the catch-up run waited for the open document's lenses:\n${warm.logs.join('\n')}`);
+  const lenses = (await warm.connection.sendRequest('textDocument/codeLens', { textDocument: { uri: warm.uri('src/util/format.ts') } })) as Lens[];
+  assert.equal(lenses[0]?.command.title, '5 dependents · 1 entry point · 1 test');
+  const at = await waitForSteps(warm, ['first lens answered', 'first index run started', 'first index run finished']);
+  assert.ok(at.get('first lens answered')! <= at.get('first index run started')!, JSON.stringify([...at]));
+});
+
 test('Node\'s compile cache is written while the server runs, so a start after a killed one (a window reload) still reads it', async () => {
   const cache = tempDir('loupe-lsp-compile-cache-');
   const lsp = await startLspClient(copyFixture('e2e-app'), tempDir('loupe-lsp-startup-'), randomUUID(), {}, { ...process.env, NODE_COMPILE_CACHE: cache });

@@ -95,9 +95,18 @@ export class Session extends EventEmitter<SessionEvents> {
    * whose lenses wait for the index): what is not needed for them (the HTTP sidecar, TypeScript on the
    * main thread, a warm start's catch-up run) waits for it, so it does not compete on a busy machine.
    */
-  startupSettled(deadlineMs: number): Promise<void> {
+  startupSettled(deadlineMs: number, longer?: { while: () => boolean; capMs: number }): Promise<void> {
+    const started = Date.now();
     const deadline = new Promise<void>((resolve) => {
-      this.startupTimer = setTimeout(resolve, deadlineMs);
+      // While `longer.while()` holds (a document is open, so VS Code will ask for its lenses: seconds after
+      // initialize while the extension host still activates the others), the wait goes on up to capMs.
+      const fire = () => {
+        if (longer?.while() && Date.now() - started < longer.capMs) {
+          this.startupTimer = setTimeout(fire, 250);
+          this.startupTimer.unref();
+        } else resolve();
+      };
+      this.startupTimer = setTimeout(fire, deadlineMs);
       this.startupTimer.unref();
     });
     return Promise.race([this.firstLens, deadline]).finally(() => {
