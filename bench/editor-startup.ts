@@ -110,8 +110,9 @@ async function once(extension: Extension): Promise<Run> {
     const hostStart = lineTime(hostLog, /Extension host with pid \d+ started/);
     const activation = lineTime(hostLog, new RegExp(`_doActivateExtension ${id}`));
     const activationToLens = lensAt - activation;
-    // Our client's log (since h19): when VS Code first asked the language client for lenses.
-    const request = lineTime(log, /first CodeLens request from VS Code/);
+    // Our client's log (since h19): when VS Code first asked the language client for lenses, in ms after the
+    // client started (in activate()). Not the line's time: the output channel writes its lines in batches.
+    const request = activation + Number(/first CodeLens request from VS Code (\d+) ms after the client started/.exec(log)?.[1] ?? NaN);
     return {
       cold, index, warm, hostToLens, activationToLens, serverLens: step('first lens answered'), serverLoaded: step('server loaded'),
       reloadToHost: hostStart - reloaded, hostToActivation: activation - hostStart, activationToRequest: request - activation, requestToLens: lensAt - request,
