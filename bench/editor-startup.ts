@@ -30,7 +30,34 @@ const arg = (name: string, fallback: string) => {
 const runs = Number(arg('--runs', '3'));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-interface Run { cold: number; index: number; warm: number; hostToLens: number; activationToLens: number; serverLens: number; serverLoaded: number }
+interface Run {
+  cold: number; index: number; warm: number; hostToLens: number; activationToLens: number; serverLens: number; serverLoaded: number;
+  /** Warm, from the logs: reload → the new extension host's start; → VS Code activating the extension; → VS Code's first lens request (our client's log). */
+  reloadToHost: number; hostToActivation: number; activationToRequest: number; requestToLens: number;
+}
+
+/**
+ * The control: a minimal extension with Loupe's activation events whose activate() only registers a
+ * CodeLens provider answering one lens at once. Its start-up, in the same harness, is the floor this
+ * editor puts under any extension's first lens on this machine.
+ */
+function controlExtension(): string {
+  const root = path.join(__dirname, '..');
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { activationEvents: string[]; engines: Record<string, string> };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-lens-control-'));
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({
+    name: 'lens-control', publisher: 'loupe-bench', version: '0.0.1', main: './extension.js',
+    engines: pkg.engines, activationEvents: pkg.activationEvents,
+  }, null, 2));
+  fs.writeFileSync(path.join(dir, 'extension.js'), `const vscode = require('vscode');
+exports.activate = (context) => {
+  context.subscriptions.push(vscode.languages.registerCodeLensProvider({ scheme: 'file' }, {
+    provideCodeLenses: () => [new vscode.CodeLens(new vscode.Range(0, 0, 0, 0), { title: 'control: 1 dependents', command: '' })],
+  }));
+};
+`);
+  return dir;
+}
 
 /** A log line's time (`2026-11-26 16:12:27.354 [info] …`, the machine's local time) as Date.now() would give it. */
 function lineTime(text: string, pattern: RegExp): number {
@@ -39,7 +66,9 @@ function lineTime(text: string, pattern: RegExp): number {
   return m ? new Date(`${m[1]}T${m[2]}`).getTime() : NaN;
 }
 
-async function once(extension: { extensionFolder?: string; vsix?: string }): Promise<Run> {
+type Extension = { extensionFolder?: string; vsix?: string; control?: boolean };
+
+async function once(extension: Extension): Promise<Run> {
   const folder = honoWorkspace();
   const server = await startCodeServer({ workspace: folder, ...extension, settings: { 'loupe.sidecar.port': 0 } });
   const browser = await launchBrowser();
@@ -49,13 +78,26 @@ async function once(extension: { extensionFolder?: string; vsix?: string }): Pro
     await wb.openFile('dist/context.js');
     await wb.waitForLens(/dependents/, 300_000);
     const cold = Date.now() - started;
-    await wb.statusItem().filter({ hasText: /Loupe \d+ files/ }).waitFor({ timeout: 300_000 });
+    const id = extension.control ? 'loupe-bench\\.lens-control' : 'loupe\\.loupe';
+    if (!extension.control) await wb.statusItem().filter({ hasText: /Loupe \d+ files/ }).waitFor({ timeout: 300_000 });
     const logs = () => findFiles(server.userDataDir, /Loupe\.log$/).sort((a, b) => fs.statSync(a).mtimeMs - fs.statSync(b).mtimeMs);
-    const index = Number(/indexed hono: \d+ files in (\d+) ms/.exec(logs().map((f) => fs.readFileSync(f, 'utf8')).join('\n'))?.[1] ?? NaN);
+    const index = extension.control ? NaN : Number(/indexed hono: \d+ files in (\d+) ms/.exec(logs().map((f) => fs.readFileSync(f, 'utf8')).join('\n'))?.[1] ?? NaN);
     const before = new Set(logs());
     const hostLogs = () => findFiles(server.userDataDir, /^remoteexthost\.log$/);
     const hostsBefore = new Set(hostLogs());
-    const reloaded = await wb.reload();
+    // The control has no index to wait for: let the window settle as long as Loupe's cold start did not, so
+    // the reload is asked of a window that has finished starting (and takes keys) in both cases.
+    if (extension.control) {
+      await wb.page.locator('.monaco-workbench').click({ position: { x: 700, y: 400 } });
+      await new Promise((r) => setTimeout(r, 10_000));
+    }
+    let reloaded: number;
+    try {
+      reloaded = await wb.reload();
+    } catch (error) {
+      await wb.screenshot(`bench-reload-failed-${Date.now()}`);
+      throw error;
+    }
     await wb.waitForLens(/dependents/, 120_000);
     const lensAt = Date.now();
     const warm = lensAt - reloaded;
@@ -65,8 +107,16 @@ async function once(extension: { extensionFolder?: string; vsix?: string }): Pro
     // VS Code's own part (the new extension host starting) apart from the extension's (its activation on).
     const hostLog = hostLogs().filter((f) => !hostsBefore.has(f)).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
     const hostToLens = lensAt - lineTime(hostLog, /Extension host with pid \d+ started/);
-    const activationToLens = lensAt - lineTime(hostLog, /_doActivateExtension loupe\.loupe/);
-    return { cold, index, warm, hostToLens, activationToLens, serverLens: step('first lens answered'), serverLoaded: step('server loaded') };
+    const hostStart = lineTime(hostLog, /Extension host with pid \d+ started/);
+    const activation = lineTime(hostLog, new RegExp(`_doActivateExtension ${id}`));
+    const activationToLens = lensAt - activation;
+    // Our client's log (since h19): when VS Code first asked the language client for lenses, in ms after the
+    // client started (in activate()). Not the line's time: the output channel writes its lines in batches.
+    const request = activation + Number(/first CodeLens request from VS Code (\d+) ms after the client started/.exec(log)?.[1] ?? NaN);
+    return {
+      cold, index, warm, hostToLens, activationToLens, serverLens: step('first lens answered'), serverLoaded: step('server loaded'),
+      reloadToHost: hostStart - reloaded, hostToActivation: activation - hostStart, activationToRequest: request - activation, requestToLens: lensAt - request,
+    };
   } finally {
     await browser.close();
     await server.stop();
@@ -80,7 +130,9 @@ void (async () => {
   ensureE2eTools();
   const extension = process.env.LOUPE_E2E_LINK === '1' ? await extensionUnderTest() : { vsix: findVsix() };
   const beforeVsix = arg('--before', '');
-  const variants: { name: string; extension: { extensionFolder?: string; vsix?: string }; runs: Run[] }[] = [
+  const withControl = process.argv.includes('--control');
+  const variants: { name: string; extension: Extension; runs: Run[] }[] = [
+    ...(withControl ? [{ name: 'control', extension: { extensionFolder: controlExtension(), control: true }, runs: [] as Run[] }] : []),
     ...(beforeVsix ? [{ name: 'before', extension: { vsix: path.resolve(beforeVsix) }, runs: [] as Run[] }] : []),
     { name: 'after', extension, runs: [] },
   ];
@@ -89,13 +141,17 @@ void (async () => {
     for (const v of variants) {
       loads.push(os.loadavg()[0]);
       const r = await once(v.extension);
-      process.stderr.write(`${v.name} run ${i + 1} (load ${os.loadavg()[0].toFixed(1)}): cold start to first lens ${r.cold} ms (index run ${r.index} ms), warm start to first lens ${r.warm} ms (extension host start → lens ${r.hostToLens} ms, activation → lens ${r.activationToLens} ms; server: loaded +${r.serverLoaded} ms, first lens +${r.serverLens} ms)\n`);
+      process.stderr.write(`${v.name} run ${i + 1} (load ${loads[loads.length - 1].toFixed(1)} → ${os.loadavg()[0].toFixed(1)}): cold start to first lens ${r.cold} ms (index run ${r.index} ms), warm start to first lens ${r.warm} ms (reload → host ${r.reloadToHost} ms, host → activation ${r.hostToActivation} ms, activation → VS Code's first lens request ${r.activationToRequest} ms, request → lens drawn ${r.requestToLens} ms; extension host start → lens ${r.hostToLens} ms, activation → lens ${r.activationToLens} ms; server: loaded +${r.serverLoaded} ms, first lens +${r.serverLens} ms)\n`);
       v.runs.push(r);
     }
   }
   const med = (v: (typeof variants)[number], key: keyof Run) => median(v.runs.map((r) => r[key]));
+  if (withControl) {
+    const keys: (keyof Run)[] = ['cold', 'warm', 'reloadToHost', 'hostToActivation', 'activationToLens', 'activationToRequest', 'requestToLens', 'serverLoaded', 'serverLens'];
+    process.stderr.write(`medians (ms): ${keys.join(' ')}\n${variants.map((v) => `${v.name}: ${keys.map((k) => Math.round(med(v, k))).join(' ')}`).join('\n')}\n`);
+  }
   const after = variants[variants.length - 1];
-  const before = beforeVsix ? variants[0] : null;
+  const before = variants.find((v) => v.name === 'before') ?? null;
   const rows: [string, keyof Run, string][] = [
     ['cold start (no index) to the first CodeLens on `dist/context.js`', 'cold', '≤ 15 000 ms'],
     ['of which the index run (log: `indexed hono: N files in T ms`)', 'index', ''],

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import * as vscode from 'vscode';
-import { LanguageClient, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import { LanguageClient, State, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import type { LoupeInitOptions, LoupeNotifications, LoupeRequests, LoupeStatus, ResearchChunk } from '../protocol/lsp';
 import { currentSettings } from './settings';
 import { forkServer } from './server-process';
@@ -55,10 +55,28 @@ export class Ctx implements vscode.Disposable {
     return this.startup;
   }
 
+  /** The owner's key once SecretStorage answered (a restart's initialize carries it from then on). */
+  private key: string | undefined;
+  private lensAsked = false;
+  private lensShown = false;
+
+  /** Hands the owner's key to the running server (again after a restart: the server ignores a key it has). */
+  private sendKey(): void {
+    if (this.key && this.client?.state === State.Running) void this.client.sendNotification('loupe/ownerKey', { key: this.key });
+  }
+
   private async startClient(): Promise<void> {
     const asked = Date.now();
-    const key = await this.ownerKey;
-    this.log.info(`Loupe: owner key ready ${Date.now() - asked} ms after the client started waiting for it`);
+    // The key (SecretStorage: a round trip to the window, 6–8 s at high load) is not awaited: initialize
+    // and the lenses go without it, and the server takes it when it arrives (loupe/ownerKey).
+    void this.ownerKey.then((key) => {
+      this.key = key;
+      this.log.info(`Loupe: owner key ready ${Date.now() - asked} ms after the client started`);
+      this.sendKey();
+    }, (error: Error) => {
+      this.log.error(`Loupe could not read or store its key in the editor's secret storage: ${error.message}`);
+      void vscode.window.showErrorMessage(`Loupe could not read its key from the secret storage: ${error.message}`);
+    });
     // The server process (dist/server.js over stdio): the one forked at activation, which has been loading
     // its bundle meanwhile; a restart (settings changed, a crash) forks a new one.
     const serverOptions: ServerOptions = async () => {
@@ -69,11 +87,26 @@ export class Ctx implements vscode.Disposable {
     };
     const dataDir = this.extension.globalStorageUri.fsPath;
     // A function, so a restart (settings changed) starts the server with the settings of that moment.
-    const initializationOptions = (): LoupeInitOptions => ({ dataDir, ownerKey: key, settings: currentSettings() });
+    const initializationOptions = (): LoupeInitOptions => ({ dataDir, ownerKey: this.key, settings: currentSettings() });
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: 'file' }],
       outputChannel: this.log,
       initializationOptions,
+      middleware: {
+        // Start-up timing in the log: when VS Code first asks for lenses and when they come back.
+        provideCodeLenses: async (document, token, next) => {
+          const first = !this.lensAsked;
+          this.lensAsked = true;
+          const at = Date.now();
+          if (first) this.log.info(`Loupe: first CodeLens request from VS Code ${at - asked} ms after the client started (${vscode.workspace.asRelativePath(document.uri)})`);
+          const lenses = await next(document, token);
+          if (!this.lensShown && lenses?.length) {
+            this.lensShown = true;
+            this.log.info(`Loupe: first CodeLens answer with lenses ${Date.now() - asked} ms after the client started (${Date.now() - at} ms round trip)`);
+          }
+          return lenses;
+        },
+      },
       synchronize: {
         // Changes made outside the editor (git checkout, a build) reach the server as
         // workspace/didChangeWatchedFiles from VS Code's own watcher.
@@ -82,10 +115,13 @@ export class Ctx implements vscode.Disposable {
     };
     this.client = new LanguageClient('loupe', 'Loupe', serverOptions, clientOptions);
     this.push({ dispose: () => void this.stop() });
+    // A restart whose initialize went before the key arrived gets it once running.
+    this.push(this.client.onDidChangeState((e) => { if (e.newState === State.Running) this.sendKey(); }));
     this.client.onNotification('loupe/statusChanged', (s: LoupeStatus) => this.setStatus(s));
     // One handler per method is all the client keeps: research chunks fan out from here (view, chat).
     this.client.onNotification('loupe/researchChunk', (c: ResearchChunk) => { for (const l of this.chunkListeners) l(c); });
     await this.client.start();
+    this.log.info(`Loupe: language client started (initialize answered) ${Date.now() - asked} ms after the client started`);
     this.setStatus((await this.client.sendRequest('loupe/status')) as LoupeStatus);
   }
 

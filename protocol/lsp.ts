@@ -11,8 +11,12 @@ import type { SearchHit as ApiSearchHit, SearchRequest } from './api/search';
 export interface LoupeInitOptions {
   /** Where the index lives: the extension's global storage folder. */
   dataDir: string;
-  /** The owner's API key, kept by the client in SecretStorage. */
-  ownerKey: string;
+  /**
+   * The owner's API key, kept by the client in SecretStorage. Absent when the client has not read it yet
+   * (a round trip to the window, seconds on a busy start): it follows as `loupe/ownerKey`, and nothing
+   * the first lenses need waits for it.
+   */
+  ownerKey?: string;
   settings: LoupeSettings;
 }
 
@@ -184,6 +188,8 @@ export interface LoupeNotifications {
   'loupe/researchChunk': ResearchChunk;
   /** A sign-up or sign-in code was mailed (shown as a notification when it went to the local outbox). */
   'loupe/mail': MailNotice;
+  /** Client → server: the owner's key, when initialize went without it (see LoupeInitOptions.ownerKey). */
+  'loupe/ownerKey': { key: string };
 }
 
 export interface MailNotice {
@@ -196,6 +202,7 @@ export interface MailNotice {
 
 export const Method = {
   status: 'loupe/status',
+  ownerKey: 'loupe/ownerKey',
   pause: 'loupe/pause',
   resume: 'loupe/resume',
   reindex: 'loupe/reindex',

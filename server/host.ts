@@ -37,7 +37,7 @@ export class Host {
 
   private constructor(
     readonly engine: Engine,
-    readonly owner: Owner,
+    public owner: Owner,
     private readonly settings: HostSettings,
   ) {}
 
@@ -46,15 +46,30 @@ export class Host {
     return this.engine.ops;
   }
 
-  /** Opens the index (migrating or rebuilding it as needed) and the owner's account. */
-  static async open(settings: HostSettings, log: Logger): Promise<Host> {
+  /**
+   * Opens the index (migrating or rebuilding it as needed) and the owner's account. `ownerKeyLater`
+   * (the editor, whose key comes from SecretStorage after initialize): without `settings.ownerKey` the
+   * owner is made sure of without a key of theirs (`owner.key` is '' until `adoptOwnerKey`); no key
+   * file is written. On the very first start that mints the owner a key no one holds (only its hash
+   * is stored), as `ensure` does for an owner without a key.
+   */
+  static async open(settings: HostSettings, log: Logger, options: { ownerKeyLater?: boolean } = {}): Promise<Host> {
     const engine = new Engine({ ...settings.engine, log });
     try {
-      return new Host(engine, await ensureOwnerKey(engine, settings.ownerKey), settings);
+      const owner = options.ownerKeyLater && !settings.ownerKey
+        ? { userId: (await engine.ops.owner.ensure()).userId, key: '' }
+        : await ensureOwnerKey(engine, settings.ownerKey);
+      return new Host(engine, owner, settings);
     } catch (error) {
       await engine.close();
       throw error;
     }
+  }
+
+  /** The owner's key, arrived after open (`ownerKeyLater`): made an active key of the owner's. */
+  async adoptOwnerKey(key: string): Promise<void> {
+    const { userId } = await this.engine.ops.owner.ensure(key);
+    this.owner = { userId, key: key.toLowerCase() };
   }
 
   /**

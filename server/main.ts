@@ -8,7 +8,14 @@ import { Host } from './host';
 import { settingsFromEditor } from './settings';
 
 // The editor's sidecar is built on its first request (Host.listen's onDemand): most sessions never call it.
+// The owner's key may come after initialize (loupe/ownerKey): the index opens without waiting for it.
 startLanguageServer(async (init, log) => {
-  const host = await Host.open(settingsFromEditor(init, process.env, log), log);
-  return { ops: host.ops, owner: host.owner, listen: () => host.listen({ onDemand: true }), close: () => host.close() };
+  const host = await Host.open(settingsFromEditor(init, process.env, log), log, { ownerKeyLater: true });
+  return {
+    ops: host.ops,
+    get owner() { return host.owner; },
+    adoptOwnerKey: (key) => host.adoptOwnerKey(key),
+    listen: () => host.listen({ onDemand: true }),
+    close: () => host.close(),
+  };
 });

@@ -67,6 +67,64 @@ test('a warm start answers the first lens before its catch-up run and before the
   assert.match(warm.logs.join('\n'), /indexed e2e-app: \d+ files in \d+ ms \(no change\)/, 'the catch-up run still happens');
 });
 
+test('initialize and the first lenses do not wait for the owner\'s key: a server whose key arrives late answers lenses first; what acts as the owner waits for the key, then works', async () => {
+  const folder = copyFixture('e2e-app');
+  const dataDir = tempDir('loupe-lsp-startup-');
+  const key = randomUUID();
+  const search = (lsp: TestLspClient) => lsp.connection.sendRequest('loupe/search', { query: 'formatPrice', scan_mode: 'grep_code', scope: 'code' }) as Promise<{ total: number }>;
+
+  // The first start ever, without a key (the editor's SecretStorage has not answered): the folder is indexed
+  // for the owner all the same; the key, when it comes, is the owner's.
+  const cold = await startLspClient(folder, dataDir, '', { sidecar: { enabled: true, port: 0 } });
+  started.push(cold);
+  await cold.ready();
+  await cold.connection.sendNotification('loupe/ownerKey', { key });
+  await waitForSteps(cold, ['owner key adopted', 'sidecar listening']);
+  assert.ok((await search(cold)).total > 0);
+  const { url } = (await cold.connection.sendRequest('loupe/sidecar')) as { url: string };
+  assert.equal((await fetch(`${url}/v2/repos`, { headers: { 'x-api-key': key } })).status, 200, 'the sidecar takes the key that came late');
+  await cold.stop();
+
+  // A warm start whose key is late: initialize and the lenses are answered; a search (it acts as the owner) waits.
+  const warm = await startLspClient(folder, dataDir, '');
+  started.push(warm);
+  const uri = warm.uri('src/util/format.ts');
+  const lenses = (await warm.connection.sendRequest('textDocument/codeLens', { textDocument: { uri } })) as Lens[];
+  assert.equal(lenses[0]?.command.title, '5 dependents · 1 entry point · 1 test', 'lenses without the key');
+  let searched = false;
+  const pending = search(warm).then((r) => { searched = true; return r; });
+  await new Promise((r) => setTimeout(r, 500));
+  assert.equal(searched, false, 'the search waits for the owner\'s key');
+  await warm.connection.sendNotification('loupe/ownerKey', { key });
+  assert.ok((await pending).total > 0, 'and runs as the owner once it came');
+  const at = await waitForSteps(warm, ['initialize without the owner key', 'initialize answered', 'first lens answered', 'owner key received', 'owner key adopted']);
+  assert.ok(at.get('first lens answered')! <= at.get('owner key received')!, `lenses before the key: ${JSON.stringify([...at])}`);
+  // The same key again (a restart's initialize carries it; the client sends it once running) changes nothing.
+  await warm.connection.sendNotification('loupe/ownerKey', { key });
+  assert.ok((await search(warm)).total > 0);
+});
+
+test('a warm start with a document open holds its catch-up run past the 4 s deadline until VS Code asks for that document\'s lenses', async () => {
+  const folder = copyFixture('e2e-app');
+  const dataDir = tempDir('loupe-lsp-startup-');
+  const key = randomUUID();
+  const cold = await startLspClient(folder, dataDir, key);
+  started.push(cold);
+  await cold.ready();
+  await cold.stop();
+
+  const warm = await startLspClient(folder, dataDir, key);
+  started.push(warm);
+  await warm.open('src/util/format.ts', fs.readFileSync(path.join(folder, 'src/util/format.ts'), 'utf8'));
+  // VS Code asks late while its extension host activates the other extensions (5–10 s after initialize).
+  await new Promise((r) => setTimeout(r, 6_000));
+  assert.ok(!steps(warm.logs).has('first index run started'), `the catch-up run waited for the open document's lenses:\n${warm.logs.join('\n')}`);
+  const lenses = (await warm.connection.sendRequest('textDocument/codeLens', { textDocument: { uri: warm.uri('src/util/format.ts') } })) as Lens[];
+  assert.equal(lenses[0]?.command.title, '5 dependents · 1 entry point · 1 test');
+  const at = await waitForSteps(warm, ['first lens answered', 'first index run started', 'first index run finished']);
+  assert.ok(at.get('first lens answered')! <= at.get('first index run started')!, JSON.stringify([...at]));
+});
+
 test('Node\'s compile cache is written while the server runs, so a start after a killed one (a window reload) still reads it', async () => {
   const cache = tempDir('loupe-lsp-compile-cache-');
   const lsp = await startLspClient(copyFixture('e2e-app'), tempDir('loupe-lsp-startup-'), randomUUID(), {}, { ...process.env, NODE_COMPILE_CACHE: cache });

@@ -22,6 +22,8 @@ import { bindEditorFeatures } from './features/editor-features';
 
 /** How long the sidecar and the rest wait for the first lenses at most (see onInitialized). */
 const STARTUP_DEADLINE_MS = 4000;
+/** …and at most this long while a document is open whose lenses VS Code has not asked for yet. */
+const STARTUP_CAP_MS = 15_000;
 
 function saveCompileCache(): void {
   try {
@@ -51,15 +53,23 @@ export function startLanguageServer(openHost: OpenHost): void {
   let session: Session | null = null;
   let folders: string[] = [];
   let folderEvents = false;
+  // The owner's key, when it comes before initialize was answered (the session is not there yet).
+  let earlyKey: string | null = null;
+  const adoptKey = (s: Session, key: string) => {
+    s.adoptOwnerKey(key).catch((error: Error) => log.error(`the owner's key was not taken: ${error.message}`));
+  };
 
   connection.onInitialize(async (params: InitializeParams): Promise<InitializeResult> => {
     const options = params.initializationOptions as Partial<LoupeInitOptions> | undefined;
     trace.mark('initialize received');
-    if (!options?.dataDir || !options.ownerKey) throw new ResponseError(ErrorCodes.InvalidParams, 'initializationOptions need dataDir and ownerKey');
+    // The owner's key may follow as loupe/ownerKey: nothing the first lenses need waits for it.
+    if (!options?.dataDir) throw new ResponseError(ErrorCodes.InvalidParams, 'initializationOptions need dataDir');
     const settings: LoupeSettings = { ...DEFAULT_SETTINGS, ...options.settings };
     const started = Date.now();
-    const init: LoupeInitOptions = { dataDir: options.dataDir, ownerKey: options.ownerKey, settings };
+    const init: LoupeInitOptions = { dataDir: options.dataDir, ownerKey: options.ownerKey || undefined, settings };
     session = new Session(await openHost(init, log), init, log, trace);
+    if (!init.ownerKey) trace.mark('initialize without the owner key');
+    if (earlyKey) adoptKey(session, earlyKey);
     log.info(`index opened in ${Date.now() - started} ms at ${init.dataDir}`);
     trace.mark('index opened');
     folders = (params.workspaceFolders ?? []).map((f) => f.uri);
@@ -88,7 +98,9 @@ export function startLanguageServer(openHost: OpenHost): void {
     // The first lenses come first: the sidecar (building the HTTP application takes seconds on a
     // busy machine), TypeScript on this thread and a warm start's catch-up run wait until they are
     // answered, or until STARTUP_DEADLINE_MS when no lens is asked for or the index is not there yet.
-    const settled = s.startupSettled(STARTUP_DEADLINE_MS);
+    // With a document open VS Code will ask for its lenses, later than the deadline when the extension host is
+    // busy (10 s after initialize at load 12 in the editor bench): the wait goes on, up to STARTUP_CAP_MS.
+    const settled = s.startupSettled(STARTUP_DEADLINE_MS, { while: () => documents.all().length > 0, capMs: STARTUP_CAP_MS });
     s.openWorkspace(folders, settled);
     // Node's compile cache (NODE_COMPILE_CACHE, set by the extension) is written when the process
     // exits, but a window reload may kill this process instead: write it now that the bundle is
@@ -109,6 +121,13 @@ export function startLanguageServer(openHost: OpenHost): void {
         s.openFolders(e.added.map((f) => f.uri));
       });
     }
+  });
+
+  connection.onNotification(Method.ownerKey, (params: { key?: unknown }) => {
+    if (typeof params?.key !== 'string') return;
+    trace.mark('owner key received');
+    if (session) adoptKey(session, params.key);
+    else earlyKey = params.key;
   });
 
   connection.onShutdown(async () => {

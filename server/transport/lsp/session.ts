@@ -13,7 +13,10 @@ import { StartupTrace } from './startup-trace';
  */
 export interface LspHost {
   readonly ops: Operations;
+  /** `key` is '' when initialize came without it (see LoupeInitOptions.ownerKey) until `adoptOwnerKey`. */
   readonly owner: { userId: string; key: string };
+  /** The owner's key arrived after initialize: it becomes one of the owner's active keys. */
+  adoptOwnerKey(key: string): Promise<void>;
   /** Serves HTTP and A2A; null when the sidecar is turned off; rejects with EADDRINUSE on a taken port. */
   listen(): Promise<{ url: string } | null>;
   close(): Promise<void>;
@@ -37,7 +40,11 @@ export class Session extends EventEmitter<SessionEvents> {
   readonly ops: Operations;
   readonly workspace: WorkspaceRepos;
   readonly ownerId: string;
-  readonly ownerKey: string;
+  /** The owner's key; '' until it arrives when initialize came without it. */
+  private ownerKey: string;
+  private keyArrived: () => void = () => {};
+  /** Resolves once the owner's key is known (at once when initialize carried it). */
+  private readonly ownerKeyKnown: Promise<void>;
   settings: LoupeSettings;
   sidecar: { url: string } | null = null;
   sidecarError: string | null = null;
@@ -59,6 +66,7 @@ export class Session extends EventEmitter<SessionEvents> {
     this.ops = host.ops;
     this.ownerId = host.owner.userId;
     this.ownerKey = host.owner.key;
+    this.ownerKeyKnown = this.ownerKey ? Promise.resolve() : new Promise((resolve) => { this.keyArrived = resolve; });
     this.workspace = new WorkspaceRepos(this.ops);
     this.ops.indexing.on('progress', (p) => {
       if (p.phase === 'scanning') trace.mark('first index run started');
@@ -87,9 +95,18 @@ export class Session extends EventEmitter<SessionEvents> {
    * whose lenses wait for the index): what is not needed for them (the HTTP sidecar, TypeScript on the
    * main thread, a warm start's catch-up run) waits for it, so it does not compete on a busy machine.
    */
-  startupSettled(deadlineMs: number): Promise<void> {
+  startupSettled(deadlineMs: number, longer?: { while: () => boolean; capMs: number }): Promise<void> {
+    const started = Date.now();
     const deadline = new Promise<void>((resolve) => {
-      this.startupTimer = setTimeout(resolve, deadlineMs);
+      // While `longer.while()` holds (a document is open, so VS Code will ask for its lenses: seconds after
+      // initialize while the extension host still activates the others), the wait goes on up to capMs.
+      const fire = () => {
+        if (longer?.while() && Date.now() - started < longer.capMs) {
+          this.startupTimer = setTimeout(fire, 250);
+          this.startupTimer.unref();
+        } else resolve();
+      };
+      this.startupTimer = setTimeout(fire, deadlineMs);
       this.startupTimer.unref();
     });
     return Promise.race([this.firstLens, deadline]).finally(() => {
@@ -156,10 +173,24 @@ export class Session extends EventEmitter<SessionEvents> {
   }
 
   /**
+   * The owner's key, sent by the client after initialize (`loupe/ownerKey`) when reading it from the
+   * editor's SecretStorage would have held up the first lenses. Only what acts as the owner waits for it
+   * (`caller()`: the panel's search, research, models and history).
+   */
+  async adoptOwnerKey(key: string): Promise<void> {
+    if (key.toLowerCase() === this.ownerKey) return;
+    await this.host.adoptOwnerKey(key);
+    this.ownerKey = this.host.owner.key;
+    this.trace.mark('owner key adopted');
+    this.keyArrived();
+  }
+
+  /**
    * The owner as an operation's caller (their plan and key as they are now): the panel's searches
    * and research are charged and recorded per the owner's plan, as the API's are.
    */
-  caller(): Promise<Caller> {
+  async caller(): Promise<Caller> {
+    await this.ownerKeyKnown;
     return this.ops.auth.caller({ apiKey: this.ownerKey });
   }
 

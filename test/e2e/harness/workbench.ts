@@ -182,6 +182,7 @@ export class Workbench {
   /** Reloads the window; resolves with the time (Date.now()) the new page started loading. */
   async reload(): Promise<number> {
     const navigated = this.page.waitForEvent('framenavigated', { predicate: (f) => f === this.page.mainFrame(), timeout: 180_000 }).then(() => Date.now());
+    navigated.catch(() => {}); // when the command below fails, its error is the one to report
     await this.command('Developer: Reload Window');
     const at = await navigated;
     await this.page.locator('.monaco-workbench').waitFor({ timeout: 180_000 });
