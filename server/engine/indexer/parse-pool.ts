@@ -12,6 +12,11 @@ const workerFile = __filename.endsWith('.ts')
 
 interface Pending { worker: ChildProcess; resolve: (r: ParseResult[]) => void; reject: (e: Error) => void }
 
+/** A worker keeps the process alive only while a batch is in flight (a process awaiting a parse must not exit under it). */
+function hold(worker: ChildProcess, busy: boolean): void {
+  if (busy) { worker.ref(); worker.channel?.ref(); } else { worker.unref(); worker.channel?.unref(); }
+}
+
 /**
  * A small pool of parse workers: one per core, created on first use and kept until close().
  *
@@ -54,11 +59,11 @@ export class ParsePool {
         // The parent's loader flags (tsx from source), not a debugger's: a second inspector on the same port fails.
         execArgv: process.execArgv.filter((a) => !/^--(inspect|debug)/.test(a)),
       });
-      worker.unref();
-      worker.channel?.unref();
+      hold(worker, false);
       worker.on('message', (msg: WorkerResponse) => {
         const p = this.pending.get(msg.id);
         this.pending.delete(msg.id);
+        if (![...this.pending.values()].some((q) => q.worker === worker)) hold(worker, false);
         this.release(worker);
         if (!p) return;
         if (msg.type === 'parsed') p.resolve(msg.results);
@@ -69,7 +74,8 @@ export class ParsePool {
       };
       worker.on('error', fail);
       worker.on('exit', (code, signal) => {
-        if (this.workers.includes(worker)) fail(new LoupeError('INTERNAL', `a parse worker stopped (${signal ?? `exit code ${code}`})`));
+        const closed = !this.workers.includes(worker);
+        fail(new LoupeError('INTERNAL', closed ? 'the parse workers were stopped' : `a parse worker stopped (${signal ?? `exit code ${code}`})`));
       });
       this.workers.push(worker);
       // Two slots per worker: while the main thread is busy writing one result, the worker already
@@ -95,8 +101,9 @@ export class ParsePool {
     const worker = await this.acquire();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      if (!worker.connected) { reject(new LoupeError('INTERNAL', 'the parse workers were stopped')); return; }
+      if (!worker.connected || !this.workers.includes(worker)) { reject(new LoupeError('INTERNAL', 'the parse workers were stopped')); return; }
       this.pending.set(id, { worker, resolve, reject });
+      hold(worker, true);
       worker.send({ type: 'parse', id, root, options, jobs } satisfies WorkerRequest);
     });
   }
@@ -115,6 +122,8 @@ export class ParsePool {
     await Promise.all(workers.map((w) => new Promise<void>((resolve) => {
       if (w.exitCode !== null || w.signalCode !== null) { resolve(); return; }
       w.once('exit', () => resolve());
+      // Waited for: held until it has exited.
+      hold(w, true);
       w.kill();
     })));
   }
