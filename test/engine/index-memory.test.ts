@@ -119,9 +119,9 @@ test('the parse pool stops its workers when closed in the middle of a run, and a
     assert.equal(first.length, 4);
     const pids = pool.pids;
     assert.equal(pids.length, 2);
-    const inFlight = pool.parse(root, { maxFileBytes: 1 << 20 }, jobs);
+    const refused = assert.rejects(pool.parse(root, { maxFileBytes: 1 << 20 }, jobs), /stopped/);
     await pool.close();
-    await assert.rejects(inFlight, /stopped/);
+    await refused;
     assert.deepEqual(pids.filter(alive), [], 'closed workers have exited');
     const again = await pool.parse(root, { maxFileBytes: 1 << 20 }, jobs.slice(0, 2));
     assert.equal(again.length, 2);
