@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { fork, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import type { ParseJob, ParseOptions, ParseResult } from './parse-file';
@@ -10,13 +10,26 @@ const workerFile = __filename.endsWith('.ts')
   ? path.join(__dirname, 'parse-worker.ts')
   : path.join(__dirname, 'parse-worker.js');
 
-interface Pending { resolve: (r: ParseResult[]) => void; reject: (e: Error) => void }
+interface Pending { worker: ChildProcess; resolve: (r: ParseResult[]) => void; reject: (e: Error) => void }
 
-/** A small pool of parse workers: one per core, created on first use and kept until close(). */
+/** A worker keeps the process alive only while a batch is in flight (a process awaiting a parse must not exit under it). */
+function hold(worker: ChildProcess, busy: boolean): void {
+  if (busy) { worker.ref(); worker.channel?.ref(); } else { worker.unref(); worker.channel?.unref(); }
+}
+
+/**
+ * A small pool of parse workers: one per core, created on first use and kept until close().
+ *
+ * Each worker is a child process, not a thread. A worker holds a TypeScript compiler, its resolution
+ * caches and every file it read; memory a thread frees stays in the process's allocator (glibc keeps
+ * a thread's arena, fragmented, after the thread is gone: a cold index of phaser ×4 left ~80 MB that
+ * way), while a process that exits gives all of it back. Results come over the IPC channel with V8's
+ * serializer (`serialization: 'advanced'`), the same format a worker thread's messages use.
+ */
 export class ParsePool {
-  private workers: Worker[] = [];
-  private readonly idle: Worker[] = [];
-  private readonly waiting: ((w: Worker) => void)[] = [];
+  private workers: ChildProcess[] = [];
+  private readonly idle: ChildProcess[] = [];
+  private readonly waiting: ((w: ChildProcess) => void)[] = [];
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
 
@@ -27,21 +40,42 @@ export class ParsePool {
     return this.size * 2;
   }
 
+  /** Worker processes running now (0 between runs). */
+  get running(): number {
+    return this.workers.length;
+  }
+
+  /** The process ids of the running workers (tests). */
+  get pids(): number[] {
+    return this.workers.map((w) => w.pid!).filter(Boolean);
+  }
+
   private ensure(): void {
     if (this.workers.length) return;
     for (let i = 0; i < this.size; i++) {
-      const worker = new Worker(workerFile);
-      worker.unref();
+      const worker = fork(workerFile, [], {
+        serialization: 'advanced',
+        stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+        // The parent's loader flags (tsx from source), not a debugger's: a second inspector on the same port fails.
+        execArgv: process.execArgv.filter((a) => !/^--(inspect|debug)/.test(a)),
+      });
+      hold(worker, false);
       worker.on('message', (msg: WorkerResponse) => {
         const p = this.pending.get(msg.id);
         this.pending.delete(msg.id);
+        if (![...this.pending.values()].some((q) => q.worker === worker)) hold(worker, false);
         this.release(worker);
         if (!p) return;
         if (msg.type === 'parsed') p.resolve(msg.results);
         else p.reject(new LoupeError('INTERNAL', msg.message));
       });
-      worker.on('error', (error) => {
-        for (const [id, p] of this.pending) { p.reject(error); this.pending.delete(id); }
+      const fail = (error: Error) => {
+        for (const [id, p] of this.pending) if (p.worker === worker) { p.reject(error); this.pending.delete(id); }
+      };
+      worker.on('error', fail);
+      worker.on('exit', (code, signal) => {
+        const closed = !this.workers.includes(worker);
+        fail(new LoupeError('INTERNAL', closed ? 'the parse workers were stopped' : `a parse worker stopped (${signal ?? `exit code ${code}`})`));
       });
       this.workers.push(worker);
       // Two slots per worker: while the main thread is busy writing one result, the worker already
@@ -50,13 +84,14 @@ export class ParsePool {
     }
   }
 
-  private release(worker: Worker): void {
+  private release(worker: ChildProcess): void {
+    if (!this.workers.includes(worker)) return;
     const next = this.waiting.shift();
     if (next) next(worker);
     else this.idle.push(worker);
   }
 
-  private acquire(): Promise<Worker> {
+  private acquire(): Promise<ChildProcess> {
     const w = this.idle.pop();
     return w ? Promise.resolve(w) : new Promise((resolve) => this.waiting.push(resolve));
   }
@@ -66,21 +101,30 @@ export class ParsePool {
     const worker = await this.acquire();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      worker.postMessage({ type: 'parse', id, root, options, jobs } satisfies WorkerRequest);
+      if (!worker.connected || !this.workers.includes(worker)) { reject(new LoupeError('INTERNAL', 'the parse workers were stopped')); return; }
+      this.pending.set(id, { worker, resolve, reject });
+      hold(worker, true);
+      worker.send({ type: 'parse', id, root, options, jobs } satisfies WorkerRequest);
     });
   }
 
   /** Files were added or removed under root: cached resolution answers are stale. */
   reset(root: string): void {
-    for (const w of this.workers) w.postMessage({ type: 'reset', root } satisfies WorkerRequest);
+    for (const w of this.workers) if (w.connected) w.send({ type: 'reset', root } satisfies WorkerRequest);
   }
 
+  /** Stops the workers (their memory goes with their processes); the next parse starts new ones. */
   async close(): Promise<void> {
     const workers = this.workers;
     this.workers = [];
     this.idle.length = 0;
     for (const [id, p] of this.pending) { p.reject(new LoupeError('INTERNAL', 'the parse workers were stopped')); this.pending.delete(id); }
-    await Promise.all(workers.map((w) => w.terminate()));
+    await Promise.all(workers.map((w) => new Promise<void>((resolve) => {
+      if (w.exitCode !== null || w.signalCode !== null) { resolve(); return; }
+      w.once('exit', () => resolve());
+      // Waited for: held until it has exited.
+      hold(w, true);
+      w.kill();
+    })));
   }
 }

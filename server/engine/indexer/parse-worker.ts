@@ -1,6 +1,7 @@
 /**
- * Worker thread: parses batches of files for one repository root and posts the results back.
- * The main thread owns the database; workers only read files.
+ * A parse worker: parses batches of files for one repository root and posts the results back. The
+ * pool runs it as a child process (ParsePool); it also runs as a worker thread (a test of the bundle).
+ * The main process owns the database; workers only read files.
  */
 import { parentPort } from 'node:worker_threads';
 import { FileParser, type ParseJob, type ParseOptions, type ParseResult } from './parse-file';
@@ -15,7 +16,7 @@ export type WorkerResponse =
 
 const parsers = new Map<string, FileParser>();
 
-parentPort?.on('message', async (request: WorkerRequest) => {
+async function handle(request: WorkerRequest, reply: (response: WorkerResponse) => void): Promise<void> {
   if (request.type === 'reset') {
     parsers.get(request.root)?.resetResolution();
     return;
@@ -25,8 +26,17 @@ parentPort?.on('message', async (request: WorkerRequest) => {
     if (!parser) parsers.set(request.root, (parser = new FileParser(request.root, request.options)));
     const results: ParseResult[] = [];
     for (const job of request.jobs) results.push(await parser.parse(job));
-    parentPort!.postMessage({ type: 'parsed', id: request.id, results } satisfies WorkerResponse);
+    reply({ type: 'parsed', id: request.id, results });
   } catch (error) {
-    parentPort!.postMessage({ type: 'failed', id: request.id, message: (error as Error).message } satisfies WorkerResponse);
+    reply({ type: 'failed', id: request.id, message: (error as Error).message });
   }
-});
+}
+
+if (parentPort) {
+  const port = parentPort;
+  port.on('message', (request: WorkerRequest) => void handle(request, (response) => port.postMessage(response)));
+} else if (process.send) {
+  // A child process: requests come in order over the IPC channel; a parent that goes away ends it.
+  process.on('message', (request: WorkerRequest) => void handle(request, (response) => process.send!(response)));
+  process.on('disconnect', () => process.exit(0));
+}

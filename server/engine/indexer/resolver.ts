@@ -33,12 +33,15 @@ export class ModuleResolver {
   private readonly configForDir = new Map<string, string>();
   private readonly fileExists = new Map<string, boolean>();
   private readonly dirExists = new Map<string, boolean>();
+  private readonly listings = new Listings();
   private readonly host: ts.ModuleResolutionHost;
   private workspaces: Workspace[] | null = null;
 
   constructor(root: string) {
     this.root = path.resolve(root);
-    const { fileExists, dirExists } = this;
+    const { fileExists, dirExists, listings } = this;
+    const isFile = (p: string) => listings.isFile(p);
+    const isDir = (p: string) => listings.isDir(p);
     // Workspace packages are shown where an install would link them (`<workspace>/node_modules/<name>`)
     // when nothing is installed there: the compiler then reads their package.json (exports, types, main)
     // and resolves into their sources as it would after `pnpm install`/`npm install`.
@@ -96,6 +99,7 @@ export class ModuleResolver {
   reset(): void {
     this.fileExists.clear();
     this.dirExists.clear();
+    this.listings.clear();
     this.configs.clear();
     this.configForDir.clear();
     this.workspaces = null;
@@ -156,7 +160,7 @@ export class ModuleResolver {
     let found = '';
     for (const name of ['tsconfig.json', 'jsconfig.json']) {
       const candidate = path.join(dir, name);
-      if (isFile(candidate)) { found = candidate; break; }
+      if (this.listings.isFile(candidate)) { found = candidate; break; }
     }
     if (!found) {
       const parent = path.dirname(dir);
@@ -168,6 +172,7 @@ export class ModuleResolver {
   }
 
   private readConfig(file: string): ts.CompilerOptions {
+    const isFile = (p: string) => this.listings.isFile(p);
     const read = ts.readConfigFile(file, (f) => (isFile(f) ? fs.readFileSync(f, 'utf8') : undefined));
     if (read.error) return {};
     const parsed = ts.parseJsonConfigFileContent(read.config, {
@@ -180,10 +185,62 @@ export class ModuleResolver {
   }
 }
 
-function isFile(p: string): boolean {
-  try { return fs.statSync(p).isFile(); } catch { return false; }
+type Kind = 'file' | 'dir' | 'other';
+
+/**
+ * Whether paths are files or folders, answered from each folder's listing, read once: resolution
+ * probes many candidates per import (extensions, index files, package.json, node_modules folders),
+ * most of which do not exist, and a stat per candidate (an exception built for each missing one) was
+ * a large part of a parse worker's time. A symbolic link is followed with a stat. `clear()` forgets
+ * (files were added or removed).
+ */
+class Listings {
+  private readonly folders = new Map<string, Map<string, Kind | 'link'> | null>();
+
+  isFile(p: string): boolean {
+    return this.kind(p) === 'file';
+  }
+
+  isDir(p: string): boolean {
+    return this.kind(p) === 'dir';
+  }
+
+  clear(): void {
+    this.folders.clear();
+  }
+
+  private kind(p: string): Kind | null {
+    const full = path.resolve(p);
+    const dir = path.dirname(full);
+    if (dir === full) return 'dir';
+    let listing = this.folders.get(dir);
+    if (listing === undefined) this.folders.set(dir, (listing = list(dir)));
+    const name = path.basename(full);
+    const kind = listing?.get(name);
+    if (kind !== 'link') return kind ?? null;
+    const followed = statKind(full);
+    if (followed) listing!.set(name, followed);
+    return followed;
+  }
 }
 
-function isDir(p: string): boolean {
-  try { return fs.statSync(p).isDirectory(); } catch { return false; }
+function list(dir: string): Map<string, Kind | 'link'> | null {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return null;
+  }
+  const out = new Map<string, Kind | 'link'>();
+  for (const e of entries) out.set(e.name, e.isSymbolicLink() ? 'link' : e.isFile() ? 'file' : e.isDirectory() ? 'dir' : 'other');
+  return out;
+}
+
+function statKind(p: string): Kind | null {
+  try {
+    const stat = fs.statSync(p, { throwIfNoEntry: false });
+    return !stat ? null : stat.isFile() ? 'file' : stat.isDirectory() ? 'dir' : 'other';
+  } catch {
+    return null;
+  }
 }

@@ -1,0 +1,141 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import childProcess from 'node:child_process';
+import { createTestEngine, indexFolder, tempDir } from '../helpers/engine';
+import { npmPackage } from '../helpers/real-code';
+import { releaseHeap } from '../../server/engine/util/heap';
+
+/** This process's children whose command line names the parse worker. */
+function parseWorkers(): number[] {
+  const found: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid !== process.pid) continue;
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('parse-worker')) found.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+const alive = (pid: number) => fs.existsSync(`/proc/${pid}`) && !/^\S+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+
+test('a cold index of real code parses in worker processes that are gone when the run ends', async () => {
+  const folder = tempDir('loupe-memory-');
+  fs.cpSync(npmPackage('hono@4.13.19'), folder, { recursive: true });
+  const t = createTestEngine();
+  const seen = new Set<number>();
+  const sample = () => { for (const pid of parseWorkers()) seen.add(pid); };
+  t.engine.queue.on('progress', (p) => { if (p.phase === 'parsing') sample(); });
+  try {
+    const repo = await indexFolder(t, folder);
+    assert.equal(repo.state, 'ready');
+    assert.ok(t.engine.filesStore.count(repo.id) > 500, 'hono has more than 500 files to parse');
+    assert.ok(seen.size > 0, 'the files were parsed in child processes');
+    assert.deepEqual([...seen].filter(alive), [], 'every parse worker process has exited once the run is done');
+  } finally {
+    await t.close();
+  }
+  assert.deepEqual(parseWorkers(), [], 'nothing left running after close');
+});
+
+/** Counts calls of fs's stat family and file reads, and child processes forked, while `run` is awaited. */
+async function counting<T>(run: () => Promise<T>): Promise<{ value: T; stats: string[]; reads: string[]; forks: number }> {
+  const fsAny = fs as unknown as Record<string, (...args: unknown[]) => unknown>;
+  const cpAny = childProcess as unknown as Record<string, (...args: unknown[]) => unknown>;
+  const stats: string[] = [];
+  const reads: string[] = [];
+  let forks = 0;
+  const originals = { statSync: fsAny.statSync, lstatSync: fsAny.lstatSync, readFileSync: fsAny.readFileSync, fork: cpAny.fork };
+  fsAny.statSync = (...a: unknown[]) => { stats.push(String(a[0])); return originals.statSync.apply(fs, a); };
+  fsAny.lstatSync = (...a: unknown[]) => { stats.push(String(a[0])); return originals.lstatSync.apply(fs, a); };
+  fsAny.readFileSync = (...a: unknown[]) => { reads.push(String(a[0])); return originals.readFileSync.apply(fs, a); };
+  cpAny.fork = (...a: unknown[]) => { forks++; return originals.fork.apply(childProcess, a); };
+  try {
+    return { value: await run(), stats, reads, forks };
+  } finally {
+    Object.assign(fsAny, { statSync: originals.statSync, lstatSync: originals.lstatSync, readFileSync: originals.readFileSync });
+    cpAny.fork = originals.fork;
+  }
+}
+
+test('a no-change restart on real code trusts the persisted catalog: one stat per file, no file read, no parse', async () => {
+  const folder = tempDir('loupe-restart-');
+  fs.cpSync(npmPackage('hono@4.13.19'), folder, { recursive: true });
+  // Writes on this thread, so the walk's file-system calls are counted here too.
+  const first = createTestEngine({ indexer: { writerThread: false } });
+  let files = 0;
+  try {
+    const repo = await indexFolder(first, folder);
+    files = first.engine.filesStore.count(repo.id) + first.engine.filesStore.skipped(repo.id).size;
+  } finally {
+    await first.close();
+  }
+  const again = createTestEngine({ dataDir: first.dataDir, indexer: { writerThread: false } });
+  try {
+    const finished = new Promise<{ added: number; changed: number; unchanged: number; skipped: number }>((resolve) => {
+      again.engine.queue.once('finished', ({ result }) => resolve(result));
+    });
+    const { value: result, stats, reads, forks } = await counting(async () => {
+      again.engine.repos.registerLocalFolder(again.ownerId, folder);
+      await again.engine.queue.idle();
+      return finished;
+    });
+    assert.equal(result.added + result.changed, 0, 'nothing parsed');
+    assert.equal(result.unchanged + result.skipped, files, 'every file recognised from the catalog');
+    const inFolder = (p: string) => p.startsWith(fs.realpathSync(folder)) || p.startsWith(folder);
+    const fileStats = stats.filter(inFolder);
+    // One stat per file the walk lists (the root's own checks aside), however many files.
+    assert.ok(fileStats.length <= files + 3, `${fileStats.length} stats for ${files} files`);
+    assert.ok(fileStats.length >= files, `${fileStats.length} stats for ${files} files: the walk stats each file`);
+    const sourceReads = reads.filter((p) => inFolder(p) && !/\.(gitignore|loupeignore)$/.test(p));
+    assert.deepEqual(sourceReads, [], 'no file of the folder read');
+    assert.equal(forks, 0, 'no parse worker started');
+  } finally {
+    await again.close();
+  }
+});
+
+test('the parse pool stops its workers when closed in the middle of a run, and a later run starts new ones', async () => {
+  const { ParsePool } = await import('../../server/engine/indexer/parse-pool');
+  const root = npmPackage('hono@4.13.19');
+  const jobs = fs.readdirSync(path.join(root, 'dist')).filter((f) => f.endsWith('.js')).map((f) => {
+    const stat = fs.statSync(path.join(root, 'dist', f));
+    return { relPath: `dist/${f}`, size: stat.size, mtimeMs: Math.trunc(stat.mtimeMs) };
+  });
+  const pool = new ParsePool(2);
+  try {
+    const first = await pool.parse(root, { maxFileBytes: 1 << 20 }, jobs.slice(0, 4));
+    assert.equal(first.length, 4);
+    const pids = pool.pids;
+    assert.equal(pids.length, 2);
+    const refused = assert.rejects(pool.parse(root, { maxFileBytes: 1 << 20 }, jobs), /stopped/);
+    await pool.close();
+    await refused;
+    assert.deepEqual(pids.filter(alive), [], 'closed workers have exited');
+    const again = await pool.parse(root, { maxFileBytes: 1 << 20 }, jobs.slice(0, 2));
+    assert.equal(again.length, 2);
+    assert.ok(pool.pids.every((p) => !pids.includes(p)), 'new processes');
+  } finally {
+    await pool.close();
+  }
+});
+
+test('releaseHeap gives a finished run\'s garbage back to the system at once', async () => {
+  let garbage: { text: string; n: number[] }[] | null = [];
+  for (let i = 0; i < 1_000_000; i++) garbage.push({ text: `chunk ${i} `.repeat(3), n: [i] });
+  const before = process.memoryUsage();
+  garbage = null;
+  await releaseHeap();
+  const after = process.memoryUsage();
+  const mb = (x: number) => (x / 2 ** 20).toFixed(0);
+  // A plain major GC frees the objects but keeps the pages (heapTotal and RSS stay up until V8's reducer runs).
+  assert.ok(before.heapTotal - after.heapTotal > 60 * 2 ** 20, `heapTotal ${mb(before.heapTotal)} → ${mb(after.heapTotal)} MB`);
+  assert.ok(before.rss - after.rss > 60 * 2 ** 20, `RSS ${mb(before.rss)} → ${mb(after.rss)} MB`);
+});
