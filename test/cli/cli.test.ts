@@ -23,7 +23,8 @@ test('npm start: the real CLI indexes a folder, serves it on 127.0.0.1, follows 
     }, 30_000, 'the folder to be indexed');
     assert.equal(repos.body.data[0].url, fs.realpathSync(folder));
     const repoId = repos.body.data[0].repo_id;
-    assert.match(cli.stderr(), /indexed ts-paths: \d+ added/);
+    // The summary line is written when the run returns, which can be a moment after the repository reads ready.
+    await waitFor(async () => /indexed ts-paths: \d+ added/.test(cli.stderr()), 15_000, 'the summary line on stderr');
 
     const unauthorised = await fetch(`${cli.url}/v2/repos`);
     assert.equal(unauthorised.status, 401);
