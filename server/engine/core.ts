@@ -2,7 +2,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import type { Logger } from './log';
 import type { Db } from './store/db';
-import { openSqliteStorage, type AsyncStorage, type Storage } from './store/storage';
+import { indexReads, openSqliteStorage, type AsyncStorage, type IndexReads, type Storage } from './store/storage';
 import { asyncAccountSide, sqliteAccountSide, type AccountSide } from './store/account-side';
 import type { ReposStore } from './store/repos-store';
 import type { FilesStore } from './store/files-store';
@@ -68,6 +68,11 @@ export interface EngineConfig {
 export class EngineCore {
   /** Every store, behind its interface (store/storage.ts); SQLite here. */
   readonly storage: Storage;
+  /**
+   * The index stores as the request path reads them, every call awaited (store/storage.ts
+   * IndexReads): SQLite's here, PostgreSQL's on a team server.
+   */
+  readonly reads: IndexReads;
   readonly db: Db;
   readonly log: Logger;
   readonly dataDir: string;
@@ -117,6 +122,7 @@ export class EngineCore {
     const storage = openSqliteStorage(this.dataDir, this.log);
     this.storage = storage;
     this.db = storage.db;
+    this.reads = indexReads(storage);
     this.reposStore = storage.repos;
     this.filesStore = storage.files;
     this.a2aTasks = storage.a2aTasks;
@@ -143,7 +149,7 @@ export class EngineCore {
     // The access rule asks synchronously; with the accounts elsewhere (PostgreSQL) it reads the user
     // as this process last authenticated them (every request authenticates before it reads).
     const userOf = (userId: string) => (this.accountStorage ? this.accounts.seenUser(userId) : storage.accounts.user(userId));
-    this.access = new RepoAccess(this.reposStore, {
+    this.access = new RepoAccess(this.reads.repos, {
       isOwner: (userId) => userOf(userId)?.is_owner === 1,
       // An address counts for a share only once a code mailed to it was entered: anyone can sign up
       // with a password under an address that is not theirs.

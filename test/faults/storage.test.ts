@@ -28,7 +28,7 @@ test('disk full while indexing: a clear error in the repository status, no half-
     const repo = t.engine.repos.registerLocalFolder(t.ownerId, folder);
     await t.engine.queue.idle();
     // The failure is in the database, or, when the full disk refused even that write, in memory.
-    const failed = t.engine.repos.status({ userId: t.ownerId } as never, folder);
+    const failed = await t.engine.repos.status({ userId: t.ownerId } as never, folder);
     assert.equal(failed.state, 'failed');
     assert.match(failed.error ?? '', /disk that holds .* is full; free some space/);
     assert.ok(lines.some((l) => /\[error\] indexing .* failed: the disk .* is full/.test(l)), lines.join('\n'));

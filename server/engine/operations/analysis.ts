@@ -65,7 +65,7 @@ export class AnalysisOperations {
       return this.e.analysis.scope(repo, {
         include: b.include?.length ? b.include : ['dependencies', 'functions', 'variables'],
         name: b.name, type: b.type, expand: b.expand,
-        compare: this.resolveEach(caller, b.compare_repos ?? []),
+        compare: await this.resolveEach(caller, b.compare_repos ?? []),
         limit: b.limit ?? 50, offset: b.offset ?? 0, order: b.order ?? 'usage',
       });
     }, () => {
@@ -77,7 +77,7 @@ export class AnalysisOperations {
   map(caller: Caller, q: InRepo<MapQuery>): Promise<Answer<Static<typeof MapResult>>> {
     const ids = (q.compare_repos ?? '').split(',').map((s) => s.trim()).filter(Boolean);
     return this.inRepo(caller, q, { operation: 'repos.map', cost: 4, history: 'analysis' }, async (repo) => {
-      const compare = this.resolveEach(caller, ids);
+      const compare = await this.resolveEach(caller, ids);
       const candidates = compare.length ? [] : this.e.repos.list(caller, { scope: 'private', limit: 1000, offset: 0, orderBy: 'created_at', order: 'asc' }).items;
       if (!compare.length && q.include_public_index) {
         const seen = new Set(candidates.map((r) => r.id));
@@ -114,19 +114,19 @@ export class AnalysisOperations {
   private inRepo<T>(caller: Caller, q: Static<typeof RepoIdParams>, metering: Metering, compute: (repo: RepoRecord) => Promise<T> | T, gate?: () => void): Promise<Answer<T>> {
     return metered(this.e.accounts, caller, metering, async (meter: Meter) => {
       gate?.();
-      const repo = this.e.repos.resolve(caller, q.repo_id);
+      const repo = await this.e.repos.resolve(caller, q.repo_id);
       return meter.answer(await compute(repo), { history: { repoIds: [repo.id] } });
     });
   }
 
   /** Each id of a compare list resolved for the caller, or the reason it cannot be used (reported per item). */
-  private resolveEach(caller: Caller, ids: string[]): CompareRepo[] {
-    return [...new Set(ids.map((s) => s.trim()).filter(Boolean))].map((id) => {
+  private resolveEach(caller: Caller, ids: string[]): Promise<CompareRepo[]> {
+    return Promise.all([...new Set(ids.map((s) => s.trim()).filter(Boolean))].map(async (id) => {
       try {
-        return { id, repo: this.e.repos.resolve(caller, id) };
+        return { id, repo: await this.e.repos.resolve(caller, id) };
       } catch (error) {
         return { id, repo: null, reason: error instanceof LoupeError ? error.message : 'repository not found' };
       }
-    });
+    }));
   }
 }

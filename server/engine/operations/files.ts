@@ -26,7 +26,7 @@ export class FileOperations {
   /** A repository's files with documentation hints (1 credit; a history row `files` only for a `search`: a plain listing is polled). */
   list(caller: Caller, q: Static<typeof RepoIdParams> & ListFilesQuery): Promise<Answer<FileItem[]>> {
     return metered(this.e.accounts, caller, { operation: 'files.list', cost: 1 }, async (meter) => {
-      const repo = this.e.repos.resolve(caller, q.repo_id);
+      const repo = await this.e.repos.resolve(caller, q.repo_id);
       const { items, total } = this.e.files.list(repo, { limit: q.limit, offset: q.offset, orderBy: q.order_by, order: q.order, search: q.search });
       return meter.answer(items.map(toFileItem), {
         pagination: page(total, q.limit, q.offset),
@@ -41,7 +41,7 @@ export class FileOperations {
    */
   doc(caller: Caller, q: Static<typeof FileDocParams> & Static<typeof FileDocQuery>): Promise<Answer<Static<typeof FileDoc>>> {
     return metered(this.e.accounts, caller, { operation: 'files.docs', cost: 2, history: 'docs' }, async (meter) => {
-      const repo = this.e.repos.resolve(caller, q.repo_id);
+      const repo = await this.e.repos.resolve(caller, q.repo_id);
       const file = this.e.files.resolve(repo, q.file_id);
       let depth: DocDepth;
       if (q.fields) {

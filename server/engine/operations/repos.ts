@@ -67,7 +67,7 @@ export class RepoOperations {
   /** Indexing state of a repository by the URL or path it was registered under (1 credit; polling, so no history row). */
   status(caller: Caller, request: Static<typeof StatusRequest>): Promise<Answer<RepoStatus>> {
     return metered(this.e.accounts, caller, { operation: 'repos.status', cost: 1 }, async (meter) => {
-      const repo = this.e.repos.status(caller, request.url);
+      const repo = await this.e.repos.status(caller, request.url);
       return meter.answer(toStatus(repo));
     });
   }

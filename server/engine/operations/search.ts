@@ -65,7 +65,7 @@ export class SearchOperations {
       const engineRequest = toEngineRequest(request);
       const assist = (request.scan_mode ?? 'semantic') === 'semantic' && this.e.research.assist?.searches ? this.e.research.assist : null;
       const assisted = assist
-        ? await assist.search(engineRequest, [...this.e.search.resolveRepos(caller.userId, request.repo_ids ?? [], request.repo_urls ?? []).keys()],
+        ? await assist.search(engineRequest, [...(await this.e.search.resolveRepos(caller.userId, request.repo_ids ?? [], request.repo_urls ?? [])).keys()],
           (r) => this.e.search.search(caller.userId, r), context.signal)
         : null;
       const outcome = assisted?.outcome ?? await this.e.search.search(caller.userId, engineRequest);
@@ -115,7 +115,7 @@ export class SearchOperations {
       let query = subject ? `${request.query} ${subject}` : request.query;
       // With a retrieval model: the identifiers it names join the query (and lead the answer).
       const expansion = assist?.expands
-        ? await assist.expand(request.query, [...this.e.search.resolveRepos(caller.userId, request.repo_ids ?? [], request.repo_urls ?? []).keys()], context.signal)
+        ? await assist.expand(request.query, [...(await this.e.search.resolveRepos(caller.userId, request.repo_ids ?? [], request.repo_urls ?? [])).keys()], context.signal)
         : null;
       if (expansion?.identifiers.length) query = `${query} ${expansion.identifiers.join(' ')}`;
       const outcome = await this.e.search.search(caller.userId, { ...engineRequest, query });

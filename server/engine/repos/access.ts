@@ -1,4 +1,5 @@
 import type { ReposStore } from '../store/repos-store';
+import type { Async } from '../store/surface';
 import type { RepoRecord } from '../types';
 import { isInside } from '../indexer/walk';
 import { realPathOf } from './data-dir-guard';
@@ -32,16 +33,17 @@ export interface AccessPeople {
 export class RepoAccess {
   private readonly shares: { root: string; users: Set<string> }[];
 
-  constructor(private readonly repos: ReposStore, private readonly people: AccessPeople, shares: SharedFolder[] = []) {
+  constructor(private readonly repos: Pick<Async<ReposStore>, 'hasAccess'>, private readonly people: AccessPeople, shares: SharedFolder[] = []) {
     this.shares = shares.map((s) => ({ root: realPathOf(s.path), users: new Set(s.users.map((u) => u.trim().toLowerCase())) }));
   }
 
-  mayRead(userId: string, repo: RepoRecord | undefined): repo is RepoRecord {
+  async mayRead(userId: string, repo: RepoRecord | undefined): Promise<boolean> {
     if (!repo) return false;
     if (repo.source === 'local') {
-      return this.people.isOwner(userId) || (this.repos.hasAccess(userId, repo.id) && this.sharedWith(userId, repo.rootPath));
+      if (this.people.isOwner(userId)) return true;
+      return this.sharedWith(userId, repo.rootPath) && await this.repos.hasAccess(userId, repo.id);
     }
-    return repo.visibility === 'public' || this.repos.hasAccess(userId, repo.id);
+    return repo.visibility === 'public' || await this.repos.hasAccess(userId, repo.id);
   }
 
   isOwner(userId: string): boolean {

@@ -156,15 +156,15 @@ export class Repositories {
   }
 
   /** `POST /v2/repos/status`: the repository registered under this URL or path, if the caller may see it. */
-  status(caller: Caller, url: string): RepoRecord {
+  async status(caller: Caller, url: string): Promise<RepoRecord> {
     const location = parseRepoLocation(url);
     const repo = this.repos.getByUrl(location.url);
-    if (!repo || !this.repos.hasAccess(caller.userId, repo.id) || !this.config.access.mayRead(caller.userId, repo)) throw notFound('repository');
+    if (!repo || !this.repos.hasAccess(caller.userId, repo.id) || !await this.config.access.mayRead(caller.userId, repo)) throw notFound('repository');
     return this.refreshPresence(repo);
   }
 
   /** Finds a repository by UUID or (percent-decoded) URL among those the caller may read. */
-  resolve(caller: Caller, idOrUrl: string): RepoRecord {
+  async resolve(caller: Caller, idOrUrl: string): Promise<RepoRecord> {
     let repo: RepoRecord | undefined;
     if (isUuid(idOrUrl)) repo = this.repos.get(idOrUrl.toLowerCase());
     else {
@@ -174,7 +174,7 @@ export class Repositories {
         repo = undefined;
       }
     }
-    if (!this.config.access.mayRead(caller.userId, repo)) throw notFound('repository');
+    if (!repo || !await this.config.access.mayRead(caller.userId, repo)) throw notFound('repository');
     return repo;
   }
 

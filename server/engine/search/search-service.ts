@@ -80,7 +80,7 @@ export class SearchService {
     const offset = req.offset ?? 0;
     // In grep modes spaces are part of the text searched for; in semantic mode they mean nothing.
     if ((mode === 'semantic' ? req.query.trim() : req.query).length < 2) throw invalid('query', 'must contain at least 2 characters');
-    const repos = this.resolveRepos(userId, req.repoIds ?? [], req.repoUrls ?? []);
+    const repos = await this.resolveRepos(userId, req.repoIds ?? [], req.repoUrls ?? []);
     const repoIds = [...repos.keys()];
     let t = performance.now();
     // For function hits, visibility is the function's own (exported or not), not its file's.
@@ -153,27 +153,26 @@ export class SearchService {
   }
 
   /** repo_ids and repo_urls together (at most 25), or every repository of the caller. Unknown ones are named in a 400. */
-  resolveRepos(userId: string, repoIds: string[], repoUrls: string[]): Map<string, RepoRecord> {
+  async resolveRepos(userId: string, repoIds: string[], repoUrls: string[]): Promise<Map<string, RepoRecord>> {
     if (repoIds.length + repoUrls.length > MAX_REPOS_PER_SEARCH) {
       throw invalid('repo_ids', `repo_ids and repo_urls may name at most ${MAX_REPOS_PER_SEARCH} repositories together (got ${repoIds.length + repoUrls.length})`);
     }
     const out = new Map<string, RepoRecord>();
     if (!repoIds.length && !repoUrls.length) {
       for (const r of this.repos.list({ userId, scope: 'private', limit: 10000, offset: 0, orderBy: 'created_at', order: 'asc' }).items) {
-        if (this.access.mayRead(userId, r)) out.set(r.id, r);
+        if (await this.access.mayRead(userId, r)) out.set(r.id, r);
       }
       return out;
     }
     const unknown: string[] = [];
-    const readable = (r: RepoRecord | undefined): r is RepoRecord => this.access.mayRead(userId, r);
     for (const id of repoIds) {
       const r = isUuid(id) ? this.repos.get(id.toLowerCase()) : undefined;
-      if (readable(r)) out.set(r!.id, r!); else unknown.push(id);
+      if (r && await this.access.mayRead(userId, r)) out.set(r.id, r); else unknown.push(id);
     }
     for (const url of repoUrls) {
       let r: RepoRecord | undefined;
       try { r = this.repos.getByUrl(parseRepoLocation(url, 'repo_urls').url); } catch { r = undefined; }
-      if (readable(r)) out.set(r!.id, r!); else unknown.push(url);
+      if (r && await this.access.mayRead(userId, r)) out.set(r.id, r); else unknown.push(url);
     }
     if (unknown.length) {
       throw new LoupeError('UNKNOWN_REPOSITORIES', `repo_ids/repo_urls: not indexed for this caller: ${unknown.join(', ')}`, { field: 'repo_ids', unknown });

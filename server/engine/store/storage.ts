@@ -24,6 +24,7 @@ import { SqliteResearchStore, type ResearchStore } from './research-store';
 import { SqliteSearchStore, type SearchStore } from './search-store';
 import { SqliteVectorsStore, type VectorsStore } from './vectors-store';
 import type { Async } from './surface';
+import { asyncStore } from './async-store';
 
 export interface Storage {
   repos: ReposStore;
@@ -52,6 +53,34 @@ export type AsyncStorage = { [K in Exclude<keyof Storage, 'transaction' | 'close
   transaction<T>(work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 };
+
+/**
+ * The index side as the services that answer requests read it (repositories, files, search,
+ * analysis, research, vectors): every call awaited, so the same service reads SQLite's stores
+ * (`indexReads(storage)`) and the team server's PostgreSQL ones (`openPgIndexStores`) alike. The
+ * indexer and the derived indexes (vectors, docs) write through the synchronous stores and the
+ * index writer (indexer/index-writer.ts), not through these.
+ */
+export interface IndexReads {
+  repos: Async<ReposStore>;
+  files: Async<FilesStore>;
+  search: Async<SearchStore>;
+  analysis: Async<AnalysisStore>;
+  research: Async<ResearchStore>;
+  vectors: Async<VectorsStore>;
+}
+
+/** SQLite's index stores behind their async surface (IndexReads). */
+export function indexReads(storage: Storage): IndexReads {
+  return {
+    repos: asyncStore(storage.repos),
+    files: asyncStore(storage.files),
+    search: asyncStore(storage.search),
+    analysis: asyncStore(storage.analysis),
+    research: asyncStore(storage.research),
+    vectors: asyncStore(storage.vectors),
+  };
+}
 
 /** Every store on one SQLite connection (WAL, sqlite-vec, migrated) in `DATA_DIR/loupe.db`. */
 export interface SqliteStorage extends Storage {
