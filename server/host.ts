@@ -50,14 +50,14 @@ export class Host {
    * Opens the index (migrating or rebuilding it as needed) and the owner's account. `ownerKeyLater`
    * (the editor, whose key comes from SecretStorage after initialize): without `settings.ownerKey` the
    * owner is made sure of without a key of theirs (`owner.key` is '' until `adoptOwnerKey`); no key
-   * file is written. On the very first start that mints the owner a key no one holds (only its hash
-   * is stored), as `ensure` does for an owner without a key.
+   * file is written and none is minted: on the very first start the owner has no key at all until
+   * the editor's arrives (a key nobody holds would be a credential left lying about).
    */
   static async open(settings: HostSettings, log: Logger, options: { ownerKeyLater?: boolean } = {}): Promise<Host> {
     const engine = new Engine({ ...settings.engine, log });
     try {
       const owner = options.ownerKeyLater && !settings.ownerKey
-        ? { userId: (await engine.ops.owner.ensure()).userId, key: '' }
+        ? { userId: (await engine.ops.owner.ensure(undefined, { keyLater: true })).userId, key: '' }
         : await ensureOwnerKey(engine, settings.ownerKey);
       return new Host(engine, owner, settings);
     } catch (error) {

@@ -2,7 +2,8 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
 import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -84,6 +85,11 @@ test('initialize and the first lenses do not wait for the owner\'s key: a server
   const { url } = (await cold.connection.sendRequest('loupe/sidecar')) as { url: string };
   assert.equal((await fetch(`${url}/v2/repos`, { headers: { 'x-api-key': key } })).status, 200, 'the sidecar takes the key that came late');
   await cold.stop();
+  // The owner holds exactly that key: none was minted while it was on its way (a key nobody holds).
+  const accounts = new Database(path.join(dataDir, 'accounts.db'), { readonly: true });
+  const keys = accounts.prepare('SELECT key_hash, state FROM api_keys').all() as { key_hash: string; state: string }[];
+  accounts.close();
+  assert.deepEqual(keys, [{ key_hash: createHash('sha256').update(key).digest('hex'), state: 'active' }]);
 
   // A warm start whose key is late: initialize and the lenses are answered; a search (it acts as the owner) waits.
   const warm = await startLspClient(folder, dataDir, '');

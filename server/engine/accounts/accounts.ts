@@ -154,18 +154,19 @@ export class Accounts {
    * unique constraint) and refuses the other's whole transaction, which then runs again and reads
    * what the first node made.
    */
-  async ensureOwnerAsync(seedKey?: string): Promise<{ userId: string; createdKey: string | null }> {
+  async ensureOwnerAsync(seedKey?: string, options: { keyLater?: boolean } = {}): Promise<{ userId: string; createdKey: string | null }> {
     checkSeed(seedKey);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.side.transaction(() => this.ensureOwnerWork(seedKey));
+        return await this.side.transaction(() => this.ensureOwnerWork(seedKey, options.keyLater));
       } catch (error) {
         if (attempt >= 3 || !this.side.isConflict(error)) throw error;
       }
     }
   }
 
-  private *ensureOwnerWork(seedKey?: string): Work<{ userId: string; createdKey: string | null }> {
+  /** `keyLater`: no seed now and none minted (the seed follows); the owner may be left without a key. */
+  private *ensureOwnerWork(seedKey?: string, keyLater = false): Work<{ userId: string; createdKey: string | null }> {
     let owner = yield* sq(this.data.owner());
     if (!owner) {
       const id = newId();
@@ -185,6 +186,7 @@ export class Accounts {
       else if (existing.state !== 'active') yield* sq(this.data.setKeyState(existing.id, 'active'));
       return { userId: owner.id, createdKey: null };
     }
+    if (keyLater) return { userId: owner.id, createdKey: null };
     const keys = yield* sq(this.data.keysOf(owner.id));
     if (keys.some((k) => k.state === 'active' && k.kind === 'primary')) return { userId: owner.id, createdKey: null };
     const key = newId();
