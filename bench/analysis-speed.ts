@@ -43,7 +43,7 @@ async function speed(name: string) {
       return { ms, body: res.json() };
     };
     const g0 = performance.now();
-    const graph = engine.analysis.ctx.graph(repo.id);
+    const graph = await engine.analysis.ctx.graph(repo.id);
     const graphMs = performance.now() - g0;
     // Blueprint first, before anything is precomputed in the background: the worst case after an index change.
     const blueprint: number[] = [];

@@ -63,7 +63,7 @@ async function loupeGraph(dir: string): Promise<LoupeGraph> {
     await engine.queue.idle();
     const ms = performance.now() - t0;
     const repo = engine.reposStore.get(registered.id)!;
-    const graph = engine.analysis.ctx.graph(repo.id);
+    const graph = await engine.analysis.ctx.graph(repo.id);
     const edges: Edges = new Map();
     for (const list of graph.out) for (const e of list) edges.set(`${graph.path(e.from)} -> ${graph.path(e.to)}`, e.typeOnly);
     const radius = async (file: string) => {

@@ -73,7 +73,7 @@ async function main() {
     const repo = engine.repos.registerLocalFolder(userId, folder);
     await engine.queue.idle();
     const indexMs = performance.now() - t0;
-    const graph = engine.analysis.ctx.graph(repo.id);
+    const graph = await engine.analysis.ctx.graph(repo.id);
     const statements: { from: string; specifier: string; ours: string | null }[] = [];
     const ours: Graph = new Map();
     for (const f of graph.files) {

@@ -172,8 +172,8 @@ export class EngineCore {
     // Off by default: a model helps retrieval only when one is named for it.
     if (config.research?.retrieval?.model) this.research.assist = new RetrievalAssist(models, storage.research, config.research.retrieval, this.log);
     const analysisStore = storage.analysis;
-    this.analysis = new Analysis(analysisStore, this.log, { githubApiUrl: config.githubApiUrl });
-    this.docs = new FileDocs(analysisStore, this.filesStore, this.analysis.ctx, this.log);
+    this.analysis = new Analysis(this.reads.analysis, this.log, { githubApiUrl: config.githubApiUrl });
+    this.docs = new FileDocs(analysisStore, this.reads.analysis, this.filesStore, this.analysis.ctx, this.log);
     if (config.docs?.model) this.docs.setNarrator(new RegistryNarrator(this.research.models, config.docs.model));
     this.indexer.addDerivedIndex(this.docs);
     const vectorsStore = storage.vectors;
@@ -184,7 +184,7 @@ export class EngineCore {
       markdown: (repoId, filePath, depth) => {
         const file = this.filesStore.getByPath(repoId, filePath);
         if (!file) return undefined;
-        const answer = this.docs.get(repoId, file, depth);
+        const answer = this.docs.getSync(repoId, file, depth);
         return answer?.state === 'ready' ? answer.markdown : null;
       },
     });

@@ -66,13 +66,13 @@ test('a Python blueprint (Flask 2.2.2 from python3-flask, src layout): the decla
     '[options.entry_points]', 'console_scripts =', '    flask = flask.cli:main', '',
   ].join('\n'));
   const repo = await indexFolder(t, root);
-  const doc = t.engine.analysis.blueprint(repo, { symbolLimit: 0, conventions: false }).documentation;
+  const doc = (await t.engine.analysis.blueprint(repo, { symbolLimit: 0, conventions: false })).documentation;
   const section = (title: string) => doc.split(`## ${title}`)[1]?.split('\n## ')[0] ?? '';
   assert.match(section('Entry points'), /`src\/flask\/cli\.py` \(flask in setup\.cfg\)/);
   assert.match(section('Entry points'), /`src\/flask\/__main__\.py`/);
   const main = section('Main dependencies');
   for (const name of ['__future__', 'os', 'sys', 'typing', 'json', 'flask']) assert.doesNotMatch(main, new RegExp(`\`${name}\``), doc);
   assert.match(main, /`werkzeug`/);
-  const dependencies = t.engine.analysis.blueprint(repo, { symbolLimit: 0, conventions: false }).dependencies.map((d) => d.name);
+  const dependencies = (await t.engine.analysis.blueprint(repo, { symbolLimit: 0, conventions: false })).dependencies.map((d) => d.name);
   assert.ok(!dependencies.includes('os') && !dependencies.includes('flask'), dependencies.join(', '));
 });

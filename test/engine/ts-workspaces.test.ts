@@ -21,7 +21,7 @@ type Edge = [from: string, specifier: string, target: string | null];
 async function indexedEdges(folder: string): Promise<Edge[]> {
   const repo = await indexFolder(t, folder);
   const out: Edge[] = [];
-  const graph = t.engine.analysis.ctx.graph(repo.id);
+  const graph = await t.engine.analysis.ctx.graph(repo.id);
   for (const { path: p } of graph.files) {
     const file = t.engine.filesStore.getByPath(repo.id, p)!;
     for (const i of t.engine.filesStore.imports(file.id)) out.push([file.path, i.specifier, i.targetPath]);
@@ -81,17 +81,17 @@ test('workspace packages resolve to their sources as the compiler resolves them 
 test('the radius of a core type crosses packages; an installed workspace gives the same graph', async () => {
   const folder = copyFixture('ts-workspace');
   const repo = await indexFolder(t, folder);
-  const dependentsOf = (repoId: string, file: string) => {
-    const graph = t.engine.analysis.ctx.graph(repoId);
+  const dependentsOf = async (repoId: string, file: string) => {
+    const graph = await t.engine.analysis.ctx.graph(repoId);
     return graph.dependents([graph.indexOfPath.get(file)!]).map((d) => graph.path(d.file)).sort();
   };
-  assert.deepEqual(dependentsOf(repo.id, 'packages/core/src/types.ts'), [
+  assert.deepEqual(await dependentsOf(repo.id, 'packages/core/src/types.ts'), [
     'apps/web/src/main.ts', 'packages/core/src/index.ts', 'packages/ui/src/index.ts',
   ]);
 
   const installed = copyFixture('ts-workspace');
   install(installed);
   const other = await indexFolder(t, installed);
-  assert.deepEqual(dependentsOf(other.id, 'packages/core/src/types.ts'), dependentsOf(repo.id, 'packages/core/src/types.ts'));
+  assert.deepEqual(await dependentsOf(other.id, 'packages/core/src/types.ts'), await dependentsOf(repo.id, 'packages/core/src/types.ts'));
   assert.deepEqual(await indexedEdges(installed), await indexedEdges(folder));
 });

@@ -1,5 +1,6 @@
 import type { Logger } from '../log';
 import type { AnalysisStore } from '../store/analysis-store';
+import type { Async } from '../store/surface';
 import type { RepoRecord } from '../types';
 import { AnalysisContext } from './context';
 import type { PullRequestConfig } from './pull-requests';
@@ -17,7 +18,7 @@ import { coverageGaps, type CoverageOptions, type CoverageResult } from './cover
 export class Analysis {
   readonly ctx: AnalysisContext;
 
-  constructor(store: AnalysisStore, log: Logger, pullRequests: PullRequestConfig) {
+  constructor(store: Async<AnalysisStore>, log: Logger, pullRequests: PullRequestConfig) {
     this.ctx = new AnalysisContext(store, log, pullRequests);
   }
 
@@ -25,15 +26,15 @@ export class Analysis {
     return radius(this.ctx, repo, request);
   }
 
-  blueprint(repo: RepoRecord, options: BlueprintOptions): BlueprintResult {
+  blueprint(repo: RepoRecord, options: BlueprintOptions): Promise<BlueprintResult> {
     return blueprint(this.ctx, repo, options);
   }
 
-  scope(repo: RepoRecord, options: ScopeOptions): ScopeResult {
+  scope(repo: RepoRecord, options: ScopeOptions): Promise<ScopeResult> {
     return scope(this.ctx, repo, options);
   }
 
-  map(repo: RepoRecord, options: MapOptions): MapResult {
+  map(repo: RepoRecord, options: MapOptions): Promise<MapResult> {
     return dependencyMap(this.ctx, repo, options);
   }
 
@@ -41,7 +42,7 @@ export class Analysis {
     return review(this.ctx, repo, options);
   }
 
-  coverageGaps(repo: RepoRecord, options: CoverageOptions): CoverageResult {
+  coverageGaps(repo: RepoRecord, options: CoverageOptions): Promise<CoverageResult> {
     return coverageGaps(this.ctx, repo, options);
   }
 }

@@ -3,6 +3,7 @@ import type { RepoRecord } from '../types';
 import type { AnalysisContext } from './context';
 import { measureConventions, type Conventions } from './conventions';
 import type { ImportGraph } from './import-graph';
+import type { EntryPoint } from './entry-points';
 import type { RepoFacts } from './repo-facts';
 
 export interface BlueprintOptions {
@@ -30,37 +31,38 @@ const TOP_DEPENDENCIES = 30;
 const cache = new WeakMap<ImportGraph, Map<string, BlueprintResult>>();
 
 /** The repository overview: a Markdown tour built from the index, the README, manifests and the import graph. */
-export function blueprint(ctx: AnalysisContext, repo: RepoRecord, options: BlueprintOptions): BlueprintResult {
-  const graph = ctx.graph(repo.id);
+export async function blueprint(ctx: AnalysisContext, repo: RepoRecord, options: BlueprintOptions): Promise<BlueprintResult> {
+  const graph = await ctx.graph(repo.id);
   let byOptions = cache.get(graph);
   if (!byOptions) cache.set(graph, (byOptions = new Map()));
   const key = JSON.stringify([repo.name, options.symbolLimit, options.conventions, options.conventionsPathPrefix ?? null]);
   let result = byOptions.get(key);
-  if (!result) byOptions.set(key, (result = build(ctx, repo, graph, options)));
+  if (!result) byOptions.set(key, (result = await build(ctx, repo, graph, options)));
   return result;
 }
 
-function build(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, options: BlueprintOptions): BlueprintResult {
-  const facts = ctx.facts(repo.id, graph);
+async function build(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, options: BlueprintOptions): Promise<BlueprintResult> {
+  const facts = await ctx.facts(repo.id, graph);
   const notes: string[] = [];
   const dependencies = [...facts.dependencies.values()]
     .filter((d) => d.type !== 'local' && d.type !== 'builtin')
     .sort((a, b) => b.files.size - a.files.size || a.name.localeCompare(b.name))
     .slice(0, TOP_DEPENDENCIES)
     .map((d) => ({ name: d.name, version: d.version, type: d.type, ecosystem: d.ecosystem, manifest: d.manifest, files: d.files.size }));
-  const symbols = options.symbolLimit > 0 ? topSymbols(ctx, repo, graph, facts, options.symbolLimit) : [];
+  const symbols = options.symbolLimit > 0 ? await topSymbols(ctx, repo, graph, facts, options.symbolLimit) : [];
   if (options.symbolLimit === 0) notes.push('symbols need the DEV plan or higher');
   let conventions: Conventions | null = null;
-  if (options.conventions) conventions = measureConventions(ctx, repo, graph, options.conventionsPathPrefix ?? null);
+  if (options.conventions) conventions = await measureConventions(ctx, repo, graph, options.conventionsPathPrefix ?? null);
   else notes.push('conventions need the PRO plan or higher');
   if (!facts.readme) notes.push('the repository has no README');
-  return { documentation: overview(ctx, repo, graph, facts), data: facts.readme?.text ?? null, dependencies, symbols, conventions, notes };
+  const entries = await ctx.entries(repo.id, graph);
+  return { documentation: overview(repo, graph, facts, entries), data: facts.readme?.text ?? null, dependencies, symbols, conventions, notes };
 }
 
 /** Exported functions and variables ranked by how many files import them by name. */
-export function topSymbols(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, facts: RepoFacts, limit: number): BlueprintSymbol[] {
+export async function topSymbols(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, facts: RepoFacts, limit: number): Promise<BlueprintSymbol[]> {
   const out: BlueprintSymbol[] = [];
-  for (const [index, list] of ctx.exportedSymbols(repo.id, graph)) {
+  for (const [index, list] of await ctx.exportedSymbols(repo.id, graph)) {
     for (const s of list) {
       if (!s.exported || s.parent !== null || !['function', 'variable', 'constant', 'class'].includes(s.kind)) continue;
       const usedBy = facts.importedNames.get(`${index}\0${s.name}`)?.size ?? 0;
@@ -71,7 +73,7 @@ export function topSymbols(ctx: AnalysisContext, repo: RepoRecord, graph: Import
   return out.sort((a, b) => b.used_by - a.used_by || a.name.localeCompare(b.name)).slice(0, limit);
 }
 
-function overview(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, facts: RepoFacts): string {
+function overview(repo: RepoRecord, graph: ImportGraph, facts: RepoFacts, entryPoints: EntryPoint[]): string {
   const lines: string[] = [];
   const rootManifest = facts.manifests.find((m) => !m.path.includes('/'));
   lines.push(`# ${repo.name}`, '');
@@ -96,8 +98,8 @@ function overview(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, fa
   lines.push('', '## Layout', '');
   for (const [dir, n] of [...top.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15)) lines.push(`- \`${dir}\` — ${n} file${n === 1 ? '' : 's'}`);
 
-  const entries = ctx.entries(repo.id, graph).filter((e) => e.kind !== 'test');
-  const tests = ctx.entries(repo.id, graph).filter((e) => e.kind === 'test').length;
+  const entries = entryPoints.filter((e) => e.kind !== 'test');
+  const tests = entryPoints.filter((e) => e.kind === 'test').length;
   lines.push('', '## Entry points', '');
   if (entries.length === 0) lines.push('_None declared in manifests or found by name._');
   for (const e of entries.slice(0, 15)) lines.push(`- \`${graph.path(e.file)}\` (${e.detail})`);

@@ -1,5 +1,6 @@
 import type { AnalysisStore, RepoSymbolRow } from '../store/analysis-store';
 import type { Logger } from '../log';
+import type { Async } from '../store/surface';
 import { CoChangeHistory } from './co-change';
 import { findEntryPoints, type EntryPoint } from './entry-points';
 import { GraphCache, type ImportGraph } from './import-graph';
@@ -29,68 +30,98 @@ export class AnalysisContext {
   /** Usage keys queued for background parsing, so repeated calls do not queue the same file twice. */
   private readonly warming = new Set<string>();
   private readonly seenGraphs = new WeakSet<ImportGraph>();
-  private readonly warmQueue: { key: string; run: () => void; what: string }[] = [];
+  private readonly warmQueue: { key: string; run: () => Promise<void>; what: string }[] = [];
+  private warmRunning = false;
   private warmTimer: NodeJS.Timeout | null = null;
   private lastBusy = 0;
   /** Parsed usages by file hash and the specifiers asked about; file content never changes under a hash. */
   private readonly usages = new Map<string, Usage[]>();
 
-  constructor(readonly store: AnalysisStore, readonly log: Logger, readonly pullRequests: PullRequestConfig) {
+  constructor(readonly store: Async<AnalysisStore>, readonly log: Logger, readonly pullRequests: PullRequestConfig) {
     this.graphs = new GraphCache(store);
   }
 
-  graph(repoId: string): ImportGraph {
-    const graph = this.graphs.get(repoId);
+  /** The repository's import graph at its current generation (cached in memory until the generation moves). */
+  async graph(repoId: string): Promise<ImportGraph> {
+    const graph = await this.graphs.get(repoId);
     if (!this.seenGraphs.has(graph)) {
       // A new index generation: prepare what the blueprint and docs read, in a quiet moment.
       this.seenGraphs.add(graph);
       const key = `facts\0${repoId}\0${graph.generation}`;
       this.warming.add(key);
-      this.warmQueue.push({ key, what: `repository ${repoId}`, run: () => {
-        if (this.graphs.get(repoId) !== graph) return; // superseded by a newer generation
-        this.entries(repoId, graph);
-        this.facts(repoId, graph);
-        this.exportedSymbols(repoId, graph);
-        measureConventions(this, { id: repoId }, graph, null);
+      this.warmQueue.push({ key, what: `repository ${repoId}`, run: async () => {
+        if (this.graphs.peek(repoId) !== graph) return; // superseded by a newer generation
+        await this.entries(repoId, graph);
+        await this.facts(repoId, graph);
+        await this.exportedSymbols(repoId, graph);
+        await measureConventions(this, { id: repoId }, graph, null);
       } });
       this.scheduleWarm(QUIET_MS);
     }
     return graph;
   }
 
-  entries(repoId: string, graph: ImportGraph): EntryPoint[] {
+  async entries(repoId: string, graph: ImportGraph): Promise<EntryPoint[]> {
     let list = this.entryPoints.get(graph);
     if (!list) {
-      list = findEntryPoints(graph, (p) => this.store.fileText(repoId, p));
+      list = await this.withTexts(repoId, (read) => findEntryPoints(graph, read));
       this.entryPoints.set(graph, list);
     }
     return list;
   }
 
-  facts(repoId: string, graph: ImportGraph): RepoFacts {
+  /** The entry points already found for this graph, without reading anything. */
+  cachedEntries(graph: ImportGraph): EntryPoint[] | undefined {
+    return this.entryPoints.get(graph);
+  }
+
+  async facts(repoId: string, graph: ImportGraph): Promise<RepoFacts> {
     let facts = this.factsByGraph.get(graph);
     if (!facts) {
-      facts = computeFacts(graph, (p) => this.store.fileText(repoId, p));
+      facts = await this.withTexts(repoId, (read) => computeFacts(graph, read));
       this.factsByGraph.set(graph, facts);
     }
     return facts;
   }
 
+  /**
+   * Runs a synchronous computation that reads files' text through `read`, over texts read from the
+   * (async) store: each pass notes the paths it asked for and had not yet, they are read together,
+   * and the computation runs again until it asked for nothing new. Its answer is then the one it
+   * gives over the real texts (a path it did not ask for on the final pass cannot change it).
+   */
+  async withTexts<T>(repoId: string, compute: (read: (path: string) => string | null) => T): Promise<T> {
+    const texts = new Map<string, string | null>();
+    for (;;) {
+      const missing = new Set<string>();
+      const result = compute((p) => {
+        const text = texts.get(p);
+        if (text !== undefined) return text;
+        missing.add(p);
+        return null;
+      });
+      if (!missing.size) return result;
+      const paths = [...missing];
+      const read = await Promise.all(paths.map((p) => this.store.fileText(repoId, p)));
+      paths.forEach((p, i) => texts.set(p, read[i]));
+    }
+  }
+
   /** Symbols of one file, read on first use (radius needs only its target's, not the repository's). */
-  fileSymbols(graph: ImportGraph, index: number): RepoSymbolRow[] {
+  async fileSymbols(graph: ImportGraph, index: number): Promise<RepoSymbolRow[]> {
     let perFile = this.fileSymbolsByGraph.get(graph);
     if (!perFile) this.fileSymbolsByGraph.set(graph, (perFile = new Map()));
     let list = perFile.get(index);
-    if (!list) perFile.set(index, (list = this.store.symbolsOf(graph.files[index].id)));
+    if (!list) perFile.set(index, (list = await this.store.symbolsOf(graph.files[index].id)));
     return list;
   }
 
   /** Exported top-level symbols, by file index. */
-  exportedSymbols(repoId: string, graph: ImportGraph): Map<number, RepoSymbolRow[]> {
+  async exportedSymbols(repoId: string, graph: ImportGraph): Promise<Map<number, RepoSymbolRow[]>> {
     let map = this.exportedByGraph.get(graph);
     if (!map) {
       map = new Map();
-      for (const s of this.store.exportedSymbols(repoId)) {
+      for (const s of await this.store.exportedSymbols(repoId)) {
         const index = graph.indexOfFileId.get(s.fileId);
         if (index === undefined) continue;
         let list = map.get(index);
@@ -103,11 +134,11 @@ export class AnalysisContext {
   }
 
   /** Symbols of every file, by file index in the graph. */
-  symbols(repoId: string, graph: ImportGraph): Map<number, RepoSymbolRow[]> {
+  async symbols(repoId: string, graph: ImportGraph): Promise<Map<number, RepoSymbolRow[]>> {
     let map = this.symbolsByGraph.get(graph);
     if (!map) {
       map = new Map();
-      for (const s of this.store.symbols(repoId)) {
+      for (const s of await this.store.symbols(repoId)) {
         const index = graph.indexOfFileId.get(s.fileId);
         if (index === undefined) continue;
         let list = map.get(index);
@@ -119,22 +150,21 @@ export class AnalysisContext {
     return map;
   }
 
-  /** Where file `index` uses what it imports through `specifiers`. */
-  usagesIn(repoId: string, graph: ImportGraph, index: number, specifiers: Set<string>): Usage[];
-  /** With `parse` false: only what is already cached, else undefined. */
-  usagesIn(repoId: string, graph: ImportGraph, index: number, specifiers: Set<string>, parse: false): Usage[] | undefined;
-  usagesIn(repoId: string, graph: ImportGraph, index: number, specifiers: Set<string>, parse = true): Usage[] | undefined {
+  /** Where file `index` uses what it imports through `specifiers`: cached, or read and parsed now. */
+  async usagesIn(repoId: string, graph: ImportGraph, index: number, specifiers: Set<string>): Promise<Usage[]> {
+    const cached = this.cachedUsages(graph, index, specifiers);
+    if (cached) return cached;
     const file = graph.files[index];
-    const key = this.usageKey(graph, index, specifiers);
-    let found = this.usages.get(key);
-    if (!found && !parse) return undefined;
-    if (!found) {
-      const text = this.store.fileText(repoId, file.path) ?? '';
-      found = findUsages(file.path, text, specifiers);
-      if (this.usages.size >= USAGE_CACHE_SIZE) this.usages.delete(this.usages.keys().next().value!);
-      this.usages.set(key, found);
-    }
+    const text = (await this.store.fileText(repoId, file.path)) ?? '';
+    const found = findUsages(file.path, text, specifiers);
+    if (this.usages.size >= USAGE_CACHE_SIZE) this.usages.delete(this.usages.keys().next().value!);
+    this.usages.set(this.usageKey(graph, index, specifiers), found);
     return found;
+  }
+
+  /** Only what is already cached, else undefined (no read, no await). */
+  cachedUsages(graph: ImportGraph, index: number, specifiers: Set<string>): Usage[] | undefined {
+    return this.usages.get(this.usageKey(graph, index, specifiers));
   }
 
   private usageKey(graph: ImportGraph, index: number, specifiers: Set<string>): string {
@@ -152,14 +182,14 @@ export class AnalysisContext {
       const key = this.usageKey(graph, j.user, j.specifiers);
       if (this.warming.has(key)) continue;
       this.warming.add(key);
-      this.warmQueue.push({ key, run: () => { this.usagesIn(repoId, graph, j.user, j.specifiers); }, what: graph.path(j.user) });
+      this.warmQueue.push({ key, run: async () => { await this.usagesIn(repoId, graph, j.user, j.specifiers); }, what: graph.path(j.user) });
     }
     this.scheduleWarm(QUIET_MS);
   }
 
   /** Files still queued for background parsing (benchmarks wait for 0). */
   pendingWarm(): number {
-    return this.warmQueue.length;
+    return this.warmQueue.length + (this.warmRunning ? 1 : 0);
   }
 
   /** Marks an analysis call: background parsing steps aside until the calls pause. */
@@ -168,19 +198,29 @@ export class AnalysisContext {
   }
 
   private scheduleWarm(delay: number): void {
-    if (this.warmTimer || !this.warmQueue.length) return;
+    if (this.warmTimer || this.warmRunning || !this.warmQueue.length) return;
     this.warmTimer = setTimeout(() => {
       this.warmTimer = null;
       const quietFor = performance.now() - this.lastBusy;
       if (quietFor < QUIET_MS) { this.scheduleWarm(QUIET_MS - quietFor); return; }
+      void this.warmSlice();
+    }, delay);
+    this.warmTimer.unref();
+  }
+
+  /** One slice of background work; jobs run one at a time (each may await its reads). */
+  private async warmSlice(): Promise<void> {
+    this.warmRunning = true;
+    try {
       const until = performance.now() + WARM_SLICE_MS;
       while (this.warmQueue.length && performance.now() < until) {
         const job = this.warmQueue.shift()!;
-        try { job.run(); } catch (error) { this.log.debug(`background analysis of ${job.what}: ${(error as Error).message}`); }
+        try { await job.run(); } catch (error) { this.log.debug(`background analysis of ${job.what}: ${(error as Error).message}`); }
         this.warming.delete(job.key);
       }
-      this.scheduleWarm(0);
-    }, delay);
-    this.warmTimer.unref();
+    } finally {
+      this.warmRunning = false;
+    }
+    this.scheduleWarm(0);
   }
 }

@@ -43,15 +43,15 @@ const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1
 const cache = new WeakMap<ImportGraph, Map<string, Conventions>>();
 
 /** Naming, formatting and layout profile measured from the code (under `prefix` when given); kept per index generation. */
-export function measureConventions(ctx: AnalysisContext, repo: Pick<RepoRecord, 'id'>, graph: ImportGraph, prefix: string | null): Conventions {
+export async function measureConventions(ctx: AnalysisContext, repo: Pick<RepoRecord, 'id'>, graph: ImportGraph, prefix: string | null): Promise<Conventions> {
   let byPrefix = cache.get(graph);
   if (!byPrefix) cache.set(graph, (byPrefix = new Map()));
   let result = byPrefix.get(prefix ?? '');
-  if (!result) byPrefix.set(prefix ?? '', (result = measure(ctx, repo, graph, prefix)));
+  if (!result) byPrefix.set(prefix ?? '', (result = await measure(ctx, repo, graph, prefix)));
   return result;
 }
 
-function measure(ctx: AnalysisContext, repo: Pick<RepoRecord, 'id'>, graph: ImportGraph, prefix: string | null): Conventions {
+async function measure(ctx: AnalysisContext, repo: Pick<RepoRecord, 'id'>, graph: ImportGraph, prefix: string | null): Promise<Conventions> {
   const norm = prefix ? prefix.replace(/^\.?\//, '') : null;
   const inScope = graph.files.map((f, i) => ({ f, i })).filter(({ f }) => CODE_LANGUAGES.has(f.language ?? '') && (!norm || f.path.startsWith(norm)));
   const step = Math.max(1, Math.ceil(inScope.length / SAMPLE_FILES));
@@ -59,8 +59,13 @@ function measure(ctx: AnalysisContext, repo: Pick<RepoRecord, 'id'>, graph: Impo
   const naming = { functions: new Map<string, number>(), classes: new Map<string, number>(), constants: new Map<string, number>(), variables: new Map<string, number>(), files: new Map<string, number>() };
   for (const { f } of inScope) bump(naming.files, styleOf(path.posix.basename(f.path).replace(/(\.(test|spec|d))?\.[^.]+$/, '')));
   // Symbol names from the same evenly spread sample as formatting: per-file reads, not the whole symbol table.
-  for (const { i } of sample) {
-    for (const s of ctx.fileSymbols(graph, i)) {
+  // The sample's symbols and texts are read together, before the loops.
+  const [sampleSymbols, sampleTexts] = await Promise.all([
+    Promise.all(sample.map(({ i }) => ctx.fileSymbols(graph, i))),
+    Promise.all(sample.map(({ f }) => ctx.store.fileText(repo.id, f.path))),
+  ]);
+  for (const symbols of sampleSymbols) {
+    for (const s of symbols) {
       if (s.parent !== null && s.kind !== 'method') continue;
       const bucket = s.kind === 'function' || s.kind === 'method' ? naming.functions
         : s.kind === 'class' || s.kind === 'interface' || s.kind === 'type' || s.kind === 'enum' || s.kind === 'struct' ? naming.classes
@@ -76,8 +81,8 @@ function measure(ctx: AnalysisContext, repo: Pick<RepoRecord, 'id'>, graph: Impo
   let trailing = 0;
   let totalLines = 0;
   const lengths: number[] = [];
-  for (const { f } of sample) {
-    const text = ctx.store.fileText(repo.id, f.path) ?? '';
+  for (const [k, { f }] of sample.entries()) {
+    const text = sampleTexts[k] ?? '';
     const isScript = f.language === 'typescript' || f.language === 'javascript';
     for (const line of text.split('\n')) {
       totalLines++;

@@ -26,13 +26,13 @@ const reachCache = new WeakMap<ImportGraph, Reach>();
  * functions of reached files that nothing on a test's import path uses by name. An lcov report in
  * the repository, when there is one, adds measured line rates.
  */
-export function coverageGaps(ctx: AnalysisContext, repo: RepoRecord, o: CoverageOptions): CoverageResult {
-  const graph = ctx.graph(repo.id);
+export async function coverageGaps(ctx: AnalysisContext, repo: RepoRecord, o: CoverageOptions): Promise<CoverageResult> {
+  const graph = await ctx.graph(repo.id);
   const prefix = o.pathPrefix?.replace(/^\.?\//, '') ?? '';
   const tests = graph.files.map((f, i) => ({ f, i })).filter(({ f }) => isTestPath(f.path)).map(({ i }) => i);
-  const { reached, used } = reach(ctx, repo, graph, tests);
+  const { reached, used } = await reach(ctx, repo, graph, tests);
   const lcov = readLcov(repo.rootPath);
-  const symbols = ctx.symbols(repo.id, graph);
+  const symbols = await ctx.symbols(repo.id, graph);
   const source = graph.files.map((f, i) => ({ f, i }))
     .filter(({ f }) => CODE.has(f.language ?? '') && !isTestPath(f.path) && !f.path.endsWith('.d.ts') && f.path.startsWith(prefix));
   const exportedFns = (i: number) => (symbols.get(i) ?? []).filter((s) => s.exported && s.parent === null && (s.kind === 'function' || s.kind === 'class'));
@@ -74,7 +74,7 @@ export function coverageGaps(ctx: AnalysisContext, repo: RepoRecord, o: Coverage
 }
 
 /** Files reachable from tests, and the (file, exported name) pairs used along those paths. */
-function reach(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, tests: number[]): Reach {
+async function reach(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, tests: number[]): Promise<Reach> {
   const cached = reachCache.get(graph);
   if (cached) return cached;
   const reached = graph.reachableFrom(tests);
@@ -86,7 +86,7 @@ function reach(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, tests
       if (to !== undefined) bySpecifier.set(s.specifier, to);
     }
     if (bySpecifier.size === 0) continue;
-    for (const u of ctx.usagesIn(repo.id, graph, user, new Set(bySpecifier.keys()))) {
+    for (const u of await ctx.usagesIn(repo.id, graph, user, new Set(bySpecifier.keys()))) {
       const to = bySpecifier.get(u.specifier)!;
       used.add(`${to}\0${u.importedName}`);
       // A re-export passes the use on to where the name is declared.

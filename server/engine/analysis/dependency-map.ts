@@ -43,11 +43,11 @@ const ENV_PATTERNS = [
 const envCache = new WeakMap<ImportGraph, Usage>();
 
 /** Environment variables the code reads, by name, with the files reading them. */
-export function envUsage(ctx: AnalysisContext, repoId: string, graph: ImportGraph): Usage {
+export async function envUsage(ctx: AnalysisContext, repoId: string, graph: ImportGraph): Promise<Usage> {
   let usage = envCache.get(graph);
   if (usage) return usage;
   usage = new Map();
-  for (const chunk of ctx.store.envChunks(repoId)) {
+  for (const chunk of await ctx.store.envChunks(repoId)) {
     for (const pattern of ENV_PATTERNS) {
       for (const m of chunk.content.matchAll(pattern)) {
         let files = usage.get(m[1]);
@@ -60,8 +60,8 @@ export function envUsage(ctx: AnalysisContext, repoId: string, graph: ImportGrap
   return usage;
 }
 
-function usageOf(ctx: AnalysisContext, repo: RepoRecord, type: MapType, exportsOf?: { pkg: string; names: Set<string> }): Usage {
-  const graph = ctx.graph(repo.id);
+async function usageOf(ctx: AnalysisContext, repo: RepoRecord, type: MapType, exportsOf?: { pkg: string; names: Set<string> }): Promise<Usage> {
+  const graph = await ctx.graph(repo.id);
   const out: Usage = new Map();
   const add = (name: string, file: string) => {
     let files = out.get(name);
@@ -70,7 +70,7 @@ function usageOf(ctx: AnalysisContext, repo: RepoRecord, type: MapType, exportsO
   };
   if (type === 'env') return envUsage(ctx, repo.id, graph);
   if (type === 'package') {
-    const facts = ctx.facts(repo.id, graph);
+    const facts = await ctx.facts(repo.id, graph);
     for (const d of facts.dependencies.values()) {
       if (d.type === 'local') continue;
       for (const f of d.files) add(d.name, graph.path(f));
@@ -90,11 +90,11 @@ function usageOf(ctx: AnalysisContext, repo: RepoRecord, type: MapType, exportsO
 }
 
 /** For each dependency of the source repository, which other repositories use the same one, and where. */
-export function dependencyMap(ctx: AnalysisContext, source: RepoRecord, o: MapOptions): MapResult {
+export async function dependencyMap(ctx: AnalysisContext, source: RepoRecord, o: MapOptions): Promise<MapResult> {
   const others = o.compare.length ? o.compare.filter((c) => c.repo).map((c) => c.repo!) : o.candidates.filter((r) => r.id !== source.id);
   const needle = o.dependency?.toLowerCase();
-  const graph = ctx.graph(source.id);
-  const facts = ctx.facts(source.id, graph);
+  const graph = await ctx.graph(source.id);
+  const facts = await ctx.facts(source.id, graph);
   const rows: MapResult['dependencies'] = [];
   for (const type of o.types) {
     let sourceUsage: Usage;
@@ -103,7 +103,7 @@ export function dependencyMap(ctx: AnalysisContext, source: RepoRecord, o: MapOp
       const pkg = facts.manifests.find((m) => m.name && m.ecosystem === 'npm')?.name ?? null;
       sourceUsage = new Map();
       if (pkg) {
-        for (const [index, list] of ctx.symbols(source.id, graph)) {
+        for (const [index, list] of await ctx.symbols(source.id, graph)) {
           for (const s of list) {
             if (!s.exported || s.parent !== null) continue;
             let files = sourceUsage.get(s.name);
@@ -114,9 +114,10 @@ export function dependencyMap(ctx: AnalysisContext, source: RepoRecord, o: MapOp
         exportsOf = { pkg, names: new Set(sourceUsage.keys()) };
       }
     } else {
-      sourceUsage = usageOf(ctx, source, type);
+      sourceUsage = await usageOf(ctx, source, type);
     }
-    const otherUsage = others.map((r) => ({ repo: r, usage: usageOf(ctx, r, type, exportsOf) }));
+    const otherUsage: { repo: RepoRecord; usage: Usage }[] = [];
+    for (const r of others) otherUsage.push({ repo: r, usage: await usageOf(ctx, r, type, exportsOf) });
     for (const [name, files] of sourceUsage) {
       if (needle && !name.toLowerCase().includes(needle)) continue;
       const repos = otherUsage.filter((u) => u.usage.has(name)).map((u) => {

@@ -1,4 +1,5 @@
 import type { AnalysisStore, GraphEdgeRow, GraphFileRow } from '../store/analysis-store';
+import type { Async } from '../store/surface';
 import { GoPackages } from './go-packages';
 
 /** One import relation between two indexed files (several statements between the same pair are merged). */
@@ -92,8 +93,8 @@ export class ImportGraph {
     this.runtime = new Uint8Array(n);
   }
 
-  static load(store: AnalysisStore, repoId: string): ImportGraph {
-    const { generation, files, edges } = store.graph(repoId);
+  static async load(store: Async<AnalysisStore>, repoId: string): Promise<ImportGraph> {
+    const { generation, files, edges } = await store.graph(repoId);
     return new ImportGraph(generation, files, edges);
   }
 
@@ -175,19 +176,38 @@ export class ImportGraph {
  */
 export class GraphCache {
   private readonly graphs = new Map<string, ImportGraph>();
+  /** A load in flight per repository and generation, so concurrent requests read the graph once. */
+  private readonly loading = new Map<string, { generation: number; graph: Promise<ImportGraph> }>();
 
-  constructor(private readonly store: AnalysisStore) {}
+  constructor(private readonly store: Async<AnalysisStore>) {}
 
-  get(repoId: string): ImportGraph {
-    const generation = this.store.generation(repoId);
+  async get(repoId: string): Promise<ImportGraph> {
+    const generation = await this.store.generation(repoId);
     const cached = this.graphs.get(repoId);
     if (cached && cached.generation === generation) return cached;
+    const inFlight = this.loading.get(repoId);
+    if (inFlight && inFlight.generation === generation) return inFlight.graph;
     const graph = ImportGraph.load(this.store, repoId);
-    this.graphs.set(repoId, graph);
-    return graph;
+    const entry = { generation, graph };
+    this.loading.set(repoId, entry);
+    try {
+      const loaded = await graph;
+      // A newer generation may have been loaded meanwhile: keep whichever is newer.
+      const now = this.graphs.get(repoId);
+      if (!now || now.generation <= loaded.generation) this.graphs.set(repoId, loaded);
+      return loaded;
+    } finally {
+      if (this.loading.get(repoId) === entry) this.loading.delete(repoId);
+    }
+  }
+
+  /** The graph last loaded for a repository, without asking the store (undefined before the first load). */
+  peek(repoId: string): ImportGraph | undefined {
+    return this.graphs.get(repoId);
   }
 
   forget(repoId: string): void {
     this.graphs.delete(repoId);
+    this.loading.delete(repoId);
   }
 }

@@ -47,7 +47,7 @@ const CALL_SITE_BUDGET_MS = 5;
 export async function radius(ctx: AnalysisContext, repo: RepoRecord, req: RadiusRequest): Promise<RadiusResult> {
   ctx.busy();
   const include = new Set<RadiusPart>(req.include?.length ? req.include : RADIUS_PARTS);
-  const graph = ctx.graph(repo.id);
+  const graph = await ctx.graph(repo.id);
   const warnings: string[] = [];
   let source: RadiusResult['source'] = 'files';
   let pr: ResolvedPullRequest | undefined;
@@ -89,7 +89,7 @@ export async function radius(ctx: AnalysisContext, repo: RepoRecord, req: Radius
   }
   const found = targets.filter((t) => t.found);
   const seeds = found.flatMap((t) => seedIndexes(graph, t));
-  const entries = ctx.entries(repo.id, graph);
+  const entries = await ctx.entries(repo.id, graph);
   const reached = new Set([...union.keys(), ...seeds]);
   const entryHits = entries.filter((e) => reached.has(e.file));
   const total = union.size;
@@ -151,8 +151,8 @@ async function fileTarget(
   }
   let deps: Dependent[];
   if (symbol) {
-    const users = symbolUsers(ctx, repo.id, graph, index, symbol);
-    const known = ctx.fileSymbols(graph, index).some((s) => s.name === symbol && s.parent === null);
+    const users = await symbolUsers(ctx, repo.id, graph, index, symbol);
+    const known = (await ctx.fileSymbols(graph, index)).some((s) => s.name === symbol && s.parent === null);
     if (!known && users.size === 0) return { target: empty(raw, 'symbol', `${file} has no top-level symbol ${symbol}`), deps: [] };
     deps = [...users.entries()].map(([user, typeOnly]) => ({ file: user, depth: 1, via: [user, index], typeOnly }));
     const seen = new Set(users.keys());
@@ -174,9 +174,9 @@ async function fileTarget(
   };
   if (include.has('dependents')) out.dependents = deps.slice(0, limit).map((d) => toOut(graph, d));
   if (include.has('related_files')) out.related_files = await related(ctx, repo, graph, file);
-  if (include.has('entry_points')) out.entry_points = entryPointsOf(ctx, repo, graph, [{ file: index, depth: 0, via: [index], typeOnly: false }, ...deps]);
+  if (include.has('entry_points')) out.entry_points = await entryPointsOf(ctx, repo, graph, [{ file: index, depth: 0, via: [index], typeOnly: false }, ...deps]);
   if (include.has('call_edges') || include.has('data_flows')) {
-    const { calls, flows, complete } = callsAndFlows(ctx, repo, graph, index, symbol);
+    const { calls, flows, complete } = await callsAndFlows(ctx, repo, graph, index, symbol);
     if (include.has('call_edges')) out.call_edges = calls;
     if (include.has('data_flows')) out.data_flows = flows;
     out.call_graph_complete = complete;
@@ -206,7 +206,7 @@ async function dependencyTarget(
   };
   if (include.has('dependents')) out.dependents = deps.slice(0, limit).map((d) => toOut(graph, d));
   if (include.has('related_files')) out.related_files = [];
-  if (include.has('entry_points')) out.entry_points = entryPointsOf(ctx, repo, graph, deps);
+  if (include.has('entry_points')) out.entry_points = await entryPointsOf(ctx, repo, graph, deps);
   if (include.has('call_edges')) out.call_edges = [];
   if (include.has('data_flows')) out.data_flows = [];
   return { target: out, deps };
@@ -223,21 +223,21 @@ async function related(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGrap
     .map((f) => ({ file_path: f.path, co_changes: f.coChanges, ratio: f.ratio }));
 }
 
-function entryPointsOf(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, reached: Dependent[]) {
+async function entryPointsOf(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, reached: Dependent[]) {
   const depth = new Map(reached.map((d) => [d.file, d.depth]));
-  return ctx.entries(repo.id, graph).filter((e) => depth.has(e.file))
+  return (await ctx.entries(repo.id, graph)).filter((e) => depth.has(e.file))
     .map((e) => ({ file_path: graph.path(e.file), kind: e.kind, detail: e.detail, depth: depth.get(e.file)! }))
     .sort((a, b) => a.depth - b.depth || a.file_path.localeCompare(b.file_path));
 }
 
-function callsAndFlows(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, index: number, symbol: string | null) {
-  const own = ctx.fileSymbols(graph, index).filter((s) => s.parent === null);
+async function callsAndFlows(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, index: number, symbol: string | null) {
+  const own = (await ctx.fileSymbols(graph, index)).filter((s) => s.parent === null);
   const kindOf = new Map(own.map((s) => [s.name, s.kind]));
   const single = own.filter((s) => s.exported && (s.kind === 'class' || s.kind === 'function' || s.kind === 'constant' || s.kind === 'variable'));
   const moduleName = single.length === 1 ? single[0].name : null;
   const calls: CallEdgeOut[] = [];
   const flows: DataFlowOut[] = [];
-  const { uses, pending } = usersWithin(ctx, repo.id, graph, index, performance.now() + CALL_SITE_BUDGET_MS);
+  const { uses, pending } = await usersWithin(ctx, repo.id, graph, index, performance.now() + CALL_SITE_BUDGET_MS);
   if (pending.length) ctx.warmUsages(repo.id, graph, pending);
   for (const { user, usage } of uses) {
     if (usage.kind === 'reexport') continue;

@@ -52,8 +52,8 @@ export async function review(ctx: AnalysisContext, repo: RepoRecord, o: ReviewOp
     pr = await resolvePullRequest(repo, o.pr, { ...ctx.pullRequests, githubToken: o.githubToken });
     files = pr.files;
   }
-  const graph = ctx.graph(repo.id);
-  const entries = ctx.entries(repo.id, graph);
+  const graph = await ctx.graph(repo.id);
+  const entries = await ctx.entries(repo.id, graph);
   const churn = await ctx.history.churn(repo.rootPath);
   const base = pr ? pr.base : (o.base ?? 'HEAD');
   const out: ReviewFile[] = [];
@@ -72,7 +72,7 @@ export async function review(ctx: AnalysisContext, repo: RepoRecord, o: ReviewOp
     const reachingEntries = entries.filter((e) => reached.has(e.file));
     const tests = reachingEntries.filter((e) => e.kind === 'test').map((e) => graph.path(e.file));
     const isTest = isTestPath(file);
-    const text = ctx.store.fileText(repo.id, file) ?? '';
+    const text = (await ctx.store.fileText(repo.id, file)) ?? '';
     const complexity = decisionPoints(text);
     const api = await publicApiChange(repo.rootPath, file, text, base, pr?.head);
     const signals: ReviewFile['signals'] = {

@@ -1,6 +1,7 @@
 import type { Static } from 'typebox';
 import type { ScopeResult as ScopeSchema } from '../../../protocol/api/analysis';
 import { invalid } from '../errors';
+import type { RepoSymbolRow } from '../store/analysis-store';
 import type { RepoRecord } from '../types';
 import type { AnalysisContext } from './context';
 import type { ImportGraph } from './import-graph';
@@ -32,16 +33,16 @@ const EXPAND_LIMIT = 500;
 const COMPARE_LIST_LIMIT = 200;
 
 /** Dependencies, functions and variables of a repository, aggregated by name, with drill-down and comparison. */
-export function scope(ctx: AnalysisContext, repo: RepoRecord, o: ScopeOptions): ScopeResult {
+export async function scope(ctx: AnalysisContext, repo: RepoRecord, o: ScopeOptions): Promise<ScopeResult> {
   if (o.expand && !o.name) throw invalid('expand', 'requires name (the dependency, function or variable to drill into)');
-  const graph = ctx.graph(repo.id);
-  const facts = ctx.facts(repo.id, graph);
+  const graph = await ctx.graph(repo.id);
+  const facts = await ctx.facts(repo.id, graph);
   const needle = o.name?.toLowerCase();
   const matches = (n: string) => !needle || n.toLowerCase().includes(needle);
 
   const deps = [...facts.dependencies.values()].filter((d) => (!o.type || d.type === o.type) && matches(d.name))
     .map((d) => ({ name: d.name, type: d.type, version: d.version, files: d.files.size, usage: d.usage }));
-  const { functions, variables } = aggregateSymbols(ctx, repo, graph, facts);
+  const { functions, variables } = aggregateSymbols(graph, facts, await ctx.symbols(repo.id, graph));
   const fns = functions.filter((s) => matches(s.name));
   const vars = variables.filter((s) => matches(s.name));
   const sort = <T extends { name: string; usage: number; files: number }>(list: T[]) =>
@@ -59,15 +60,15 @@ export function scope(ctx: AnalysisContext, repo: RepoRecord, o: ScopeOptions): 
   if (o.include.includes('dependencies')) result.scope.dependencies = pageOf(sort(deps));
   if (o.include.includes('functions')) result.scope.functions = pageOf(sort(fns).map(strip));
   if (o.include.includes('variables')) result.scope.variables = pageOf(sort(vars).map(strip));
-  if (o.expand && o.name) result.expanded = expand(ctx, repo, graph, facts, o.name, o.expand, [...functions, ...variables]);
-  if (o.compare.length) result.comparison = compare(ctx, facts, o.compare);
+  if (o.expand && o.name) result.expanded = await expand(ctx, repo, graph, facts, o.name, o.expand, [...functions, ...variables]);
+  if (o.compare.length) result.comparison = await compare(ctx, facts, o.compare);
   return result;
 }
 
-function aggregateSymbols(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, facts: RepoFacts) {
+function aggregateSymbols(graph: ImportGraph, facts: RepoFacts, symbols: Map<number, RepoSymbolRow[]>) {
   const fn = new Map<string, SymbolAggregate>();
   const vars = new Map<string, SymbolAggregate>();
-  for (const [index, list] of ctx.symbols(repo.id, graph)) {
+  for (const [index, list] of symbols) {
     for (const s of list) {
       const isFn = s.kind === 'function' || s.kind === 'method';
       const isVar = (s.kind === 'variable' || s.kind === 'constant') && s.parent === null;
@@ -85,7 +86,7 @@ function aggregateSymbols(ctx: AnalysisContext, repo: RepoRecord, graph: ImportG
   return { functions: [...fn.values()], variables: [...vars.values()] };
 }
 
-function expand(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, facts: RepoFacts, name: string, mode: 'files' | 'functions', symbols: SymbolAggregate[]) {
+async function expand(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, facts: RepoFacts, name: string, mode: 'files' | 'functions', symbols: SymbolAggregate[]) {
   const dep = facts.dependencies.get(name);
   const sym = symbols.find((s) => s.name === name);
   if (!dep && !sym) return { name, expand: mode, [mode]: [] };
@@ -118,13 +119,13 @@ function expand(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, fact
   if (dep) {
     for (const i of dep.files) {
       const specifiers = new Set(graph.statements[i].filter((s) => s.packageName === name || s.specifier === name).map((s) => s.specifier));
-      for (const u of ctx.usagesIn(repo.id, graph, i, specifiers)) if (u.kind !== 'reexport') add(i, u.enclosing, u.line);
+      for (const u of await ctx.usagesIn(repo.id, graph, i, specifiers)) if (u.kind !== 'reexport') add(i, u.enclosing, u.line);
     }
   }
   if (sym) {
     const short = name.includes('.') ? name.slice(name.lastIndexOf('.') + 1) : name;
     for (const d of sym.definitions) {
-      for (const { user, usage } of usersOfFile(ctx, repo.id, graph, d.index)) {
+      for (const { user, usage } of await usersOfFile(ctx, repo.id, graph, d.index)) {
         if (usage.kind !== 'reexport' && usage.importedName === short) add(user, usage.enclosing, usage.line);
       }
     }
@@ -133,12 +134,12 @@ function expand(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, fact
   return { name, expand: mode, functions };
 }
 
-function compare(ctx: AnalysisContext, facts: RepoFacts, others: CompareRepo[]) {
+async function compare(ctx: AnalysisContext, facts: RepoFacts, others: CompareRepo[]) {
   const external = (f: RepoFacts) => new Set([...f.dependencies.values()].filter((d) => d.type !== 'local' && d.type !== 'builtin').map((d) => d.name));
   const mine = external(facts);
-  return others.map((o) => {
+  return Promise.all(others.map(async (o) => {
     if (!o.repo) return { repo_id: o.id, name: null, found: false, reason: o.reason ?? 'repository not found', shared: [], only_in_source: [], only_in_other: [] };
-    const theirs = external(ctx.facts(o.repo.id, ctx.graph(o.repo.id)));
+    const theirs = external(await ctx.facts(o.repo.id, await ctx.graph(o.repo.id)));
     const sorted = (s: Iterable<string>) => [...s].sort().slice(0, COMPARE_LIST_LIMIT);
     return {
       repo_id: o.repo.id, name: o.repo.name, found: true,
@@ -146,5 +147,5 @@ function compare(ctx: AnalysisContext, facts: RepoFacts, others: CompareRepo[]) 
       only_in_source: sorted([...mine].filter((d) => !theirs.has(d))),
       only_in_other: sorted([...theirs].filter((d) => !mine.has(d))),
     };
-  });
+  }));
 }

@@ -23,19 +23,19 @@ export function reexportClosure(graph: ImportGraph, index: number): Set<number> 
  * barrel re-exporting it, parsed for the bindings they import from those modules. Through a
  * barrel only names the target itself declares count.
  */
-export function usersOfFile(ctx: AnalysisContext, repoId: string, graph: ImportGraph, index: number): { user: number; usage: Usage }[] {
-  return usersWithin(ctx, repoId, graph, index, Infinity).uses;
+export async function usersOfFile(ctx: AnalysisContext, repoId: string, graph: ImportGraph, index: number): Promise<{ user: number; usage: Usage }[]> {
+  return (await usersWithin(ctx, repoId, graph, index, Infinity)).uses;
 }
 
 /**
  * usersOfFile within a time budget: consumers not parsed before `deadline` (and not cached) come
  * back as `pending`, for the caller to report and to parse in the background.
  */
-export function usersWithin(ctx: AnalysisContext, repoId: string, graph: ImportGraph, index: number, deadline: number):
-  { uses: { user: number; usage: Usage }[]; pending: { user: number; specifiers: Set<string> }[] } {
+export async function usersWithin(ctx: AnalysisContext, repoId: string, graph: ImportGraph, index: number, deadline: number):
+  Promise<{ uses: { user: number; usage: Usage }[]; pending: { user: number; specifiers: Set<string> }[] }> {
   const closure = reexportClosure(graph, index);
   const targetPaths = new Map([...closure].map((i) => [graph.path(i), i]));
-  const own = new Set(ctx.fileSymbols(graph, index).filter((s) => s.parent === null).map((s) => s.name));
+  const own = new Set((await ctx.fileSymbols(graph, index)).filter((s) => s.parent === null).map((s) => s.name));
   const consumers = new Set<number>();
   for (const r of closure) for (const e of graph.in[r]) consumers.add(e.from);
   consumers.delete(index);
@@ -55,7 +55,8 @@ export function usersWithin(ctx: AnalysisContext, repoId: string, graph: ImportG
     // Parse now only what fits in the budget, judged by the file's length: one big importer must
     // not hold the answer up (it is parsed in the background instead).
     const fits = deadline === Infinity || performance.now() + graph.files[user].lines * PARSE_MS_PER_LINE < deadline;
-    const usages = ctx.usagesIn(repoId, graph, user, specifiers, false) ?? (fits ? ctx.usagesIn(repoId, graph, user, specifiers) : undefined);
+    // A cached file answers without an await; only a file read and parsed now awaits its text.
+    const usages = ctx.cachedUsages(graph, user, specifiers) ?? (fits ? await ctx.usagesIn(repoId, graph, user, specifiers) : undefined);
     if (!usages) { pending.push({ user, specifiers }); continue; }
     for (const usage of usages) {
       if (!direct.has(usage.specifier) && !own.has(usage.importedName)) continue;
@@ -66,9 +67,9 @@ export function usersWithin(ctx: AnalysisContext, repoId: string, graph: ImportG
 }
 
 /** Files that use `symbol` of the target (not merely re-export it); true when they use it only as a type. */
-export function symbolUsers(ctx: AnalysisContext, repoId: string, graph: ImportGraph, index: number, symbol: string): Map<number, boolean> {
+export async function symbolUsers(ctx: AnalysisContext, repoId: string, graph: ImportGraph, index: number, symbol: string): Promise<Map<number, boolean>> {
   const users = new Map<number, boolean>();
-  for (const { user, usage } of usersOfFile(ctx, repoId, graph, index)) {
+  for (const { user, usage } of await usersOfFile(ctx, repoId, graph, index)) {
     if (usage.kind === 'reexport' || usage.importedName !== symbol) continue;
     users.set(user, (users.get(user) ?? true) && usage.kind === 'type');
   }

@@ -1,9 +1,12 @@
 import type { Logger } from '../log';
 import type { AnalysisStore } from '../store/analysis-store';
 import type { FilesStore } from '../store/files-store';
+import type { Async } from '../store/surface';
 import type { FileRecord } from '../types';
 import type { DerivedIndex, IndexProgress } from '../indexer/derived-index';
 import type { AnalysisContext } from '../analysis/context';
+import { ImportGraph } from '../analysis/import-graph';
+import { findEntryPoints, type EntryPoint } from '../analysis/entry-points';
 import { buildStaticDoc, renderDoc, type StaticDoc } from './static-doc';
 import type { DocDepth } from './depth';
 
@@ -32,8 +35,13 @@ export class FileDocs implements DerivedIndex {
   private running: Promise<void> | null = null;
   private narrator: DocNarrator | null = null;
 
+  /**
+   * `store` takes the docs' writes and the stale list (the derived index's side, SQLite); `reads` is
+   * what a request reads (`get`), through the async surface, so it answers over SQLite and PostgreSQL.
+   */
   constructor(
     private readonly store: AnalysisStore,
+    private readonly reads: Async<AnalysisStore>,
     private readonly files: FilesStore,
     private readonly analysis: AnalysisContext,
     private readonly log: Logger,
@@ -44,14 +52,35 @@ export class FileDocs implements DerivedIndex {
   }
 
   /** The doc of `file` at `depth` if it describes the file's current content; otherwise queue it. */
-  get(repoId: string, file: FileRecord, depth: DocDepth): FileDocAnswer {
+  async get(repoId: string, file: FileRecord, depth: DocDepth): Promise<FileDocAnswer> {
+    const row = await this.reads.fileDoc(file.id);
+    if (!row || row.sourceHash !== file.hash) {
+      this.enqueue(repoId, file.id);
+      return { state: 'processing' };
+    }
+    const doc = JSON.parse(row.doc) as StaticDoc;
+    return { state: 'ready', markdown: renderDoc(doc, await this.live(repoId, file.path), depth), generator: row.generator, generatedAt: row.generatedAt };
+  }
+
+  /**
+   * `get` synchronously over the SQLite store, for search's doc source while it is synchronous (the
+   * search owner makes it async and calls `get`; then this goes). Same answer as `get`.
+   */
+  getSync(repoId: string, file: FileRecord, depth: DocDepth): FileDocAnswer {
     const row = this.store.fileDoc(file.id);
     if (!row || row.sourceHash !== file.hash) {
       this.enqueue(repoId, file.id);
       return { state: 'processing' };
     }
     const doc = JSON.parse(row.doc) as StaticDoc;
-    return { state: 'ready', markdown: renderDoc(doc, this.live(repoId, file.path), depth), generator: row.generator, generatedAt: row.generatedAt };
+    const generation = this.store.generation(repoId);
+    const cached = this.analysis.graphs.peek(repoId);
+    const graph = cached && cached.generation === generation ? cached : (() => {
+      const { generation: g, files, edges } = this.store.graph(repoId);
+      return new ImportGraph(g, files, edges);
+    })();
+    const entries = this.analysis.cachedEntries(graph) ?? findEntryPoints(graph, (p) => this.store.fileText(repoId, p));
+    return { state: 'ready', markdown: renderDoc(doc, liveOf(graph, entries, file.path), depth), generator: row.generator, generatedAt: row.generatedAt };
   }
 
   /** Resolves when every queued doc is written (tests and benchmarks wait on it). */
@@ -88,7 +117,7 @@ export class FileDocs implements DerivedIndex {
   }
 
   private async generate(repoId: string, fileId: number, signal: AbortSignal): Promise<void> {
-    const path = this.pathOf(repoId, fileId);
+    const path = await this.pathOf(repoId, fileId);
     if (!path) return;
     const record = this.files.getByPath(repoId, path);
     if (!record) return;
@@ -107,19 +136,25 @@ export class FileDocs implements DerivedIndex {
     this.store.putFileDoc(record.id, record.hash, generator, JSON.stringify(doc));
   }
 
-  private pathOf(repoId: string, fileId: number): string | null {
-    const graph = this.analysis.graph(repoId);
+  private async pathOf(repoId: string, fileId: number): Promise<string | null> {
+    const graph = await this.analysis.graph(repoId);
     const index = graph.indexOfFileId.get(fileId);
     return index === undefined ? null : graph.path(index);
   }
 
-  private live(repoId: string, path: string) {
-    const graph = this.analysis.graph(repoId);
-    const index = graph.indexOfPath.get(path);
-    if (index === undefined) return { direct: [], total: 0, tests: [] };
-    const deps = graph.dependents([index]);
-    const reached = new Set([index, ...deps.map((d) => d.file)]);
-    const tests = this.analysis.entries(repoId, graph).filter((e) => e.kind === 'test' && reached.has(e.file)).map((e) => graph.path(e.file));
-    return { direct: deps.filter((d) => d.depth === 1).map((d) => graph.path(d.file)), total: deps.length, tests };
+  private async live(repoId: string, path: string) {
+    const graph = await this.analysis.graph(repoId);
+    if (!graph.indexOfPath.has(path)) return liveOf(graph, [], path);
+    return liveOf(graph, await this.analysis.entries(repoId, graph), path);
   }
+}
+
+/** A file's live dependents (direct, total) and the tests reaching it, from the import graph. */
+function liveOf(graph: ImportGraph, entries: EntryPoint[], path: string) {
+  const index = graph.indexOfPath.get(path);
+  if (index === undefined) return { direct: [], total: 0, tests: [] };
+  const deps = graph.dependents([index]);
+  const reached = new Set([index, ...deps.map((d) => d.file)]);
+  const tests = entries.filter((e) => e.kind === 'test' && reached.has(e.file)).map((e) => graph.path(e.file));
+  return { direct: deps.filter((d) => d.depth === 1).map((d) => graph.path(d.file)), total: deps.length, tests };
 }

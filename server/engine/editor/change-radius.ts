@@ -89,7 +89,7 @@ export async function changeRadius(analysis: Analysis, repo: RepoRecord, against
     const reason = (error as Error).message.split('\n')[0];
     return { base: null, changed: [], dependents: [], tests: [], entryPoints: 0, note: `${repo.name}: ${reason}` };
   }
-  const graph = analysis.ctx.graph(repo.id);
+  const graph = await analysis.ctx.graph(repo.id);
   const indexed = listed.files.filter((f) => f.status !== 'deleted' && graph.indexOfPath.has(f.path)).map((f) => f.path);
   const changedSet = new Set(listed.files.map((f) => f.path));
   const perFile = new Map<string, number>();

@@ -51,7 +51,7 @@ export class EditorFacts {
   }
 
   async impact(repo: RepoRecord, relPath: string): Promise<FileImpact | null> {
-    const graph = this.analysis.graph(repo.id);
+    const graph = await this.analysis.graph(repo.id);
     if (!graph.indexOfPath.has(relPath)) return null;
     const result = await this.service.radius(repo, {
       files: [relPath], dependencies: [], include: ['dependents', 'entry_points'], limit: DEPENDENTS_LIMIT,
@@ -69,13 +69,13 @@ export class EditorFacts {
   }
 
   /** Where other files use `name` from this file (through barrels too), one location per use. */
-  symbolUses(repo: RepoRecord, relPath: string, name: string): SymbolUse[] {
-    const graph = this.analysis.graph(repo.id);
+  async symbolUses(repo: RepoRecord, relPath: string, name: string): Promise<SymbolUse[]> {
+    const graph = await this.analysis.graph(repo.id);
     const index = graph.indexOfPath.get(relPath);
     if (index === undefined) return [];
     const seen = new Set<string>();
     const out: SymbolUse[] = [];
-    for (const { user, usage } of usersOfFile(this.analysis, repo.id, graph, index)) {
+    for (const { user, usage } of await usersOfFile(this.analysis, repo.id, graph, index)) {
       if (usage.kind === 'reexport' || usage.importedName !== name) continue;
       const key = `${user}:${usage.line}`;
       if (seen.has(key)) continue;
@@ -92,7 +92,7 @@ export class EditorFacts {
    * `complete: false` and listeners of `onCompleted` hear when the full facts are there.
    */
   async lensFacts(repo: RepoRecord, relPath: string): Promise<FileLensFacts | null> {
-    const graph = this.analysis.graph(repo.id);
+    const graph = await this.analysis.graph(repo.id);
     const key = `${repo.id}\0${relPath}`;
     const cached = this.lensCache.get(key);
     if (cached && cached.generation === graph.generation) return cached;
@@ -102,7 +102,7 @@ export class EditorFacts {
     // Completed in the background at this generation already (its parses may have left the cache): parse what is missing now.
     const deadline = this.completed.get(key) === graph.generation ? Infinity
       : this.parserLoaded ? performance.now() + LENS_PARSE_BUDGET_MS : 0;
-    const { uses, pending } = usersWithin(this.analysis, repo.id, graph, index, deadline);
+    const { uses, pending } = await usersWithin(this.analysis, repo.id, graph, index, deadline);
     if (pending.length) {
       this.completeLater(repo, relPath, key);
       return { generation: graph.generation, impact, symbols: [], complete: false };
@@ -114,7 +114,7 @@ export class EditorFacts {
       if (!set) users.set(usage.importedName, set = new Set());
       set.add(user);
     }
-    const symbols = (this.analysis.symbols(repo.id, graph).get(index) ?? [])
+    const symbols = ((await this.analysis.symbols(repo.id, graph)).get(index) ?? [])
       .filter((s) => s.exported && s.parent === null)
       .map((s) => ({ name: s.name, line: s.startLine, users: users.get(s.name)?.size ?? 0 }));
     const facts = { generation: graph.generation, impact, symbols, complete: true };
@@ -138,11 +138,11 @@ export class EditorFacts {
   private completeLater(repo: RepoRecord, relPath: string, key: string): void {
     if (this.completing.has(key)) return;
     this.completing.add(key);
-    setTimeout(() => {
+    setTimeout(async () => {
       try {
-        const graph = this.analysis.graph(repo.id);
+        const graph = await this.analysis.graph(repo.id);
         const index = graph.indexOfPath.get(relPath);
-        if (index !== undefined) usersOfFile(this.analysis, repo.id, graph, index);
+        if (index !== undefined) await usersOfFile(this.analysis, repo.id, graph, index);
         this.parserLoaded = true;
         if (this.completed.size >= CACHE_LIMIT) this.completed.delete(this.completed.keys().next().value!);
         this.completed.set(key, graph.generation);

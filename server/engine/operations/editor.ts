@@ -35,7 +35,7 @@ export class EditorOperations {
     return this.e.editorFacts.impact(repo, relPath);
   }
 
-  symbolUses(repo: RepoRecord, relPath: string, name: string): SymbolUse[] {
+  symbolUses(repo: RepoRecord, relPath: string, name: string): Promise<SymbolUse[]> {
     return this.e.editorFacts.symbolUses(repo, relPath, name);
   }
 
@@ -59,10 +59,10 @@ export class EditorOperations {
   async fileDoc(repo: RepoRecord, relPath: string): Promise<{ markdown: string; processing: boolean }> {
     const file = this.e.filesStore.getByPath(repo.id, relPath);
     if (!file) return { markdown: '_Not in the index._', processing: false };
-    const answer = this.e.docs.get(repo.id, file, 'summary');
+    const answer = await this.e.docs.get(repo.id, file, 'summary');
     if (answer.state === 'ready') return { markdown: answer.markdown, processing: false };
     await Promise.race([this.e.docs.idle(), new Promise((r) => setTimeout(r, DOC_WAIT_MS))]);
-    const again = this.e.docs.get(repo.id, file, 'summary');
+    const again = await this.e.docs.get(repo.id, file, 'summary');
     if (again.state === 'ready') return { markdown: again.markdown, processing: false };
     return { markdown: file.description ?? '', processing: true };
   }
@@ -79,16 +79,16 @@ export class EditorOperations {
   async toolDoc(repo: RepoRecord, relPath: string, depth: DocDepth, waitMs: number): Promise<{ markdown: string; processing: boolean } | null> {
     const file = this.e.filesStore.getByPath(repo.id, relPath);
     if (!file) return null;
-    let answer = this.e.docs.get(repo.id, file, depth);
+    let answer = await this.e.docs.get(repo.id, file, depth);
     if (answer.state !== 'ready') {
       await Promise.race([this.e.docs.idle(), new Promise((r) => setTimeout(r, waitMs))]);
-      answer = this.e.docs.get(repo.id, file, depth);
+      answer = await this.e.docs.get(repo.id, file, depth);
     }
     return answer.state === 'ready' ? { markdown: answer.markdown, processing: false } : { markdown: file.description ?? '', processing: true };
   }
 
   /** The repository's blueprint, for the owner's language model tool. */
-  blueprint(repo: RepoRecord, options: BlueprintOptions): BlueprintResult {
+  blueprint(repo: RepoRecord, options: BlueprintOptions): Promise<BlueprintResult> {
     return this.e.analysis.blueprint(repo, options);
   }
 

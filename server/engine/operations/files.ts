@@ -51,7 +51,7 @@ export class FileOperations {
         const allowed = this.e.accounts.planOf(caller.plan).depths;
         depth = [...DOC_DEPTHS].reverse().find((d) => allowed.includes(d)) ?? 'basic';
       }
-      const answer = this.e.docs.get(repo.id, file, depth);
+      const answer = await this.e.docs.get(repo.id, file, depth);
       const processing = answer.state === 'processing';
       return meter.answer({
         id: file.uid, file_path: file.path, file_name: file.name, language: file.language, total_lines: file.lines,

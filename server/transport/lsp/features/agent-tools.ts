@@ -24,8 +24,8 @@ export function bindAgentTools(connection: Connection, session: Session, log: Lo
     return { path: located.relPath, ...doc };
   }));
 
-  onLoupeRequest(connection, Method.blueprint, guarded(log, 'blueprint', () => session.workspace.repos().map((repo) => {
-    const result = editor.blueprint(repo, { symbolLimit: BLUEPRINT_SYMBOLS, conventions: true });
+  onLoupeRequest(connection, Method.blueprint, guarded(log, 'blueprint', () => Promise.all(session.workspace.repos().map(async (repo) => {
+    const result = await editor.blueprint(repo, { symbolLimit: BLUEPRINT_SYMBOLS, conventions: true });
     const symbols = result.symbols.map((s) => `- \`${s.signature ?? s.name}\` (${s.kind}) in ${s.file_path}:${s.line}, used by ${s.used_by} files`);
     const dependencies = result.dependencies.slice(0, 20).map((d) => `- ${d.name}${d.version ? ` ${d.version}` : ''} (${d.ecosystem}, ${d.files} files)`);
     const markdown = [
@@ -35,5 +35,5 @@ export function bindAgentTools(connection: Connection, session: Session, log: Lo
       result.notes.length ? `\n${result.notes.map((n) => `_${n}_`).join('\n')}` : '',
     ].join('\n');
     return { repoName: repo.name, markdown };
-  })));
+  }))));
 }

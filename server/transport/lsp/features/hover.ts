@@ -72,7 +72,7 @@ async function symbolHover(session: Session, repo: RepoRecord, relPath: string, 
   // Only exports have users elsewhere: for a local, the language's hover says everything.
   if (!origin || !origin.symbol.exported) return null;
   const where = origin.path;
-  const uses = editor.symbolUses(repo, where, name);
+  const uses = await editor.symbolUses(repo, where, name);
   const users = [...new Map(uses.map((u) => [u.path, u])).values()]
     .sort((a, b) => Number(editor.isTest(a.path)) - Number(editor.isTest(b.path)) || a.path.localeCompare(b.path))
     .map((u) => ({ path: u.path, uri: `${session.workspace.uriOf(repo, u.path)}#L${u.line}`, test: editor.isTest(u.path) }));

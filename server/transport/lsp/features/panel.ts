@@ -25,10 +25,10 @@ export function bindPanel(connection: Connection, session: Session, log: Logger)
     };
   }));
 
-  onLoupeRequest(connection, Method.symbolUsers, guarded(log, 'symbolUsers', ({ uri, symbol }) => {
+  onLoupeRequest(connection, Method.symbolUsers, guarded(log, 'symbolUsers', async ({ uri, symbol }) => {
     const located = session.workspace.locate(uri);
     if (!located) return { symbol, files: [] };
-    const uses = session.ops.editor.symbolUses(located.repo, located.relPath, symbol);
+    const uses = await session.ops.editor.symbolUses(located.repo, located.relPath, symbol);
     return { symbol, files: uses.map((u) => ({ ...u, uri: session.workspace.uriOf(located.repo, u.path) })) };
   }));
 }
