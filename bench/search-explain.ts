@@ -35,12 +35,12 @@ async function main() {
     const repo = engine.repos.registerLocalFolder(userId, folder);
     await engine.queue.idle();
     await engine.vectors.idle();
-    const store = engine.storage.search;
+    const store = engine.reads.search;
     const queries = set.queries;
     for (const q of queries) {
       const terms = queryTerms(q.query);
       const asked = rolesAsked(terms);
-      const r = await hybridSearch(store, engine.storage.vectors, engine.vectors, q.query, terms, {
+      const r = await hybridSearch(store, engine.vectors, q.query, terms, {
         retriever: 'hybrid', repoIds: [repo.id], allowed: null, similarityThreshold: 0, depth: 200,
         demoted: new Set(FILE_ROLES.filter((x) => !asked.has(x))),
       });

@@ -177,14 +177,14 @@ export class EngineCore {
     if (config.docs?.model) this.docs.setNarrator(new RegistryNarrator(this.research.models, config.docs.model));
     this.indexer.addDerivedIndex(this.docs);
     const vectorsStore = storage.vectors;
-    this.vectors = new VectorIndex(vectorsStore, this.log, config.search?.embedder, config.search?.vectors);
+    this.vectors = new VectorIndex(vectorsStore, this.log, config.search?.embedder, config.search?.vectors, this.reads.vectors);
     this.indexer.addDerivedIndex(this.vectors);
-    this.search = new SearchService(storage.search, vectorsStore, this.vectors, this.reposStore, this.access, this.log, config.search);
+    this.search = new SearchService(this.reads.search, this.vectors, this.reads.repos, this.access, this.log, config.search);
     this.search.setDocSource({
-      markdown: (repoId, filePath, depth) => {
-        const file = this.filesStore.getByPath(repoId, filePath);
+      markdown: async (repoId, filePath, depth) => {
+        const file = await this.reads.files.getByPath(repoId, filePath);
         if (!file) return undefined;
-        const answer = this.docs.getSync(repoId, file, depth);
+        const answer = await this.docs.get(repoId, file, depth);
         return answer?.state === 'ready' ? answer.markdown : null;
       },
     });

@@ -5,8 +5,8 @@ import type { Async } from '../store/surface';
 import type { FileRecord } from '../types';
 import type { DerivedIndex, IndexProgress } from '../indexer/derived-index';
 import type { AnalysisContext } from '../analysis/context';
-import { ImportGraph } from '../analysis/import-graph';
-import { findEntryPoints, type EntryPoint } from '../analysis/entry-points';
+import type { ImportGraph } from '../analysis/import-graph';
+import type { EntryPoint } from '../analysis/entry-points';
 import { buildStaticDoc, renderDoc, type StaticDoc } from './static-doc';
 import type { DocDepth } from './depth';
 
@@ -60,27 +60,6 @@ export class FileDocs implements DerivedIndex {
     }
     const doc = JSON.parse(row.doc) as StaticDoc;
     return { state: 'ready', markdown: renderDoc(doc, await this.live(repoId, file.path), depth), generator: row.generator, generatedAt: row.generatedAt };
-  }
-
-  /**
-   * `get` synchronously over the SQLite store, for search's doc source while it is synchronous (the
-   * search owner makes it async and calls `get`; then this goes). Same answer as `get`.
-   */
-  getSync(repoId: string, file: FileRecord, depth: DocDepth): FileDocAnswer {
-    const row = this.store.fileDoc(file.id);
-    if (!row || row.sourceHash !== file.hash) {
-      this.enqueue(repoId, file.id);
-      return { state: 'processing' };
-    }
-    const doc = JSON.parse(row.doc) as StaticDoc;
-    const generation = this.store.generation(repoId);
-    const cached = this.analysis.graphs.peek(repoId);
-    const graph = cached && cached.generation === generation ? cached : (() => {
-      const { generation: g, files, edges } = this.store.graph(repoId);
-      return new ImportGraph(g, files, edges);
-    })();
-    const entries = this.analysis.cachedEntries(graph) ?? findEntryPoints(graph, (p) => this.store.fileText(repoId, p));
-    return { state: 'ready', markdown: renderDoc(doc, liveOf(graph, entries, file.path), depth), generator: row.generator, generatedAt: row.generatedAt };
   }
 
   /** Resolves when every queued doc is written (tests and benchmarks wait on it). */

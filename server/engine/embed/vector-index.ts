@@ -2,6 +2,8 @@ import type { Logger } from '../log';
 import type { DerivedIndex, IndexProgress } from '../indexer/derived-index';
 import type { IndexWriter, VectorWriter } from '../indexer/index-writer';
 import type { EmbeddingModelRow, VectorsStore } from '../store/vectors-store';
+import type { Async } from '../store/surface';
+import { asyncStore } from '../store/async-store';
 import type { Embedder, EmbedderConfig } from './embedder';
 import { HashedEmbedder } from './hashed-embedder';
 import { CorpusEmbedder } from './corpus-embedder';
@@ -21,10 +23,15 @@ export interface VectorIndexOptions {
   corpusDims: number;
   batchSize: number;
   maxTrainDocs: number;
+  /**
+   * Vectors kept in memory up to this many floats (32 MB); larger indexes use the store's KNN. 0 keeps none
+   * (a search over another backend's reads, whose vectors this process does not write).
+   */
+  memoryFloats: number;
 }
 
 export const DEFAULT_VECTOR_OPTIONS: VectorIndexOptions = {
-  minTrainChunks: 200, retrainGrowth: 2, corpusDims: 128, batchSize: 256, maxTrainDocs: 8000,
+  minTrainChunks: 200, retrainGrowth: 2, corpusDims: 128, batchSize: 256, maxTrainDocs: 8000, memoryFloats: 8_000_000,
 };
 
 /** How long one embedding batch (embed + write) may hold the thread that answers requests. */
@@ -37,9 +44,6 @@ const WRITER_SLICE_MS = 25;
 
 /** How far below the highest embedded chunk id an edit's chunks are looked for first (re-used ids). */
 const NEWEST_WINDOW = 512;
-
-/** Vectors kept in memory up to this many floats (32 MB); larger indexes use sqlite-vec's KNN. */
-const MEMORY_FLOATS = 8_000_000;
 
 export interface ActiveModel { id: number; embedder: Embedder; row: EmbeddingModelRow }
 
@@ -71,14 +75,23 @@ export class VectorIndex implements DerivedIndex {
   /** The index writer's thread, which reads, embeds and writes the corpus model's vectors when there is one. */
   private writer: VectorWriter | null = null;
 
+  /** What a search reads (the model rows, a model's data, KNN) through: the async surface, so it may be PostgreSQL's. */
+  private readonly reads: Async<VectorsStore>;
+
+  /**
+   * `store` is what this index writes (and reads to write); `reads`, what a search reads through
+   * (`EngineCore.reads.vectors`, or PostgreSQL's vectors store), by default `store` seen as async.
+   */
   constructor(
     private readonly store: VectorsStore,
     private readonly log: Logger,
     private config: EmbedderConfig = { kind: 'corpus' },
     options: Partial<VectorIndexOptions> = {},
+    reads?: Async<VectorsStore>,
   ) {
     this.options = { ...DEFAULT_VECTOR_OPTIONS, ...options };
     this.local = new VectorWrites(store);
+    this.reads = reads ?? asyncStore(store);
   }
 
   /** The indexer's writer: with a thread of its own, the corpus model's vectors are made there. */
@@ -97,13 +110,46 @@ export class VectorIndex implements DerivedIndex {
     }
   }
 
+  /** The model a search uses now, read through the async surface (the request path); null before any vector exists. */
+  async activeAsync(): Promise<ActiveModel | null> {
+    const row = (await this.reads.models()).find((m) => m.state === 'active');
+    if (!row) return null;
+    let embedder = this.embedders.get(row.id);
+    if (!embedder) {
+      // The corpus model's data is read (awaited) only the first time; the rest is embedderFor's.
+      const data = row.provider === 'corpus' && row.name === 'lsa' ? await this.reads.modelData(row.id) : null;
+      try {
+        embedder = this.embedderFor(row, data);
+      } catch {
+        return null; // a provider not configured in this process: lexical search only until its replacement is built
+      }
+    }
+    return { id: row.id, row, embedder };
+  }
+
+  /**
+   * nearest() for a search: from memory when this process holds a copy, else the store's KNN read
+   * through the async surface (sqlite-vec's vec0, or PostgreSQL's pgvector / bytea scan).
+   */
+  async nearestAsync(model: ActiveModel, query: Float32Array, repoIds: string[], k: number): Promise<{ chunkId: number; distance: number }[]> {
+    const mem = this.loadMemory(model);
+    if (!mem) return this.reads.nearest(model.id, query, repoIds, k);
+    return this.nearestIn(mem, model, query, repoIds, k);
+  }
+
   /**
    * The chunks nearest to a query vector (cosine distance) in some repositories. Served from memory
-   * for indexes up to MEMORY_FLOATS floats, else by sqlite-vec's KNN over the vec0 table.
+   * for indexes up to `memoryFloats` floats, else by sqlite-vec's KNN over the vec0 table.
    */
   nearest(model: ActiveModel, query: Float32Array, repoIds: string[], k: number): { chunkId: number; distance: number }[] {
     const mem = this.loadMemory(model);
     if (!mem) return this.store.nearest(model.id, query, repoIds, k);
+    return this.nearestIn(mem, model, query, repoIds, k);
+  }
+
+  private nearestIn(
+    mem: NonNullable<VectorIndex['memory']>, model: ActiveModel, query: Float32Array, repoIds: string[], k: number,
+  ): { chunkId: number; distance: number }[] {
     const dims = model.embedder.dims;
     const wanted = new Set(repoIds);
     const n = mem.ids.length;
@@ -127,13 +173,14 @@ export class VectorIndex implements DerivedIndex {
 
   private loadMemory(model: ActiveModel): VectorIndex['memory'] {
     if (this.memory?.modelId === model.id) return this.memory;
+    if (!this.options.memoryFloats) return null;
     if (this.writer && model.row.provider === 'corpus') {
       // Read by the writer's thread and moved here as packed arrays (16 MB on phaser ×4: reading it
       // on this thread held it for the first search after every edit); vec0 answers meanwhile.
       this.readMemory(this.writer, model);
       return null;
     }
-    if (this.store.chunkCount() * model.embedder.dims > MEMORY_FLOATS) return null;
+    if (this.store.chunkCount() * model.embedder.dims > this.options.memoryFloats) return null;
     this.memory = { modelId: model.id, ...this.store.all(model.id, model.embedder.dims) };
     return this.memory;
   }
@@ -141,7 +188,7 @@ export class VectorIndex implements DerivedIndex {
   private readMemory(writer: VectorWriter, model: ActiveModel): void {
     if (this.reading || this.filling) return;
     const generation = this.generation;
-    this.reading = writer.packed(model.id, model.row.dims, MEMORY_FLOATS).then((packed) => {
+    this.reading = writer.packed(model.id, model.row.dims, this.options.memoryFloats).then((packed) => {
       if (!packed || generation !== this.generation) return;
       const repos = packed.repoIndex.length ? Array.from(packed.repoIndex, (i) => packed.repoList[i]) : [];
       this.memory = { modelId: model.id, ids: packed.ids, repos, data: packed.data };
@@ -364,10 +411,11 @@ export class VectorIndex implements DerivedIndex {
     }
   }
 
-  private embedderFor(row: EmbeddingModelRow): Embedder {
+  /** `data`: the corpus model's serialized data when the caller read it already (through the async reads). */
+  private embedderFor(row: EmbeddingModelRow, data?: Buffer | null): Embedder {
     let e = this.embedders.get(row.id);
     if (e) return e;
-    if (row.provider === 'corpus' && row.name === 'lsa') e = new CorpusEmbedder(`corpus-lsa-${row.id}`, deserializeModel(this.store.modelData(row.id)!));
+    if (row.provider === 'corpus' && row.name === 'lsa') e = new CorpusEmbedder(`corpus-lsa-${row.id}`, deserializeModel((data === undefined ? this.store.modelData(row.id) : data)!));
     else if (row.provider === 'corpus') e = new HashedEmbedder(row.dims);
     else if (this.providerEmbedder && this.providerEmbedder.id === row.name) e = this.providerEmbedder;
     else throw new LoupeError('SERVICE_UNAVAILABLE', `the embedding model ${row.provider}:${row.name} is not configured in this process`);

@@ -3,6 +3,7 @@ import { compileGlob } from './safe-glob';
 import { detectLanguage } from '../indexer/languages';
 import { invalid } from '../errors';
 import type { SearchFileRow, SearchStore } from '../store/search-store';
+import type { Async } from '../store/surface';
 import type { SearchFilters } from './types';
 
 /**
@@ -10,12 +11,14 @@ import type { SearchFilters } from './types';
  * SQL answers what it can (lines, functions, dependencies, visibility); types and path globs are
  * matched here.
  */
-export function allowedFiles(store: SearchStore, repoIds: string[], filters: SearchFilters | undefined): Map<number, SearchFileRow> | null {
+export async function allowedFiles(
+  store: Async<SearchStore>, repoIds: string[], filters: SearchFilters | undefined,
+): Promise<Map<number, SearchFileRow> | null> {
   if (!restricts(filters)) return null;
   if (filters.minLines !== undefined && filters.maxLines !== undefined && filters.minLines > filters.maxLines) {
     throw invalid('filters.min_lines', 'must not be greater than filters.max_lines');
   }
-  const rows = store.files(repoIds, {
+  const rows = await store.files(repoIds, {
     dependencies: filters.dependencies, functionNames: filters.functionNames, hasFunctions: filters.hasFunctions,
     minLines: filters.minLines, maxLines: filters.maxLines, visibility: filters.visibility,
   });
@@ -67,11 +70,11 @@ const restricts = (filters: SearchFilters | undefined): filters is SearchFilters
  * as search rows with negative ids. The index knows nothing of their lines,
  * symbols or imports, so a filter on those excludes them; types and path globs apply as usual.
  */
-export function unindexedFiles(store: SearchStore, repoIds: string[], filters: SearchFilters | undefined): SearchFileRow[] {
+export async function unindexedFiles(store: Async<SearchStore>, repoIds: string[], filters: SearchFilters | undefined): Promise<SearchFileRow[]> {
   if (restricts({ ...filters, fileTypes: undefined, filePaths: undefined })) return [];
   const typeTest = fileTypeTest(filters?.fileTypes);
   const pathTest = pathGlobTest(filters?.filePaths);
-  return store.unindexedFiles(repoIds)
+  return (await store.unindexedFiles(repoIds))
     .map((f): SearchFileRow => ({ id: -f.id, repoId: f.repoId, path: f.path, language: detectLanguage(path.posix.basename(f.path)), lines: 0, description: null }))
     .filter((f) => typeTest(f) && pathTest(f.path));
 }

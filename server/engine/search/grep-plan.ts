@@ -46,10 +46,12 @@ export class GrepSamples {
    * milliseconds, a third of a broad grep; the last listing is kept while `version` (the
    * repositories' generations, bumped by every write to their files) is unchanged.
    */
-  ordered(repoIds: string[], version: number[], load: () => SearchFileRow[]): readonly SearchFileRow[] {
+  async ordered(repoIds: string[], version: number[], load: () => Promise<SearchFileRow[]>): Promise<readonly SearchFileRow[]> {
     const key = `${repoIds.join(',')}@${version.join(',')}`;
-    if (this.listing?.key !== key) this.listing = { key, files: load() };
-    return this.listing.files;
+    if (this.listing?.key === key) return this.listing.files;
+    const files = await load();
+    this.listing = { key, files };
+    return files;
   }
 
   get(repoIds: string[]) { return this.bySet.get(repoIds.join(',')); }
@@ -79,7 +81,7 @@ export function tasksOf(files: SearchFileRow[], ctx: GrepContext): GrepTasks {
 /** Lines kept per file: a file of a million matching lines must not hold the rest of the search up. */
 export const MAX_LINES_PER_FILE = 10000;
 
-export async function planGrep(q: GrepQuery, ctx: GrepContext, everyFile: () => SearchFileRow[]): Promise<GrepPlan> {
+export async function planGrep(q: GrepQuery, ctx: GrepContext, everyFile: () => Promise<SearchFileRow[]>): Promise<GrepPlan> {
   const policy = ctx.index ?? 'auto';
   if (!q.literals || policy === 'never') return { lookups: null, matcher: q.matcher };
   const multiline = q.matcher.kind === 'regex' && q.matcher.multiline;
@@ -88,11 +90,11 @@ export async function planGrep(q: GrepQuery, ctx: GrepContext, everyFile: () => 
   const whole = dedupe(q.literals.map((t) => (multiline ? t.slice(0, 1) : t).map((l) => l.toLowerCase())));
   if (policy === 'always') return { lookups: whole, matcher: q.matcher };
   const known = ctx.allowed ? undefined : ctx.samples?.get(ctx.repoIds);
-  const total = known?.total ?? everyFile().length;
+  const total = known?.total ?? (await everyFile()).length;
   if (total < SAMPLE_MIN_FILES) return { lookups: whole, matcher: q.matcher };
 
   const literals = [...new Set(q.literals.flat().map((l) => l.toLowerCase()))];
-  const sample = await ctx.pool.scanOrdered(q.matcher, tasksOf(known?.files ?? spread(everyFile(), SAMPLE_FILES), ctx),
+  const sample = await ctx.pool.scanOrdered(q.matcher, tasksOf(known?.files ?? spread(await everyFile(), SAMPLE_FILES), ctx),
     { maxLinesPerFile: MAX_LINES_PER_FILE, budgetMs: ctx.budgetMs, literals, oneBatch: true });
   const read = sample.contains.length;
   if (!read) return { lookups: whole, matcher: q.matcher };

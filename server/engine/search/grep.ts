@@ -1,15 +1,16 @@
 import type { SearchFileRow, SearchStore, SymbolRow } from '../store/search-store';
+import type { Async } from '../store/surface';
 import type { RepoRecord } from '../types';
 import type { GrepLine } from './grep-scan';
 import type { GrepPool } from './grep-pool';
 import type { GrepTask } from './grep-worker';
 import { MAX_LINES_PER_FILE, planGrep, tasksOf, type GrepIndexUse, type GrepSamples } from './grep-plan';
-import { assemble, visible } from './hits';
+import { assemble, visible, wantsFunctions } from './hits';
 import type { GrepQuery } from './query';
 import type { DocSource, SearchHit, SearchScope } from './types';
 
 export interface GrepContext {
-  store: SearchStore;
+  store: Async<SearchStore>;
   pool: GrepPool;
   docs: DocSource | null;
   repos: Map<string, RepoRecord>;
@@ -48,12 +49,13 @@ const byPath = (a: SearchFileRow, b: SearchFileRow) => (a.repoId < b.repoId ? -1
 export async function grepCode(q: GrepQuery, ctx: GrepContext): Promise<GrepRun> {
   let started = performance.now();
   let listed: SearchFileRow[] | null = null;
-  const everyFile = (): SearchFileRow[] => {
+  const everyFile = async (): Promise<SearchFileRow[]> => {
     if (!listed) {
-      listed = ctx.allowed ? [...ctx.allowed.values()].sort(byPath)
-        : ctx.samples ? ctx.samples.ordered(ctx.repoIds, ctx.store.generations(ctx.repoIds), () => ctx.store.files(ctx.repoIds).sort(byPath)) as SearchFileRow[]
-        : ctx.store.files(ctx.repoIds).sort(byPath);
-      if (!ctx.allowed) ctx.samples?.remember(ctx.repoIds, listed);
+      const files = ctx.allowed ? [...ctx.allowed.values()].sort(byPath)
+        : ctx.samples ? await ctx.samples.ordered(ctx.repoIds, await ctx.store.generations(ctx.repoIds), async () => (await ctx.store.files(ctx.repoIds)).sort(byPath)) as SearchFileRow[]
+        : (await ctx.store.files(ctx.repoIds)).sort(byPath);
+      if (!ctx.allowed) ctx.samples?.remember(ctx.repoIds, files);
+      listed = files;
     }
     return listed;
   };
@@ -61,12 +63,14 @@ export async function grepCode(q: GrepQuery, ctx: GrepContext): Promise<GrepRun>
   let candidates: SearchFileRow[];
   if (plan.lookups) {
     const ids = new Set<number>();
-    for (const lookup of plan.lookups) for (const id of ctx.store.trigramFiles(ctx.repoIds, lookup)) ids.add(id);
-    candidates = listed ? (listed as SearchFileRow[]).filter((f) => ids.has(f.id))
+    // The lookups (one per list of literals, a handful) are read side by side.
+    for (const found of await Promise.all(plan.lookups.map((lookup) => ctx.store.trigramFiles(ctx.repoIds, lookup)))) for (const id of found) ids.add(id);
+    const known = listed as SearchFileRow[] | null;
+    candidates = known ? known.filter((f) => ids.has(f.id))
       : ctx.allowed ? [...ids].map((id) => ctx.allowed!.get(id)).filter((f): f is SearchFileRow => !!f).sort(byPath)
-      : ctx.store.filesByIds([...ids]).sort(byPath);
+      : (await ctx.store.filesByIds([...ids])).sort(byPath);
   } else {
-    candidates = everyFile();
+    candidates = await everyFile();
   }
   // ripgrep reads every text file; the index knows nothing of these, so they are always scanned.
   if (ctx.unindexed?.length) candidates = mergeSorted(candidates, [...ctx.unindexed].sort(byPath));
@@ -89,11 +93,14 @@ function mergeSorted(a: SearchFileRow[], b: SearchFileRow[]): SearchFileRow[] {
 /** grep_docs: the same matcher over each file's generated documentation (or, until it exists, its description and doc comments). */
 export async function grepDocs(q: GrepQuery, ctx: GrepContext): Promise<GrepRun> {
   let started = performance.now();
-  const files = ctx.allowed ? [...ctx.allowed.values()] : ctx.store.files(ctx.repoIds);
-  const fallback = new Map(ctx.store.docSources(files.map((f) => f.id)).map((d) => [d.fileId, d]));
+  const files = ctx.allowed ? [...ctx.allowed.values()] : await ctx.store.files(ctx.repoIds);
+  const fallback = new Map((await ctx.store.docSources(files.map((f) => f.id))).map((d) => [d.fileId, d]));
+  // Every file's documentation asked for at once and awaited together (one await, not one per file).
+  const docs = ctx.docs;
+  const markdown = docs ? await Promise.all(files.map((f) => docs.markdown(f.repoId, f.path, 'full'))) : null;
   const tasks: GrepTask[] = [];
   files.forEach((f, key) => {
-    let text = ctx.docs?.markdown(f.repoId, f.path, 'full') ?? null;
+    let text = markdown?.[key] ?? null;
     if (text === null) {
       const d = fallback.get(f.id);
       text = [d?.description, d?.docs].filter(Boolean).join('\n');
@@ -127,7 +134,11 @@ function collect(files: SearchFileRow[], found: Map<number, GrepLine[]>, maxMatc
 }
 
 /** Grep hits for a scope: lines as code hits; files, enclosing functions and repositories ranked by how many lines matched. */
-export function grepHits(scope: SearchScope, run: GrepRun, ctx: GrepContext, docs: boolean): { hits: SearchHit[]; totals: Partial<Record<SearchHit['type'], number>> } {
+export async function grepHits(
+  scope: SearchScope, run: GrepRun, ctx: GrepContext, docs: boolean,
+): Promise<{ hits: SearchHit[]; totals: Partial<Record<SearchHit['type'], number>> }> {
+  // One read of the matched files' symbols, before any hit is made (none when no function hits are asked for).
+  const fileSymbols = wantsFunctions(scope) ? await ctx.store.symbols(run.matches.map((m) => m.file.id)) : [];
   const repoName = (id: string) => ctx.repos.get(id)?.name ?? id;
   const lineHit = (m: GrepFileMatch, l: GrepLine): SearchHit => ({
     type: 'code', repoId: m.file.repoId, repoName: repoName(m.file.repoId), filePath: m.file.path, score: 1,
@@ -152,7 +163,7 @@ export function grepHits(scope: SearchScope, run: GrepRun, ctx: GrepContext, doc
     });
   };
   const functions = () => {
-    const symbols = ctx.store.symbols(run.matches.map((m) => m.file.id)).filter((s) => (s.kind === 'function' || s.kind === 'method')
+    const symbols = fileSymbols.filter((s) => (s.kind === 'function' || s.kind === 'method')
       && visible(s, ctx.visibility) && (!ctx.functionNames?.length || ctx.functionNames.some((n) => n.toLowerCase() === s.name.toLowerCase())));
     const byFile = new Map<number, SymbolRow[]>();
     for (const s of symbols) byFile.set(s.fileId, [...(byFile.get(s.fileId) ?? []), s]);

@@ -1,4 +1,5 @@
 import type { SearchStore, SymbolRow } from '../store/search-store';
+import type { Async } from '../store/surface';
 import type { RepoRecord } from '../types';
 import { EXACT_NAME, NAME_ONLY_BOOST, nameOfQuery, symbolNamed, type RankedChunk } from './hybrid';
 import type { QueryTerms } from './query';
@@ -40,7 +41,7 @@ export function chunkSnippet(content: string, startLine: number, highlight: Retu
 }
 
 export interface HitContext {
-  store: SearchStore;
+  store: Async<SearchStore>;
   repos: Map<string, RepoRecord>;
   terms: QueryTerms;
   /** The query as typed: a function it names exactly ranks first. */
@@ -51,8 +52,15 @@ export interface HitContext {
   functionNames?: string[];
 }
 
+/** Whether a scope's hits include functions (their symbols are read before the hits are assembled). */
+export const wantsFunctions = (scope: SearchScope) => scope === 'all' || scope === 'functions';
+
 /** Semantic hits for a scope from fused chunks: code as is; files, functions and repositories gathered from them. */
-export function semanticHits(scope: SearchScope, ranked: RankedChunk[], ctx: HitContext): { hits: SearchHit[]; totals: Partial<Record<SearchHit['type'], number>> } {
+export async function semanticHits(
+  scope: SearchScope, ranked: RankedChunk[], ctx: HitContext,
+): Promise<{ hits: SearchHit[]; totals: Partial<Record<SearchHit['type'], number>> }> {
+  // One read of the ranked files' symbols, before any hit is made (none when no function hits are asked for).
+  const fileSymbols = wantsFunctions(scope) ? await ctx.store.symbols([...new Set(ranked.map((r) => r.file.id))]) : [];
   const highlight = highlighter(ctx.terms);
   const top = ranked.length ? ranked[0].score : 1;
   const norm = (s: number) => Math.round((s / top) * 1e4) / 1e4;
@@ -83,8 +91,7 @@ export function semanticHits(scope: SearchScope, ranked: RankedChunk[], ctx: Hit
   };
 
   const functions = (): SearchHit[] => {
-    const fileIds = [...new Set(ranked.map((r) => r.file.id))];
-    const symbols = ctx.store.symbols(fileIds).filter((s) => FUNCTION_KINDS.has(s.kind) && visible(s, ctx.visibility)
+    const symbols = fileSymbols.filter((s) => FUNCTION_KINDS.has(s.kind) && visible(s, ctx.visibility)
       && (!ctx.functionNames?.length || ctx.functionNames.some((n) => n.toLowerCase() === s.name.toLowerCase())));
     const byFile = new Map<number, SymbolRow[]>();
     for (const s of symbols) byFile.set(s.fileId, [...(byFile.get(s.fileId) ?? []), s]);

@@ -1,5 +1,5 @@
 import type { SearchStore, ChunkRow, SearchFileRow } from '../store/search-store';
-import type { VectorsStore } from '../store/vectors-store';
+import type { Async } from '../store/surface';
 import type { VectorIndex } from '../embed/vector-index';
 import { splitIdentifier } from '../util/words';
 import { fileRole, type FileRole } from './file-role';
@@ -63,7 +63,7 @@ export const ROLE_DEMOTION = 0.5;
  * defines the symbol the query names. Either side alone is available for evaluation.
  */
 export async function hybridSearch(
-  search: SearchStore, vectorsStore: VectorsStore, vectors: VectorIndex, query: string, terms: QueryTerms, o: HybridOptions,
+  search: Async<SearchStore>, vectors: VectorIndex, query: string, terms: QueryTerms, o: HybridOptions,
 ): Promise<HybridResult> {
   const warnings: string[] = [];
   const pool = o.allowed ? POOL * 5 : POOL;
@@ -73,7 +73,7 @@ export async function hybridSearch(
     const match = ftsExpression(terms);
     if (match) {
       const allowed = o.allowed;
-      lexical.push(...search.lexical(match, o.repoIds, POOL, BM25_WEIGHTS, allowed ? (fileId) => allowed.has(fileId) : undefined));
+      lexical.push(...await search.lexical(match, o.repoIds, POOL, BM25_WEIGHTS, allowed ? (fileId) => allowed.has(fileId) : undefined));
     }
   }
   const lexicalMs = performance.now() - started;
@@ -82,13 +82,13 @@ export async function hybridSearch(
   let embedding: HybridResult['embedding'] = null;
   const vector: { chunkId: number; similarity: number }[] = [];
   if (o.retriever !== 'lexical') {
-    const model = vectors.active();
+    const model = await vectors.activeAsync();
     if (!model) warnings.push('no embedding model is ready yet: results come from full-text search only');
     else {
       embedding = { model: model.embedder.id, dims: model.embedder.dims };
       const [q] = await model.embedder.embed([query], 'query');
       if (q) {
-        for (const r of vectors.nearest(model, q, o.repoIds, pool)) {
+        for (const r of await vectors.nearestAsync(model, q, o.repoIds, pool)) {
           const similarity = 1 - r.distance;
           if (similarity >= o.similarityThreshold) vector.push({ chunkId: r.chunkId, similarity });
         }
@@ -109,11 +109,11 @@ export async function hybridSearch(
     entry.score += VECTOR_WEIGHT / (RRF_K + vectorRank);
     fused.set(r.chunkId, entry);
   }
-  const chunks = search.chunkPlaces([...fused.keys()]);
+  const chunks = await search.chunkPlaces([...fused.keys()]);
   const fileIds = [...new Set(chunks.map((c) => c.fileId))];
-  const files = new Map((o.allowed ? fileIds.map((id) => o.allowed!.get(id)).filter((f): f is SearchFileRow => !!f) : search.filesByIds(fileIds)).map((f) => [f.id, f]));
+  const files = new Map((o.allowed ? fileIds.map((id) => o.allowed!.get(id)).filter((f): f is SearchFileRow => !!f) : await search.filesByIds(fileIds)).map((f) => [f.id, f]));
   const wanted = new Set(terms.stems);
-  const exact = o.retriever === 'hybrid' ? exactNames(search, query, chunks, files) : new Map<number, 1 | 2>();
+  const exact = o.retriever === 'hybrid' ? await exactNames(search, query, chunks, files) : new Map<number, 1 | 2>();
   const roles = new Map<number, FileRole | null>();
   const pathCoverage = new Map<number, number>();
   const named = new Set(o.expansions ?? []);
@@ -139,7 +139,7 @@ export async function hybridSearch(
   }
   ranked.sort((a, b) => b.score - a.score || a.file.path.localeCompare(b.file.path) || a.chunk.startLine - b.chunk.startLine);
   const top = ranked.slice(0, o.depth);
-  const contents = search.chunkContents(top.map((r) => r.chunk.id));
+  const contents = await search.chunkContents(top.map((r) => r.chunk.id));
   const out = top.map((r) => ({ ...r, chunk: { ...r.chunk, content: contents.get(r.chunk.id) ?? '' } }));
   const fuseMs = performance.now() - started;
   return { ranked: out, embedding, timings: { lexicalMs, vectorMs, fuseMs }, warnings };
@@ -166,9 +166,9 @@ export function symbolNamed(q: string, name: string, parent: string | null): 0 |
   return n === q || squash(`${parent ?? ''}${name}`) === q ? 2 : 1;
 }
 
-function exactNames(
-  search: SearchStore, query: string, chunks: Omit<ChunkRow, 'content'>[], files: Map<number, SearchFileRow>,
-): Map<number, 1 | 2> {
+async function exactNames(
+  search: Async<SearchStore>, query: string, chunks: Omit<ChunkRow, 'content'>[], files: Map<number, SearchFileRow>,
+): Promise<Map<number, 1 | 2>> {
   const out = new Map<number, 1 | 2>();
   const q = nameOfQuery(query);
   if (!q) return out;
@@ -186,7 +186,7 @@ function exactNames(
     }
   }
   if (!qualified.length) return out;
-  const symbols = search.symbols([...new Set(qualified.map((c) => c.chunk.fileId))]);
+  const symbols = await search.symbols([...new Set(qualified.map((c) => c.chunk.fileId))]);
   for (const { chunk, name } of qualified) {
     if (out.get(chunk.id) === 2) continue;
     const own = symbols.filter((s) => s.fileId === chunk.fileId && s.name === name && s.startLine >= chunk.startLine && s.startLine <= chunk.endLine);

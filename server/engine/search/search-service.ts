@@ -2,7 +2,7 @@ import { LoupeError, invalid } from '../errors';
 import type { Logger } from '../log';
 import type { ReposStore } from '../store/repos-store';
 import type { SearchStore } from '../store/search-store';
-import type { VectorsStore } from '../store/vectors-store';
+import type { Async } from '../store/surface';
 import type { VectorIndex } from '../embed/vector-index';
 import type { RepoRecord } from '../types';
 import { isUuid } from '../util/ids';
@@ -49,11 +49,15 @@ export class SearchService {
   private docs: DocSource | null = null;
   private warmed = false;
 
+  /**
+   * Every read of the index goes through the async stores (`EngineCore.reads`, or PostgreSQL's index
+   * stores), so one service answers over both backends; `vectors` (the derived index) reads its model and
+   * KNN through its own async reads, and keeps the in-memory copy it writes.
+   */
   constructor(
-    private readonly store: SearchStore,
-    private readonly vectorsStore: VectorsStore,
+    private readonly store: Async<SearchStore>,
     readonly vectors: VectorIndex,
-    private readonly repos: ReposStore,
+    private readonly repos: Async<ReposStore>,
     private readonly access: RepoAccess,
     private readonly log: Logger,
     options: Partial<SearchOptions> = {},
@@ -85,7 +89,7 @@ export class SearchService {
     let t = performance.now();
     // For function hits, visibility is the function's own (exported or not), not its file's.
     const fileFilters = scope === 'functions' && req.filters ? { ...req.filters, visibility: undefined } : req.filters;
-    const allowed = allowedFiles(this.store, repoIds, fileFilters);
+    const allowed = await allowedFiles(this.store, repoIds, fileFilters);
     const timings: SearchOutcome['timings'] = { totalMs: 0, filterMs: performance.now() - t };
     const warnings: string[] = [];
     let result: { hits: SearchHit[]; totals: Partial<Record<SearchHit['type'], number>> };
@@ -96,7 +100,7 @@ export class SearchService {
       // What the query as typed asks for (tests, examples, …), not what a model's identifiers happen to say.
       const asked = rolesAsked(req.expansions?.length ? queryTerms(req.query) : terms);
       const retriever = req.retriever ?? 'hybrid';
-      const hybrid = await hybridSearch(this.store, this.vectorsStore, this.vectors, req.query, terms, {
+      const hybrid = await hybridSearch(this.store, this.vectors, req.query, terms, {
         retriever, repoIds, allowed, similarityThreshold: req.similarityThreshold ?? 0, expansions: req.expansions,
         depth: scope === 'code' ? Math.max(offset + limit, 50) : 200,
         // Tests, benchmarks, examples, generated and config files rank below source unless the query names them
@@ -107,7 +111,7 @@ export class SearchService {
       Object.assign(timings, hybrid.timings);
       warnings.push(...hybrid.warnings);
       t = performance.now();
-      result = semanticHits(scope, hybrid.ranked, {
+      result = await semanticHits(scope, hybrid.ranked, {
         store: this.store, repos, terms, query: req.query, limit, offset, visibility: req.filters?.visibility, functionNames: req.filters?.functionNames,
       });
       timings.hitsMs = performance.now() - t;
@@ -123,7 +127,7 @@ export class SearchService {
       try {
         const ctx: GrepContext = {
           store: this.store, pool: this.pool, docs: this.docs, repos, repoIds, allowed, limit, offset,
-          unindexed: mode === 'grep_code' ? unindexedFiles(this.store, repoIds, fileFilters) : [],
+          unindexed: mode === 'grep_code' ? await unindexedFiles(this.store, repoIds, fileFilters) : [],
           maxMatches: req.maxMatches ?? this.options.maxGrepMatches, budgetMs: this.options.grepBudgetMs,
           visibility: req.filters?.visibility, functionNames: req.filters?.functionNames,
           index: this.options.grepIndex, samples: this.samples,
@@ -131,7 +135,7 @@ export class SearchService {
         const run = mode === 'grep_code' ? await grepCode(q, ctx) : await grepDocs(q, ctx);
         Object.assign(timings, run.timings);
         if (run.truncated) warnings.push(`more than ${ctx.maxMatches} lines matched; the rest were not collected`);
-        result = grepHits(scope, run, ctx, mode === 'grep_docs');
+        result = await grepHits(scope, run, ctx, mode === 'grep_docs');
         extra = { candidates: { files: run.candidateFiles, scanned: run.scannedFiles } };
       } finally {
         const left = (this.scans.get(userId) ?? 1) - 1;
@@ -141,7 +145,7 @@ export class SearchService {
 
     if (req.fields) {
       t = performance.now();
-      this.attachDocs(result.hits, req.fields);
+      await this.attachDocs(result.hits, req.fields);
       timings.docsMs = performance.now() - t;
     }
     timings.totalMs = performance.now() - started;
@@ -159,19 +163,19 @@ export class SearchService {
     }
     const out = new Map<string, RepoRecord>();
     if (!repoIds.length && !repoUrls.length) {
-      for (const r of this.repos.list({ userId, scope: 'private', limit: 10000, offset: 0, orderBy: 'created_at', order: 'asc' }).items) {
+      for (const r of (await this.repos.list({ userId, scope: 'private', limit: 10000, offset: 0, orderBy: 'created_at', order: 'asc' })).items) {
         if (await this.access.mayRead(userId, r)) out.set(r.id, r);
       }
       return out;
     }
     const unknown: string[] = [];
     for (const id of repoIds) {
-      const r = isUuid(id) ? this.repos.get(id.toLowerCase()) : undefined;
+      const r = isUuid(id) ? await this.repos.get(id.toLowerCase()) : undefined;
       if (r && await this.access.mayRead(userId, r)) out.set(r.id, r); else unknown.push(id);
     }
     for (const url of repoUrls) {
       let r: RepoRecord | undefined;
-      try { r = this.repos.getByUrl(parseRepoLocation(url, 'repo_urls').url); } catch { r = undefined; }
+      try { r = await this.repos.getByUrl(parseRepoLocation(url, 'repo_urls').url); } catch { r = undefined; }
       if (r && await this.access.mayRead(userId, r)) out.set(r.id, r); else unknown.push(url);
     }
     if (unknown.length) {
@@ -180,15 +184,20 @@ export class SearchService {
     return out;
   }
 
-  private attachDocs(hits: SearchHit[], depth: NonNullable<SearchRequest['fields']>): void {
-    const cache = new Map<string, string | null | undefined>();
+  private async attachDocs(hits: SearchHit[], depth: NonNullable<SearchRequest['fields']>): Promise<void> {
+    // Each file's documentation asked for once, all of them awaited together.
+    const asked = new Map<string, Promise<string | null | undefined> | null>();
     for (const hit of hits) {
       if (!hit.filePath) continue;
       const key = `${hit.repoId}\0${hit.filePath}`;
-      if (!cache.has(key)) {
-        cache.set(key, this.docs ? this.docs.markdown(hit.repoId, hit.filePath, depth) : null);
-      }
-      const markdown = cache.get(key);
+      if (!asked.has(key)) asked.set(key, this.docs ? this.docs.markdown(hit.repoId, hit.filePath, depth) : null);
+    }
+    const keys = [...asked.keys()];
+    const answers = await Promise.all(asked.values());
+    const cache = new Map(keys.map((k, i) => [k, answers[i]]));
+    for (const hit of hits) {
+      if (!hit.filePath) continue;
+      const markdown = cache.get(`${hit.repoId}\0${hit.filePath}`);
       // A file the index left out (generated, oversized) gets no documentation, and none is coming.
       hit.doc = { depth, markdown: markdown ?? null, processing: markdown === null };
     }

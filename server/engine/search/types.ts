@@ -90,6 +90,9 @@ export interface SearchOutcome {
 
 /** What search needs from the file documentation service (injected: docs sit above search). */
 export interface DocSource {
-  /** The file's generated documentation at a depth, null when none is ready yet, undefined for a file the index left out. */
-  markdown(repoId: string, filePath: string, depth: DocDepth): string | null | undefined;
+  /**
+   * The file's generated documentation at a depth, null when none is ready yet, undefined for a file the index
+   * left out. Async: the file and its documentation may be read from a remote store.
+   */
+  markdown(repoId: string, filePath: string, depth: DocDepth): Promise<string | null | undefined>;
 }
