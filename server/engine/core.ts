@@ -144,7 +144,7 @@ export class EngineCore {
     this.indexer = new Indexer(this.reposStore, this.filesStore, this.log, indexerOptions, this.db);
     this.queue = new IndexQueue(this.indexer, this.reposStore, this.log);
     this.fileChanges = new FileChanges(this.reposStore, this.filesStore, this.queue, this.indexer, this.log);
-    this.files = new Files(this.filesStore);
+    this.files = new Files(this.reads.files);
     this.github = new GithubTokens(this.accountSide, this.dataDir, { serverToken: config.githubToken, apiUrl: config.githubApiUrl });
     // The access rule asks synchronously; with the accounts elsewhere (PostgreSQL) it reads the user
     // as this process last authenticated them (every request authenticates before it reads).
@@ -158,7 +158,7 @@ export class EngineCore {
         return user?.email_proven_at ? user.email : null;
       },
     }, config.accounts?.sharedFolders);
-    this.repos = new Repositories(this.reposStore, this.filesStore, this.queue, {
+    this.repos = new Repositories(this.reads, { repos: this.reposStore, files: this.filesStore }, this.queue, {
       dataDir: realDataDir,
       allowedRoots: roots,
       access: this.access,
