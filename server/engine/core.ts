@@ -52,6 +52,11 @@ export interface EngineConfig {
    * same database. The index stays in the data dir's SQLite either way. The engine closes it.
    */
   accountStorage?: AsyncStorage;
+  /**
+   * The index as the request path reads it (a team server's PostgreSQL stores, openPgIndexStores);
+   * default: this data dir's SQLite stores behind their async surface. The caller closes it.
+   */
+  indexReads?: IndexReads;
   /** Chat models for research besides the built-in one: an OpenAI-compatible server, and the default model id. */
   research?: { openai?: OpenAICompatibleConfig | null; defaultModel?: string; retrieval?: RetrievalAssistConfig | null };
   /** File docs: a language model (an id among the research models) that writes each doc's narrative; static only without it. */
@@ -122,7 +127,7 @@ export class EngineCore {
     const storage = openSqliteStorage(this.dataDir, this.log);
     this.storage = storage;
     this.db = storage.db;
-    this.reads = indexReads(storage);
+    this.reads = config.indexReads ?? indexReads(storage);
     this.reposStore = storage.repos;
     this.filesStore = storage.files;
     this.a2aTasks = storage.a2aTasks;
