@@ -52,6 +52,11 @@ export interface EngineConfig {
    * same database. The index stays in the data dir's SQLite either way. The engine closes it.
    */
   accountStorage?: AsyncStorage;
+  /**
+   * The index as the request path reads it (a team server's PostgreSQL stores, openPgIndexStores);
+   * default: this data dir's SQLite stores behind their async surface. The caller closes it.
+   */
+  indexReads?: IndexReads;
   /** Chat models for research besides the built-in one: an OpenAI-compatible server, and the default model id. */
   research?: { openai?: OpenAICompatibleConfig | null; defaultModel?: string; retrieval?: RetrievalAssistConfig | null };
   /** File docs: a language model (an id among the research models) that writes each doc's narrative; static only without it. */
@@ -122,7 +127,7 @@ export class EngineCore {
     const storage = openSqliteStorage(this.dataDir, this.log);
     this.storage = storage;
     this.db = storage.db;
-    this.reads = indexReads(storage);
+    this.reads = config.indexReads ?? indexReads(storage);
     this.reposStore = storage.repos;
     this.filesStore = storage.files;
     this.a2aTasks = storage.a2aTasks;
@@ -144,7 +149,7 @@ export class EngineCore {
     this.indexer = new Indexer(this.reposStore, this.filesStore, this.log, indexerOptions, this.db);
     this.queue = new IndexQueue(this.indexer, this.reposStore, this.log);
     this.fileChanges = new FileChanges(this.reposStore, this.filesStore, this.queue, this.indexer, this.log);
-    this.files = new Files(this.filesStore);
+    this.files = new Files(this.reads.files);
     this.github = new GithubTokens(this.accountSide, this.dataDir, { serverToken: config.githubToken, apiUrl: config.githubApiUrl });
     // The access rule asks synchronously; with the accounts elsewhere (PostgreSQL) it reads the user
     // as this process last authenticated them (every request authenticates before it reads).
@@ -158,7 +163,7 @@ export class EngineCore {
         return user?.email_proven_at ? user.email : null;
       },
     }, config.accounts?.sharedFolders);
-    this.repos = new Repositories(this.reposStore, this.filesStore, this.queue, {
+    this.repos = new Repositories(this.reads, { repos: this.reposStore, files: this.filesStore }, this.queue, {
       dataDir: realDataDir,
       allowedRoots: roots,
       access: this.access,

@@ -78,10 +78,10 @@ export class AnalysisOperations {
     const ids = (q.compare_repos ?? '').split(',').map((s) => s.trim()).filter(Boolean);
     return this.inRepo(caller, q, { operation: 'repos.map', cost: 4, history: 'analysis' }, async (repo) => {
       const compare = await this.resolveEach(caller, ids);
-      const candidates = compare.length ? [] : this.e.repos.list(caller, { scope: 'private', limit: 1000, offset: 0, orderBy: 'created_at', order: 'asc' }).items;
+      const candidates = compare.length ? [] : (await this.e.repos.list(caller, { scope: 'private', limit: 1000, offset: 0, orderBy: 'created_at', order: 'asc' })).items;
       if (!compare.length && q.include_public_index) {
         const seen = new Set(candidates.map((r) => r.id));
-        for (const r of this.e.repos.listPublic(1000, 0).items) if (!seen.has(r.id)) candidates.push(r);
+        for (const r of (await this.e.repos.listPublic(1000, 0)).items) if (!seen.has(r.id)) candidates.push(r);
       }
       return this.e.analysis.map(repo, {
         types: q.type ? [q.type as MapType] : MAP_TYPES,

@@ -27,7 +27,7 @@ export class FileOperations {
   list(caller: Caller, q: Static<typeof RepoIdParams> & ListFilesQuery): Promise<Answer<FileItem[]>> {
     return metered(this.e.accounts, caller, { operation: 'files.list', cost: 1 }, async (meter) => {
       const repo = await this.e.repos.resolve(caller, q.repo_id);
-      const { items, total } = this.e.files.list(repo, { limit: q.limit, offset: q.offset, orderBy: q.order_by, order: q.order, search: q.search });
+      const { items, total } = await this.e.files.list(repo, { limit: q.limit, offset: q.offset, orderBy: q.order_by, order: q.order, search: q.search });
       return meter.answer(items.map(toFileItem), {
         pagination: page(total, q.limit, q.offset),
         history: q.search ? { category: 'files', query: q.search, repoIds: [repo.id], summary: `${total} files` } : undefined,
@@ -42,7 +42,7 @@ export class FileOperations {
   doc(caller: Caller, q: Static<typeof FileDocParams> & Static<typeof FileDocQuery>): Promise<Answer<Static<typeof FileDoc>>> {
     return metered(this.e.accounts, caller, { operation: 'files.docs', cost: 2, history: 'docs' }, async (meter) => {
       const repo = await this.e.repos.resolve(caller, q.repo_id);
-      const file = this.e.files.resolve(repo, q.file_id);
+      const file = await this.e.files.resolve(repo, q.file_id);
       let depth: DocDepth;
       if (q.fields) {
         this.e.accounts.requireDepth(caller, q.fields);

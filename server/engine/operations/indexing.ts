@@ -7,6 +7,9 @@ import type { EngineParts } from './parts';
  * Indexing on behalf of the process that hosts the engine (the CLI, the language server): the
  * folders it serves, the background queue, and files that changed under it. The HTTP API indexes
  * through `repos.index` instead, with a caller's plan and allowed roots.
+ *
+ * These run where the local indexer runs, so they keep the synchronous SQLite stores (the rule in
+ * repos/repositories.ts): no API request reaches them, and a team server's API node has none of them.
  */
 export class IndexingOperations {
   constructor(private readonly e: EngineParts) {}

@@ -31,7 +31,7 @@ export class RepoOperations {
   /** Your indexed repositories (1 credit; a listing, so no history row: clients poll it). */
   list(caller: Caller, q: ListReposQuery): Promise<Answer<Repo[]>> {
     return metered(this.e.accounts, caller, { operation: 'repos.list', cost: 1 }, async (meter) => {
-      const { items, total } = this.e.repos.list(caller, {
+      const { items, total } = await this.e.repos.list(caller, {
         scope: q.scope, search: q.search, limit: q.limit, offset: q.offset, orderBy: q.order_by, order: q.order,
       });
       return meter.answer(items.map(toRepo), { pagination: page(total, q.limit, q.offset) });
@@ -42,11 +42,11 @@ export class RepoOperations {
   listPublic(caller: Caller | null, q: PublicReposQuery, context: CallContext = {}): Promise<Answer<Static<typeof PublicRepo>[]>> {
     if (!caller) this.anonymous.hit([[`catalog:${context.client ?? 'unknown'}`, ANONYMOUS_CATALOG_LIMIT]]);
     return metered(this.e.accounts, caller, { operation: 'repos.public', cost: 0 }, async (meter) => {
-      const { items, total } = this.e.repos.listPublic(q.limit, q.offset, q.since);
-      const data = items.map((r) => ({
+      const { items, total } = await this.e.repos.listPublic(q.limit, q.offset, q.since);
+      const data = await Promise.all(items.map(async (r) => ({
         repo_id: r.id, name: r.name, url: r.url, branch: r.branch, files_total: r.filesTotal, last_updated: r.lastUpdated,
-        ...(q.file_count ? { top_files: this.e.filesStore.mostImported(r.id, q.file_count) } : {}),
-      }));
+        ...(q.file_count ? { top_files: await this.e.repos.topFiles(r.id, q.file_count) } : {}),
+      })));
       return meter.answer(data, { pagination: page(total, q.limit, q.offset) });
     });
   }

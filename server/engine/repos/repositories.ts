@@ -6,6 +6,7 @@ import { planOf } from '../accounts/plans';
 import { LoupeError, notFound } from '../errors';
 import type { ReposStore, RepoListQuery } from '../store/repos-store';
 import type { FilesStore } from '../store/files-store';
+import type { Async } from '../store/surface';
 import type { RepoRecord } from '../types';
 import { isUuid, newId } from '../util/ids';
 import { walk, isInside, type WalkOptions } from '../indexer/walk';
@@ -49,15 +50,47 @@ export interface IndexOutcome {
 
 const FILE_TREE_LIMIT = 1000;
 
-/** Registering, cloning, refreshing and reading repositories on behalf of a caller. */
+/** The index as the request path reads and registers it: SQLite's stores behind their async surface, or PostgreSQL's. */
+export interface RepositoryReads {
+  repos: Async<ReposStore>;
+  files: Async<FilesStore>;
+}
+
+/** The local indexer's own synchronous SQLite stores (start-up, the CLI's and the editor's folders, clone jobs). */
+export interface LocalIndexStores {
+  repos: ReposStore;
+  files: FilesStore;
+}
+
+/** What a registration needs of the indexing queue: the local IndexQueue here (a team server's worker queue elsewhere). */
+export type RepositoryQueue = Pick<IndexQueue, 'enqueue' | 'unrecordedFailure'>;
+
+/**
+ * Registering, cloning, refreshing and reading repositories on behalf of a caller.
+ *
+ * Which store a method uses follows one rule: what an API caller's request runs (index, status,
+ * resolve, list, listPublic, fileCount, topFiles, and the presence check and repository cap they
+ * make) reads and writes only through `reads` (`Async<…Store>`), so it answers alike over SQLite and
+ * over the team server's PostgreSQL, whose API nodes have no SQLite. What the local process runs
+ * for itself — start-up (dropDataDirRepositories, resumeInterrupted), the folders the CLI and the
+ * editor register (registerLocalFolder), and the clone/fetch steps the local IndexQueue runs before
+ * its indexer — uses `local`, the synchronous SQLite stores the indexer writes: those run only where
+ * the SQLite index lives.
+ */
 export class Repositories {
+  private readonly repos: Async<ReposStore>;
+  private readonly files: Async<FilesStore>;
+
   constructor(
-    private readonly repos: ReposStore,
-    private readonly files: FilesStore,
-    private readonly queue: IndexQueue,
+    reads: RepositoryReads,
+    private readonly local: LocalIndexStores,
+    private readonly queue: RepositoryQueue,
     private readonly config: RepositoriesConfig,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.repos = reads.repos;
+    this.files = reads.files;
+  }
 
   /** Queues indexing of a GitHub repository or a local folder (`POST /v2/repos/index/new`). */
   async index(caller: Caller, request: IndexRequest): Promise<IndexOutcome> {
@@ -69,46 +102,46 @@ export class Repositories {
     // Whether the caller may read a local path is settled before anything about the path is told
     // (its existence included), and before the repository count, which would tell that it is registered.
     if (location.kind === 'local') this.checkLocalFolder(location, caller);
-    let existing = this.repos.getByUrl(location.url);
+    let existing = await this.repos.getByUrl(location.url);
     // A private repository someone else added is theirs until this caller's own token proves
     // GitHub lets them read it; until then it is answered as a repository that does not exist.
     let probed: 'public' | 'private' | null = null;
-    if (existing && existing.source === 'git' && existing.visibility === 'private' && !this.repos.hasAccess(caller.userId, existing.id)) {
+    if (existing && existing.source === 'git' && existing.visibility === 'private' && !await this.repos.hasAccess(caller.userId, existing.id)) {
       probed = await this.probeRemote(location as Extract<RepoLocation, { kind: 'github' }>, caller);
-      existing = this.repos.getByUrl(location.url);
+      existing = await this.repos.getByUrl(location.url);
     }
-    if (!existing || !this.repos.hasAccess(caller.userId, existing.id)) this.checkRepoLimit(caller);
+    if (!existing || !await this.repos.hasAccess(caller.userId, existing.id)) await this.checkRepoLimit(caller);
     if (existing) {
-      this.repos.grantAccess(caller.userId, existing.id);
+      await this.repos.grantAccess(caller.userId, existing.id);
       const wantsUpdate = request.update === true || existing.state === 'failed' || existing.state === 'missing';
       if (wantsUpdate) {
-        if (request.branch && request.branch !== existing.branch) this.repos.setBranch(existing.id, request.branch);
-        this.repos.setState(existing.id, 'queued');
-        const token = existing.visibility === 'private' ? this.config.github.tokenFor(caller) : undefined;
+        if (request.branch && request.branch !== existing.branch) await this.repos.setBranch(existing.id, request.branch);
+        await this.repos.setState(existing.id, 'queued');
+        const token = existing.visibility === 'private' ? await this.config.github.tokenForAsync(caller) : undefined;
         this.queue.enqueue(existing.id, existing.source === 'git' ? (r) => this.fetchClone(r, token) : undefined);
       }
-      return { repo: this.repos.get(existing.id)!, created: false, queued: wantsUpdate, ...this.tree(existing) };
+      return { repo: (await this.repos.get(existing.id))!, created: false, queued: wantsUpdate, ...this.tree(existing) };
     }
     const id = newId();
     if (location.kind === 'github') {
       const visibility = probed ?? await this.probeRemote(location, caller);
-      const token = visibility === 'private' ? this.config.github.tokenFor(caller) : undefined;
-      this.repos.insert({
+      const token = visibility === 'private' ? await this.config.github.tokenForAsync(caller) : undefined;
+      await this.repos.insert({
         id, url: location.url, name: location.name, rootPath: path.join(this.config.dataDir, 'repos', id),
         source: 'git', branch: request.branch ?? null, visibility,
       });
-      this.repos.grantAccess(caller.userId, id);
+      await this.repos.grantAccess(caller.userId, id);
       this.queue.enqueue(id, (r) => this.clone(r, location, token));
     } else {
       const head = await headOf(location.path);
-      this.repos.insert({
+      await this.repos.insert({
         id, url: location.url, name: location.name, rootPath: location.path, source: 'local',
         branch: request.branch ?? head.branch, visibility: 'private',
       });
-      this.repos.grantAccess(caller.userId, id);
+      await this.repos.grantAccess(caller.userId, id);
       this.queue.enqueue(id);
     }
-    const repo = this.repos.get(id)!;
+    const repo = (await this.repos.get(id))!;
     return { repo, created: true, queued: true, ...this.tree(repo) };
   }
 
@@ -117,16 +150,17 @@ export class Repositories {
     const location = parseRepoLocation(path.resolve(folder), 'folder');
     if (location.kind !== 'local') throw new LoupeError('INTERNAL', `${folder} did not parse as a local folder`);
     this.checkLocalFolder(location, null);
-    let repo = this.repos.getByUrl(location.url);
+    const local = this.local.repos;
+    let repo = local.getByUrl(location.url);
     if (!repo) {
-      this.repos.insert({
+      local.insert({
         id: newId(), url: location.url, name: location.name, rootPath: location.path, source: 'local', branch: null, visibility: 'private',
       });
-      repo = this.repos.getByUrl(location.url)!;
+      repo = local.getByUrl(location.url)!;
     }
-    this.repos.grantAccess(userId, repo.id);
+    local.grantAccess(userId, repo.id);
     // Best effort: the engine may have closed (its database with it) before git answers.
-    void headOf(location.path).then((h) => h.branch && this.repos.setBranch(repo.id, h.branch)).catch(() => {});
+    void headOf(location.path).then((h) => h.branch && local.setBranch(repo.id, h.branch)).catch(() => {});
     this.queue.enqueue(repo.id);
     return repo;
   }
@@ -136,21 +170,25 @@ export class Repositories {
    * folders were refused, or a data dir moved into one): their files and search rows go with them.
    */
   dropDataDirRepositories(): RepoRecord[] {
-    const dropped = this.repos.all().filter((r) => r.source === 'local' && relationToDataDir(realPathOf(r.rootPath), this.config.dataDir));
+    const { repos, files } = this.local;
+    const dropped = repos.all().filter((r) => r.source === 'local' && relationToDataDir(realPathOf(r.rootPath), this.config.dataDir));
     for (const repo of dropped) {
-      this.files.deletePaths(repo.id, this.files.paths(repo.id));
-      this.repos.delete(repo.id);
+      files.deletePaths(repo.id, files.paths(repo.id));
+      repos.delete(repo.id);
     }
     return dropped;
   }
 
   /** Re-queues repositories whose indexing was interrupted (a crash, a kill, a pause). */
   resumeInterrupted(): RepoRecord[] {
-    const interrupted = this.repos.all().filter((r) => r.updating);
+    const interrupted = this.local.repos.all().filter((r) => r.updating);
     for (const repo of interrupted) {
       const needsClone = repo.source === 'git' && !fs.existsSync(path.join(repo.rootPath, '.git'));
-      const token = repo.visibility === 'private' ? this.tokenOfAReader(repo) : undefined;
-      this.queue.enqueue(repo.id, needsClone ? (r) => this.clone(r, parseRepoLocation(r.url) as Extract<RepoLocation, { kind: 'github' }>, token) : undefined);
+      // The token is looked up when the clone runs (awaited: a linked one may live on PostgreSQL).
+      this.queue.enqueue(repo.id, needsClone ? async (r) => {
+        const token = r.visibility === 'private' ? await this.tokenOfAReader(r) : undefined;
+        return this.clone(r, parseRepoLocation(r.url) as Extract<RepoLocation, { kind: 'github' }>, token);
+      } : undefined);
     }
     return interrupted;
   }
@@ -158,37 +196,44 @@ export class Repositories {
   /** `POST /v2/repos/status`: the repository registered under this URL or path, if the caller may see it. */
   async status(caller: Caller, url: string): Promise<RepoRecord> {
     const location = parseRepoLocation(url);
-    const repo = this.repos.getByUrl(location.url);
-    if (!repo || !this.repos.hasAccess(caller.userId, repo.id) || !await this.config.access.mayRead(caller.userId, repo)) throw notFound('repository');
+    const repo = await this.repos.getByUrl(location.url);
+    if (!repo || !await this.repos.hasAccess(caller.userId, repo.id) || !await this.config.access.mayRead(caller.userId, repo)) throw notFound('repository');
     return this.refreshPresence(repo);
   }
 
   /** Finds a repository by UUID or (percent-decoded) URL among those the caller may read. */
   async resolve(caller: Caller, idOrUrl: string): Promise<RepoRecord> {
     let repo: RepoRecord | undefined;
-    if (isUuid(idOrUrl)) repo = this.repos.get(idOrUrl.toLowerCase());
+    if (isUuid(idOrUrl)) repo = await this.repos.get(idOrUrl.toLowerCase());
     else {
+      let url: string | undefined;
       try {
-        repo = this.repos.getByUrl(parseRepoLocation(idOrUrl, 'repo_id').url);
+        url = parseRepoLocation(idOrUrl, 'repo_id').url;
       } catch {
-        repo = undefined;
+        url = undefined;
       }
+      repo = url === undefined ? undefined : await this.repos.getByUrl(url);
     }
     if (!repo || !await this.config.access.mayRead(caller.userId, repo)) throw notFound('repository');
     return repo;
   }
 
-  list(caller: Caller, q: Omit<RepoListQuery, 'userId'>) {
-    const page = this.repos.list({ ...q, userId: caller.userId });
+  async list(caller: Caller, q: Omit<RepoListQuery, 'userId'>): Promise<{ items: RepoRecord[]; total: number }> {
+    const page = await this.repos.list({ ...q, userId: caller.userId });
     return { ...page, items: page.items.map((r) => this.withUnrecordedFailure(r)) };
   }
 
-  listPublic(limit: number, offset: number, since?: string) {
+  listPublic(limit: number, offset: number, since?: string): Promise<{ items: RepoRecord[]; total: number }> {
     return this.repos.listPublic(limit, offset, since);
   }
 
-  fileCount(repoId: string): number {
+  fileCount(repoId: string): Promise<number> {
     return this.files.count(repoId);
+  }
+
+  /** The repository's most imported files (the public catalog's `file_count`). */
+  topFiles(repoId: string, limit: number): ReturnType<Async<FilesStore>['mostImported']> {
+    return this.files.mostImported(repoId, limit);
   }
 
   /** A failure the full or read-only disk would not let the queue record is still reported. */
@@ -197,20 +242,21 @@ export class Repositories {
     return failure ? { ...repo, state: 'failed', updating: false, error: failure } : repo;
   }
 
-  private refreshPresence(repo: RepoRecord): RepoRecord {
+  private async refreshPresence(repo: RepoRecord): Promise<RepoRecord> {
     if (this.queue.unrecordedFailure(repo.id)) return this.withUnrecordedFailure(repo);
     const present = fs.existsSync(repo.rootPath);
     if (!present && repo.source === 'local' && repo.state !== 'missing' && !repo.updating) {
-      this.repos.setState(repo.id, 'missing', { error: `the folder ${repo.rootPath} no longer exists or cannot be read` });
-      return this.repos.get(repo.id)!;
+      await this.repos.setState(repo.id, 'missing', { error: `the folder ${repo.rootPath} no longer exists or cannot be read` });
+      return (await this.repos.get(repo.id))!;
     }
     return repo;
   }
 
-  private checkRepoLimit(caller: Caller): void {
-    if (this.config.repoCap) return this.config.repoCap(caller, this.repos.countForUser(caller.userId));
+  private async checkRepoLimit(caller: Caller): Promise<void> {
+    const count = await this.repos.countForUser(caller.userId);
+    if (this.config.repoCap) return this.config.repoCap(caller, count);
     const plan = planOf(caller.plan);
-    if (this.repos.countForUser(caller.userId) >= plan.maxRepos) {
+    if (count >= plan.maxRepos) {
       throw new LoupeError('REPO_LIMIT_REACHED', `the ${plan.name} plan allows ${plan.maxRepos} indexed repositories; remove one or move to a larger plan`);
     }
   }
@@ -259,7 +305,7 @@ export class Repositories {
     } catch (error) {
       this.log.debug(`ls-remote ${location.url} without a token: ${firstLine(error)}`);
     }
-    const token = this.config.github.tokenFor(caller);
+    const token = await this.config.github.tokenForAsync(caller);
     if (token) {
       const [owner, name] = location.name.split('/');
       const seen = await this.config.github.probe(owner, name, token);
@@ -269,9 +315,9 @@ export class Repositories {
   }
 
   /** For a clone with nobody asking (a restart): the token of a user who added the repository. */
-  private tokenOfAReader(repo: RepoRecord): string | undefined {
-    for (const userId of this.repos.readersOf(repo.id)) {
-      const token = this.config.github.tokenFor({ userId, isOwner: this.config.access.isOwner(userId) });
+  private async tokenOfAReader(repo: RepoRecord): Promise<string | undefined> {
+    for (const userId of this.local.repos.readersOf(repo.id)) {
+      const token = await this.config.github.tokenForAsync({ userId, isOwner: this.config.access.isOwner(userId) });
       if (token) return token;
     }
     return undefined;
@@ -290,8 +336,8 @@ export class Repositories {
     fs.rmSync(target, { recursive: true, force: true });
     fs.renameSync(partial, target); // a clone appears whole or not at all
     const head = await headOf(target);
-    this.repos.setBranch(repo.id, head.branch);
-    this.repos.setState(repo.id, 'indexing', { headCommit: head.commit });
+    this.local.repos.setBranch(repo.id, head.branch);
+    this.local.repos.setState(repo.id, 'indexing', { headCommit: head.commit });
   }
 
   private async fetchClone(repo: RepoRecord, callerToken: string | undefined): Promise<void> {
@@ -303,7 +349,7 @@ export class Repositories {
     await git(['fetch', '--quiet', '--depth', '500', '--end-of-options', 'origin', ref], { cwd: repo.rootPath, token, timeoutMs: 30 * 60_000 });
     await git(['reset', '--quiet', '--hard', 'FETCH_HEAD'], { cwd: repo.rootPath });
     const head = await headOf(repo.rootPath);
-    this.repos.setState(repo.id, 'indexing', { headCommit: head.commit });
+    this.local.repos.setState(repo.id, 'indexing', { headCommit: head.commit });
   }
 
   private tree(repo: RepoRecord): { fileTree: FileTreeEntry[] | null; fileTreeTotal: number | null } {
