@@ -4,8 +4,9 @@ import type { ParsedFile } from '../types';
 import { FileParser } from './parse-file';
 import { resetTreeSitterResolution, resolveTreeSitterImport } from './parse-tree-sitter';
 import { detectLanguage } from './languages';
-import { isIndexable, walk, type WalkEntry, type WalkOptions } from './walk';
-import { ChangedNames, NAME_LOOKUP_LANGUAGES, parsedText, providedNames } from './name-references';
+import { isIndexable, walk, walkParallel, type WalkEntry, type WalkOptions } from './walk';
+import { ChangedNames, NAME_LOOKUP_LANGUAGES, providedNames } from './name-references';
+import { providedNow } from './parsed-batch';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -59,6 +60,15 @@ export class IndexWrites {
       known: [...this.files.fingerprints(repoId)],
       skipped: [...this.files.skipped(repoId)],
     };
+  }
+
+  /**
+   * scan() with the walk's listings and stats in flight together on libuv's threads (walkParallel):
+   * what the writers run.
+   */
+  async scanParallel(repoId: string, root: string): Promise<Scan> {
+    const entries = await walkParallel(root, this.options);
+    return { entries, known: [...this.files.fingerprints(repoId)], skipped: [...this.files.skipped(repoId)] };
   }
 
   /**
@@ -231,8 +241,7 @@ export class IndexWrites {
   }
 }
 
-export const providedNow = (file: ParsedFile): string[] =>
-  providedNames(file.language, file.path, file.language === 'csharp' ? parsedText(file) : null);
+export { providedNow } from './parsed-batch';
 
 export const nameChanges = (names: ChangedNames): NameChanges => [...names.byLanguage].map(([l, w]) => [l, [...w]]);
 
