@@ -65,7 +65,7 @@ const IDLE_MS = 30_000;
 export class LocalIndexWriter implements IndexWriter {
   constructor(private readonly writes: IndexWrites) {}
 
-  scan(repoId: string, root: string): Promise<Scan> { return this.writes.scanParallel(repoId, root); }
+  async scan(repoId: string, root: string): Promise<Scan> { return this.writes.scan(repoId, root); }
   writeFiles(repoId: string, files: ParsedFile[], progress: Progress, onCommitted: (n: number) => void): Promise<void> {
     return this.writes.writeFiles(repoId, files, progress, LOCAL_SLICE_MS, async (n) => {
       onCommitted(n);

@@ -4,7 +4,7 @@ import type { ParsedFile } from '../types';
 import { FileParser } from './parse-file';
 import { resetTreeSitterResolution, resolveTreeSitterImport } from './parse-tree-sitter';
 import { detectLanguage } from './languages';
-import { isIndexable, walk, walkParallel, type WalkEntry, type WalkOptions } from './walk';
+import { isIndexable, walk, type WalkEntry, type WalkOptions } from './walk';
 import { ChangedNames, NAME_LOOKUP_LANGUAGES, providedNames } from './name-references';
 import { providedNow } from './parsed-batch';
 import fs from 'node:fs';
@@ -60,15 +60,6 @@ export class IndexWrites {
       known: [...this.files.fingerprints(repoId)],
       skipped: [...this.files.skipped(repoId)],
     };
-  }
-
-  /**
-   * scan() with the walk's listings and stats in flight together on libuv's threads (walkParallel):
-   * what the writers run.
-   */
-  async scanParallel(repoId: string, root: string): Promise<Scan> {
-    const entries = await walkParallel(root, this.options);
-    return { entries, known: [...this.files.fingerprints(repoId)], skipped: [...this.files.skipped(repoId)] };
   }
 
   /**

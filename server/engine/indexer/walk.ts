@@ -18,7 +18,60 @@ export interface WalkOptions {
 /** Always skipped, whatever the ignore files say. */
 export const DEFAULT_IGNORES = ['.git/', 'node_modules/', '.hg/', '.svn/', '.loupe/', '.DS_Store'];
 
-interface Rules { base: string; ig: Ignore }
+interface Rules { base: string; ig: Ignore; matcher?: (local: string) => boolean }
+
+/** What the `ignore` package keeps of its rules (7.x): read to match them all at once, see compileRules. */
+interface IgnoreInternals { _rules?: { _rules?: { negative: boolean; regex: RegExp; body: string }[] } }
+
+/**
+ * One rule set's test as a few regular expressions instead of one per rule: a walk tests every path
+ * it lists against every rule of every ignore file above it (210 rules in payload's root .gitignore),
+ * and `ignore` runs each rule's expression in turn, two thirds of a no-change walk. The rules are
+ * cut into runs of the same kind (ignore / re-include); the last run with a match decides, as the
+ * last matching rule does. A rule without a slash but at its end is tested on the path's last
+ * segment (`ignore` says it answers the same on the whole path). Only for a path whose folders are
+ * not ignored (the walk never enters an ignored folder), which is where `ignore` would test this
+ * path's rules alone. Null when the package does not look as expected: then `ignore` tests.
+ */
+function compileRules(ig: Ignore): ((local: string) => boolean) | null {
+  const rules = (ig as unknown as IgnoreInternals)._rules?._rules;
+  if (!Array.isArray(rules) || !rules.length) return null;
+  if (!rules.every((r) => r.regex instanceof RegExp && typeof r.body === 'string' && typeof r.negative === 'boolean')) return null;
+  const flags = rules[0].regex.flags;
+  // Combined, a back-reference would point at another rule's group.
+  if (rules.some((r) => r.regex.flags !== flags || /\\[1-9]|\\k</.test(r.regex.source))) return null;
+  const either = (list: { regex: RegExp }[]) => (list.length ? new RegExp(list.map((r) => `(?:${r.regex.source})`).join('|'), flags) : null);
+  const runs: { negative: boolean; name: RegExp | null; path: RegExp | null }[] = [];
+  for (let i = 0; i < rules.length;) {
+    let j = i;
+    while (j < rules.length && rules[j].negative === rules[i].negative) j++;
+    const run = rules.slice(i, j);
+    const onName = run.filter((r) => basenameOnly(r.body));
+    runs.push({ negative: rules[i].negative, name: either(onName), path: either(run.filter((r) => !basenameOnly(r.body))) });
+    i = j;
+  }
+  return (local) => {
+    const name = basenameOf(local);
+    for (let i = runs.length - 1; i >= 0; i--) {
+      const run = runs[i];
+      if (run.name?.test(name) || run.path?.test(local)) return !run.negative;
+    }
+    return false;
+  };
+}
+
+/** A rule body with no slash but at its end matches a path's last segment (as `ignore` decides). */
+const basenameOnly = (body: string) => {
+  const i = body.indexOf('/');
+  return i < 0 || i === body.length - 1;
+};
+
+/** A path's last segment, with its trailing slash ('a/b/' → 'b/'), as `ignore` cuts it. */
+function basenameOf(p: string): string {
+  const end = p.length - 1;
+  const i = p.lastIndexOf('/', p[end] === '/' ? end - 1 : end);
+  return i < 0 ? p : p.slice(i + 1);
+}
 
 /**
  * Lists the indexable files under root: honours .gitignore files at every level and .loupeignore,
@@ -69,81 +122,6 @@ export function walk(root: string, options: WalkOptions = {}): WalkEntry[] {
   return entries;
 }
 
-/** File-system calls a parallel walk keeps in flight (libuv's pool is the process's: others queue behind them). */
-const WALK_CONCURRENCY = 16;
-
-/**
- * walk() with its folder listings and stats in flight together (on libuv's threads) instead of one
- * after another on the calling thread: the same entries in the same order, one stat per file. A
- * large tree's no-change restart is mostly this walk.
- */
-export async function walkParallel(root: string, options: WalkOptions = {}, concurrency = WALK_CONCURRENCY): Promise<WalkEntry[]> {
-  const absRoot = await fs.promises.realpath(root);
-  const excluded = new Set((options.excludeDirs ?? []).map((d) => path.resolve(d)));
-  const base = ignore().add(DEFAULT_IGNORES).add(options.ignoreGlobs ?? []);
-  const limit = limiter(concurrency);
-  const stat = (p: string) => limit(() => fs.promises.stat(p)).catch(() => null);
-  const visit = async (dirRel: string, rules: Rules[]): Promise<WalkEntry[]> => {
-    const dirAbs = dirRel ? path.join(absRoot, dirRel) : absRoot;
-    let dirents: fs.Dirent[];
-    try {
-      dirents = await limit(() => fs.promises.readdir(dirAbs, { withFileTypes: true }));
-    } catch {
-      return []; // unreadable folder: skip it, keep the rest
-    }
-    const local = dirents.some((d) => IGNORE_FILES.includes(d.name)) ? await readIgnoreFilesAsync(dirAbs, dirRel) : null;
-    const active = local ? [...rules, local] : rules;
-    // In listing order; files and folders resolve as their stats and listings come back.
-    const parts: Promise<WalkEntry | WalkEntry[] | null>[] = [];
-    for (const d of dirents) {
-      const rel = dirRel ? `${dirRel}/${d.name}` : d.name;
-      const abs = path.join(dirAbs, d.name);
-      if (d.isSymbolicLink()) {
-        parts.push((async () => {
-          const target = await limit(() => fs.promises.realpath(abs)).catch(() => null);
-          if (!target || !isInside(absRoot, target)) return null;
-          const s = await stat(target);
-          // Linked folders are not entered (they would be indexed twice); linked files inside the root are.
-          if (!s?.isFile() || isIgnored(active, rel, false)) return null;
-          return { relPath: rel, size: s.size, mtimeMs: Math.trunc(s.mtimeMs) };
-        })());
-        continue;
-      }
-      const isDir = d.isDirectory();
-      if (!isDir && !d.isFile()) continue;
-      if (isIgnored(active, rel, isDir)) continue;
-      if (isDir) {
-        if (!excluded.has(abs)) parts.push(visit(rel, active));
-      } else {
-        parts.push(stat(abs).then((s) => (s ? { relPath: rel, size: s.size, mtimeMs: Math.trunc(s.mtimeMs) } : null)));
-      }
-    }
-    const out: WalkEntry[] = [];
-    for (const part of await Promise.all(parts)) {
-      if (Array.isArray(part)) { for (const e of part) out.push(e); } else if (part) out.push(part);
-    }
-    return out;
-  };
-  return visit('', [{ base: '', ig: base }]);
-}
-
-/** Runs at most n of the given calls at once, the rest in the order they came. */
-function limiter(n: number): <T>(call: () => Promise<T>) => Promise<T> {
-  let active = 0;
-  const queue: (() => void)[] = [];
-  const next = () => {
-    active--;
-    queue.shift()?.();
-  };
-  return <T>(call: () => Promise<T>) => new Promise<T>((resolve, reject) => {
-    const start = () => {
-      active++;
-      call().then(resolve, reject).finally(next);
-    };
-    if (active < n) start(); else queue.push(start);
-  });
-}
-
 /** True when rel (a file) is indexable under the same rules walk() applies. */
 export function isIndexable(root: string, relPath: string, options: WalkOptions = {}): boolean {
   const absRoot = fs.realpathSync(root);
@@ -175,24 +153,20 @@ function readIgnoreFiles(dirAbs: string, dirRel: string): Rules | null {
   return patterns.trim() ? { base: dirRel, ig: ignore().add(patterns) } : null;
 }
 
-async function readIgnoreFilesAsync(dirAbs: string, dirRel: string): Promise<Rules | null> {
-  let patterns = '';
-  for (const name of IGNORE_FILES) {
-    try {
-      patterns += `${await fs.promises.readFile(path.join(dirAbs, name), 'utf8')}\n`;
-    } catch {
-      // no such file here
-    }
-  }
-  return patterns.trim() ? { base: dirRel, ig: ignore().add(patterns) } : null;
-}
-
 function isIgnored(rules: Rules[], rel: string, isDir: boolean): boolean {
-  for (const { base, ig } of rules) {
-    const local = base ? rel.slice(base.length + 1) : rel;
-    if (ig.ignores(isDir ? `${local}/` : local)) return true;
+  for (const r of rules) {
+    const local = r.base ? rel.slice(r.base.length + 1) : rel;
+    const path = isDir ? `${local}/` : local;
+    if (r.matcher === undefined) r.matcher = (compiling && compileRules(r.ig)) || ((p: string) => r.ig.ignores(p));
+    if (r.matcher(path)) return true;
   }
   return false;
+}
+
+/** Off in a test that compares the compiled rules with `ignore`'s own answers. */
+let compiling = true;
+export function compileIgnoreRules(on: boolean): void {
+  compiling = on;
 }
 
 export function isInside(root: string, target: string): boolean {

@@ -43,7 +43,7 @@ type Args<K extends keyof IndexWrites> = IndexWrites[K] extends (...a: infer A) 
 async function handle(request: WriterRequest): Promise<unknown> {
   const a = request.args;
   switch (request.method) {
-    case 'scan': return writes.scanParallel(...(a as Args<'scanParallel'>));
+    case 'scan': return writes.scan(...(a as Args<'scan'>));
     case 'writeFiles': {
       const [repoId, files, progress, sliceMs] = a as [string, Args<'writeFiles'>[1], Args<'writeFiles'>[2], number];
       return writes.writeFiles(repoId, files, progress, sliceMs, (n) => {
