@@ -4,7 +4,7 @@
  * index is done; the latencies of the calls made while it indexed are the result. Both builds run
  * one after the other, alternating, `--rounds` times.
  *
- *   node --import tsx bench/live-index.ts --baseline <checkout> --folder <dir> [--rounds 1]
+ *   node --import tsx bench/live-index.ts --baseline <checkout> --folder <dir> [--rounds 1] [--poll-ms 0]
  *
  * Build both first (`npm run build` in each). Prints one Markdown table: p50, p99, max, calls over
  * 50 ms, the index time, the CPU time of the server's main thread over the run (the thread that
@@ -25,6 +25,8 @@ const { values } = parseArgs({
     candidate: { type: 'string', default: ROOT },
     folder: { type: 'string' },
     rounds: { type: 'string', default: '1' },
+    /** Waits this long between calls (0: back to back); with a pause the main thread's CPU is the indexing's own. */
+    'poll-ms': { type: 'string', default: '0' },
     /** Appends every call over 20 ms as a JSON line {side, startUs, endUs, ms} (CLOCK_MONOTONIC µs, the clock of a --cpu-prof profile). */
     'slow-log': { type: 'string' },
   },
@@ -57,6 +59,7 @@ async function once(side: string, checkout: string): Promise<{ latencies: number
         fs.appendFileSync(values['slow-log'], `${JSON.stringify({ side, startUs: Number(h0 / 1000n), endUs: Number(process.hrtime.bigint() / 1000n), ms })}\n`);
       }
       if (performance.now() - started > 900_000) throw new Error('not indexed in 15 minutes');
+      if (Number(values['poll-ms']) > 0) await new Promise((r) => setTimeout(r, Number(values['poll-ms'])));
     }
   } finally {
     // A clean stop (SIGTERM) lets a CLI started with NODE_OPTIONS=--cpu-prof write its profile.

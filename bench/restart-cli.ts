@@ -19,7 +19,13 @@ import { parseArgs } from 'node:util';
 const ROOT = path.join(__dirname, '..');
 const KEY = '6f5e4d3c-2b1a-4f0e-9d8c-7b6a5f4e3d2c';
 
-interface Run { indexedMs: number; apiMs: number; line: string }
+interface Run { indexedMs: number; apiMs: number; line: string; cpuMs: number; mainCpuMs: number }
+
+/** User + system CPU of a process (all its threads, exited ones included) or of one of its threads, ms. */
+const cpuMs = (file: string) => {
+  const f = fs.readFileSync(file, 'utf8').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
+};
 
 /** Spawns the CLI, resolves at its `indexed` line (and kills it with SIGTERM, waiting for its exit). */
 function once(checkout: string, folder: string, dataDir: string, timeoutMs = 600_000): Promise<Run> {
@@ -33,11 +39,11 @@ function once(checkout: string, folder: string, dataDir: string, timeoutMs = 600
     let err = '';
     let result: Run | null = null;
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    let indexed: { ms: number; line: string } | null = null;
+    let indexed: { ms: number; line: string; cpuMs: number; mainCpuMs: number } | null = null;
     // Stopped (a clean close) once both lines are out, whichever comes first.
     const check = () => {
       if (!indexed || Number.isNaN(apiMs) || result) return;
-      result = { indexedMs: indexed.ms, apiMs, line: indexed.line };
+      result = { indexedMs: indexed.ms, apiMs, line: indexed.line, cpuMs: indexed.cpuMs, mainCpuMs: indexed.mainCpuMs };
       child.kill('SIGTERM');
     };
     child.stdout!.on('data', (d) => {
@@ -48,7 +54,10 @@ function once(checkout: string, folder: string, dataDir: string, timeoutMs = 600
     child.stderr!.on('data', (d) => {
       err += d;
       const m = /^indexed .*$/m.exec(err);
-      if (m && !indexed) indexed = { ms: performance.now() - t0, line: m[0] };
+      if (m && !indexed) {
+        // CPU time is what the load changes least: the process's (the writer thread's included) and its main thread's.
+        indexed = { ms: performance.now() - t0, line: m[0], cpuMs: cpuMs(`/proc/${child.pid}/stat`), mainCpuMs: cpuMs(`/proc/${child.pid}/task/${child.pid}/stat`) };
+      }
       check();
     });
     child.on('exit', (code) => {
@@ -93,7 +102,7 @@ async function main(): Promise<void> {
       for (const side of order) {
         const r = await once(sides[side], folder, dirs[side]);
         (runs[side] ??= []).push(r);
-        process.stderr.write(`${side}: indexed ${r.indexedMs.toFixed(0)} ms, API ${r.apiMs.toFixed(0)} ms (${r.line}) load ${load()}\n`);
+        process.stderr.write(`${side}: indexed ${r.indexedMs.toFixed(0)} ms, API ${r.apiMs.toFixed(0)} ms, CPU ${r.cpuMs} ms (main thread ${r.mainCpuMs}) (${r.line}) load ${load()}\n`);
       }
       loads.push(load());
     }
@@ -101,11 +110,12 @@ async function main(): Promise<void> {
     for (const dir of Object.values(dirs)) fs.rmSync(dir, { recursive: true, force: true });
     if (!values['data-dir']) fs.rmSync(source, { recursive: true, force: true });
   }
-  const m = (side: string, k: 'indexedMs' | 'apiMs') => median(runs[side].map((r) => r[k]));
-  const rows = Object.keys(sides).map((side) => `| ${side} | ${runs[side].map((r) => r.indexedMs.toFixed(0)).join(', ')} | ${m(side, 'apiMs').toFixed(0)} | **${m(side, 'indexedMs').toFixed(0)}** |`);
+  const m = (side: string, k: 'indexedMs' | 'apiMs' | 'cpuMs' | 'mainCpuMs') => median(runs[side].map((r) => r[k]));
+  const rows = Object.keys(sides).map((side) => `| ${side} | ${runs[side].map((r) => r.indexedMs.toFixed(0)).join(', ')} | ${m(side, 'apiMs').toFixed(0)} | **${m(side, 'indexedMs').toFixed(0)}** | ${m(side, 'cpuMs')} | ${m(side, 'mainCpuMs')} |`);
+  const ratio = (k: 'indexedMs' | 'apiMs' | 'cpuMs' | 'mainCpuMs') => (m('candidate', k) / m('baseline', k)).toFixed(2);
   process.stdout.write(`No-change restart of the CLI on ${folder}, ${values.runs} runs each, alternating; ${os.cpus().length} cores; load average ${loads.join(' → ')}.\n\n` +
-    '| build | spawn → `indexed` line, each run (ms) | spawn → `Loupe API:` (median, ms) | spawn → `indexed` (median, ms) |\n|---|---|---|---|\n' +
-    `${rows.join('\n')}\n| candidate / baseline | | ${(m('candidate', 'apiMs') / m('baseline', 'apiMs')).toFixed(2)} | ${(m('candidate', 'indexedMs') / m('baseline', 'indexedMs')).toFixed(2)} |\n`);
+    '| build | spawn → `indexed` line, each run (ms) | spawn → `Loupe API:` (median, ms) | spawn → `indexed` (median, ms) | CPU to `indexed`, all threads (ms) | of it the main thread (ms) |\n|---|---|---|---|---|---|\n' +
+    `${rows.join('\n')}\n| candidate / baseline | | ${ratio('apiMs')} | ${ratio('indexedMs')} | ${ratio('cpuMs')} | ${ratio('mainCpuMs')} |\n`);
 }
 
 main().catch((error) => {
