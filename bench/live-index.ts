@@ -4,10 +4,11 @@
  * index is done; the latencies of the calls made while it indexed are the result. Both builds run
  * one after the other, alternating, `--rounds` times.
  *
- *   node --import tsx bench/live-index.ts --baseline <checkout> --folder <dir> [--rounds 1]
+ *   node --import tsx bench/live-index.ts --baseline <checkout> --folder <dir> [--rounds 1] [--poll-ms 0]
  *
  * Build both first (`npm run build` in each). Prints one Markdown table: p50, p99, max, calls over
- * 50 ms, the index time, and the load average.
+ * 50 ms, the index time, the CPU time of the server's main thread over the run (the thread that
+ * answers: /proc/PID/task/PID/stat), and the load average.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -24,13 +25,21 @@ const { values } = parseArgs({
     candidate: { type: 'string', default: ROOT },
     folder: { type: 'string' },
     rounds: { type: 'string', default: '1' },
+    /** Waits this long between calls (0: back to back); with a pause the main thread's CPU is the indexing's own. */
+    'poll-ms': { type: 'string', default: '0' },
     /** Appends every call over 20 ms as a JSON line {side, startUs, endUs, ms} (CLOCK_MONOTONIC µs, the clock of a --cpu-prof profile). */
     'slow-log': { type: 'string' },
   },
 });
 if (!values.baseline || !values.folder) throw new Error('--baseline <checkout> and --folder <dir> are required');
 
-async function once(side: string, checkout: string): Promise<{ latencies: number[]; indexMs: number }> {
+/** User + system CPU seconds of a process's main thread alone (its thread id is its pid). */
+const mainThreadCpuS = (pid: number) => {
+  const fields = fs.readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
+
+async function once(side: string, checkout: string): Promise<{ latencies: number[]; indexMs: number; mainCpuS: number }> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-live-'));
   const folder = path.join(work, 'repo');
   fs.cpSync(path.resolve(values.folder!), folder, { recursive: true });
@@ -44,12 +53,13 @@ async function once(side: string, checkout: string): Promise<{ latencies: number
       const res = await request(`${url}/v2/repos?limit=5`, { headers: { 'x-api-key': KEY } });
       const body = await res.body.json() as { data?: { state: string }[] };
       const ms = performance.now() - t0;
-      if (body.data?.[0]?.state === 'ready') return { latencies, indexMs: performance.now() - started };
+      if (body.data?.[0]?.state === 'ready') return { latencies, indexMs: performance.now() - started, mainCpuS: mainThreadCpuS(child.pid!) };
       latencies.push(ms);
       if (values['slow-log'] && ms > 20) {
         fs.appendFileSync(values['slow-log'], `${JSON.stringify({ side, startUs: Number(h0 / 1000n), endUs: Number(process.hrtime.bigint() / 1000n), ms })}\n`);
       }
       if (performance.now() - started > 900_000) throw new Error('not indexed in 15 minutes');
+      if (Number(values['poll-ms']) > 0) await new Promise((r) => setTimeout(r, Number(values['poll-ms'])));
     }
   } finally {
     // A clean stop (SIGTERM) lets a CLI started with NODE_OPTIONS=--cpu-prof write its profile.
@@ -67,12 +77,12 @@ const median = (xs: number[]) => pct(xs, 0.5);
 
 async function main(): Promise<void> {
   const sides = { baseline: values.baseline!, candidate: values.candidate! };
-  const results: Record<string, { p50: number; p99: number; max: number; over50: number; calls: number; indexMs: number }[]> = {};
+  const results: Record<string, { p50: number; p99: number; max: number; over50: number; calls: number; indexMs: number; mainCpuS: number; load: number }[]> = {};
   for (let round = 0; round < Number(values.rounds); round++) {
     const order = (round % 2 ? ['candidate', 'baseline'] : ['baseline', 'candidate']) as (keyof typeof sides)[];
     for (const side of order) {
-      const { latencies, indexMs } = await once(side, sides[side]);
-      const r = { p50: pct(latencies, 0.5), p99: pct(latencies, 0.99), max: Math.max(...latencies), over50: latencies.filter((x) => x > 50).length, calls: latencies.length, indexMs };
+      const { latencies, indexMs, mainCpuS } = await once(side, sides[side]);
+      const r = { p50: pct(latencies, 0.5), p99: pct(latencies, 0.99), max: Math.max(...latencies), over50: latencies.filter((x) => x > 50).length, calls: latencies.length, indexMs, mainCpuS, load: os.loadavg()[0] };
       process.stderr.write(`${side}: ${JSON.stringify(r)} load ${os.loadavg()[0].toFixed(1)}\n`);
       (results[side] ??= []).push(r);
     }
@@ -80,11 +90,11 @@ async function main(): Promise<void> {
   const row = (side: string) => {
     const rs = results[side];
     const m = (k: keyof (typeof rs)[0]) => median(rs.map((r) => r[k]));
-    return `| ${side} | ${m('calls')} | ${m('p50').toFixed(1)} | ${m('p99').toFixed(1)} | ${m('max').toFixed(0)} | ${m('over50')} | ${(m('indexMs') / 1000).toFixed(1)} |`;
+    return `| ${side} | ${m('calls')} | ${m('p50').toFixed(1)} | ${m('p99').toFixed(1)} | ${m('max').toFixed(0)} | ${m('over50')} | ${(m('indexMs') / 1000).toFixed(1)} | ${m('mainCpuS').toFixed(1)} | ${m('load').toFixed(1)} |`;
   };
   process.stdout.write(`Sequential GET /v2/repos?limit=5 during a cold index of ${values.folder}, medians of ${values.rounds} round(s); ` +
     `${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} (1/5/15 min) at the end.\n\n` +
-    `| build | calls | p50 (ms) | p99 (ms) | max (ms) | calls > 50 ms | index (s) |\n|---|---|---|---|---|---|---|\n${row('baseline')}\n${row('candidate')}\n`);
+    `| build | calls | p50 (ms) | p99 (ms) | max (ms) | calls > 50 ms | index (s) | main thread CPU (s) | load (1 min) |\n|---|---|---|---|---|---|---|---|---|\n${row('baseline')}\n${row('candidate')}\n`);
 }
 
 main().catch((error) => {

@@ -103,10 +103,13 @@ async function main(): Promise<void> {
   }
   const { ops, owner } = loupe;
 
-  // The port first: when it is taken, that is the one thing to say, before any indexing starts.
+  // The port first: when it is taken, that is the one thing to say, before any indexing starts. It is
+  // bound now; the HTTP application (Fastify, OpenAPI, A2A, MCP: most of a start's own time) is built
+  // below while the catch-up run walks the folder in the index writer's thread, and a request that
+  // comes before it is built waits for it.
   let sidecar: Sidecar;
   try {
-    sidecar = (await loupe.listen())!;
+    sidecar = (await loupe.listen({ onDemand: true }))!;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     await loupe.close();
@@ -123,6 +126,12 @@ async function main(): Promise<void> {
     if (!(error instanceof LoupeError)) throw error;
     await loupe.close();
     fail(error.message);
+  }
+  try {
+    await sidecar.ready?.();
+  } catch (error) {
+    await loupe.close();
+    fail(`the HTTP API could not start: ${(error as Error).message}`);
   }
   process.stdout.write(`Loupe API: ${sidecar.url}\nAPI key: ${owner.key}\nAPI docs: ${sidecar.url}/docs\n`);
 

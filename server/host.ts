@@ -23,6 +23,8 @@ export interface Sidecar {
   /** The application; an on-demand sidecar has none until its first request. */
   app?: FastifyInstance;
   url: string;
+  /** Builds an on-demand sidecar's application now rather than at its first request. */
+  ready?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -191,6 +193,7 @@ export async function startSidecarOnDemand(engine: EngineSurface, options: HttpS
   return {
     get app() { return app ?? undefined; },
     url: `http://${host}:${port}`,
+    ready: async () => { await build(); },
     async close() {
       await building?.catch(() => null);
       // Fastify does not close a server it was handed before it listened: closed here, with its connections.

@@ -45,23 +45,35 @@ test('a cold index of real code parses in worker processes that are gone when th
   assert.deepEqual(parseWorkers(), [], 'nothing left running after close');
 });
 
-/** Counts calls of fs's stat family and file reads, and child processes forked, while `run` is awaited. */
+/**
+ * Counts calls of fs's stat family and file reads (synchronous, callback and promise forms: the walk
+ * stats in parallel), and child processes forked, while `run` is awaited.
+ */
 async function counting<T>(run: () => Promise<T>): Promise<{ value: T; stats: string[]; reads: string[]; forks: number }> {
-  const fsAny = fs as unknown as Record<string, (...args: unknown[]) => unknown>;
   const cpAny = childProcess as unknown as Record<string, (...args: unknown[]) => unknown>;
   const stats: string[] = [];
   const reads: string[] = [];
   let forks = 0;
-  const originals = { statSync: fsAny.statSync, lstatSync: fsAny.lstatSync, readFileSync: fsAny.readFileSync, fork: cpAny.fork };
-  fsAny.statSync = (...a: unknown[]) => { stats.push(String(a[0])); return originals.statSync.apply(fs, a); };
-  fsAny.lstatSync = (...a: unknown[]) => { stats.push(String(a[0])); return originals.lstatSync.apply(fs, a); };
-  fsAny.readFileSync = (...a: unknown[]) => { reads.push(String(a[0])); return originals.readFileSync.apply(fs, a); };
-  cpAny.fork = (...a: unknown[]) => { forks++; return originals.fork.apply(childProcess, a); };
+  const restore: (() => void)[] = [];
+  const spy = (target: object, names: string[], into: string[]) => {
+    const any = target as Record<string, (...args: unknown[]) => unknown>;
+    for (const name of names) {
+      const original = any[name];
+      any[name] = (...a: unknown[]) => { into.push(String(a[0])); return original.apply(target, a); };
+      restore.push(() => { any[name] = original; });
+    }
+  };
+  spy(fs, ['statSync', 'lstatSync', 'stat', 'lstat'], stats);
+  spy(fs.promises, ['stat', 'lstat'], stats);
+  spy(fs, ['readFileSync', 'readFile', 'openSync', 'open'], reads);
+  spy(fs.promises, ['readFile', 'open'], reads);
+  const originalFork = cpAny.fork;
+  cpAny.fork = (...a: unknown[]) => { forks++; return originalFork.apply(childProcess, a); };
   try {
     return { value: await run(), stats, reads, forks };
   } finally {
-    Object.assign(fsAny, { statSync: originals.statSync, lstatSync: originals.lstatSync, readFileSync: originals.readFileSync });
-    cpAny.fork = originals.fork;
+    for (const r of restore) r();
+    cpAny.fork = originalFork;
   }
 }
 

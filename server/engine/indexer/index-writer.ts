@@ -7,6 +7,7 @@ import type { WriterRequest, WriterResponse } from './write-worker';
 import { LoupeError, type ErrorCode } from '../errors';
 import { shareWriteTurns, WriteTurns, type Db } from '../store/db';
 import type { CorpusModelRef, EmbedStep, PackedVectors } from '../embed/vector-writes';
+import { parsedFiles, type ParsedBatch } from './parsed-batch';
 
 /**
  * What the indexer asks of the thread that writes the index (see IndexWrites). Every call is async:
@@ -17,6 +18,11 @@ export interface IndexWriter {
   scan(repoId: string, root: string): Promise<Scan>;
   /** Writes parsed files in committed slices; `onCommitted(n)` follows each commit. */
   writeFiles(repoId: string, files: ParsedFile[], progress: Progress, onCommitted: (n: number) => void): Promise<void>;
+  /**
+   * writeFiles() for files that come as the parse workers' bytes (parsed-batch.ts), read where they
+   * are written; absent, the indexer reads them itself and calls writeFiles().
+   */
+  writeSerialized?(repoId: string, batches: ParsedBatch[], progress: Progress, onCommitted: (n: number) => void): Promise<void>;
   stamp(repoId: string, touch: { path: string; mtimeMs: number; size: number }[], skip: SkippedFile[], progress: Progress): Promise<void>;
   deletePaths(repoId: string, paths: string[]): Promise<void>;
   setProgress(repoId: string, progress: Progress): Promise<void>;
@@ -66,6 +72,9 @@ export class LocalIndexWriter implements IndexWriter {
       // The event loop turns between two transactions.
       await new Promise((resolve) => setImmediate(resolve));
     });
+  }
+  writeSerialized(repoId: string, batches: ParsedBatch[], progress: Progress, onCommitted: (n: number) => void): Promise<void> {
+    return this.writeFiles(repoId, parsedFiles(batches), progress, onCommitted);
   }
   async stamp(repoId: string, touch: { path: string; mtimeMs: number; size: number }[], skip: SkippedFile[], progress: Progress): Promise<void> {
     this.writes.stamp(repoId, touch, skip, progress);
@@ -122,6 +131,10 @@ export class WorkerIndexWriter implements IndexWriter {
   scan(repoId: string, root: string): Promise<Scan> { return this.call('scan', [repoId, root]) as Promise<Scan>; }
   async writeFiles(repoId: string, files: ParsedFile[], progress: Progress, onCommitted: (n: number) => void): Promise<void> {
     await this.call('writeFiles', [repoId, files, progress, WORKER_SLICE_MS], onCommitted);
+  }
+  /** The bytes are moved to the writer's thread (no copy, no structured clone of the files on this thread). */
+  async writeSerialized(repoId: string, batches: ParsedBatch[], progress: Progress, onCommitted: (n: number) => void): Promise<void> {
+    await this.call('writeSerialized', [repoId, batches, progress, WORKER_SLICE_MS], onCommitted, batches.map((b) => b.files));
   }
   async stamp(repoId: string, touch: { path: string; mtimeMs: number; size: number }[], skip: SkippedFile[], progress: Progress): Promise<void> {
     await this.call('stamp', [repoId, touch, skip, progress]);

@@ -5,7 +5,8 @@ import { FileParser } from './parse-file';
 import { resetTreeSitterResolution, resolveTreeSitterImport } from './parse-tree-sitter';
 import { detectLanguage } from './languages';
 import { isIndexable, walk, type WalkEntry, type WalkOptions } from './walk';
-import { ChangedNames, NAME_LOOKUP_LANGUAGES, parsedText, providedNames } from './name-references';
+import { ChangedNames, NAME_LOOKUP_LANGUAGES, providedNames } from './name-references';
+import { providedNow } from './parsed-batch';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -231,8 +232,7 @@ export class IndexWrites {
   }
 }
 
-export const providedNow = (file: ParsedFile): string[] =>
-  providedNames(file.language, file.path, file.language === 'csharp' ? parsedText(file) : null);
+export { providedNow } from './parsed-batch';
 
 export const nameChanges = (names: ChangedNames): NameChanges => [...names.byLanguage].map(([l, w]) => [l, [...w]]);
 

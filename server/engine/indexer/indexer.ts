@@ -2,14 +2,15 @@ import type { Logger } from '../log';
 import type { Db } from '../store/db';
 import type { FilesStore, SkippedFile } from '../store/files-store';
 import type { ReposStore } from '../store/repos-store';
-import type { ParsedFile, RepoRecord } from '../types';
+import type { RepoRecord } from '../types';
 import type { DerivedIndex } from './derived-index';
-import type { ParseJob, ParseOptions, ParseResult } from './parse-file';
+import type { ParseJob, ParseOptions } from './parse-file';
+import { parsedFiles, type ParsedBatch, type ParseSummary } from './parsed-batch';
 import { ParsePool } from './parse-pool';
 import { detectLanguage } from './languages';
 import type { WalkOptions } from './walk';
 import { ChangedNames, NAME_LOOKUP_LANGUAGES, providedNames } from './name-references';
-import { IndexWrites, nameChanges, providedNow, type IndexRunResult } from './index-writes';
+import { IndexWrites, nameChanges, type IndexRunResult, type Progress } from './index-writes';
 import { LocalIndexWriter, WorkerIndexWriter, type IndexWriter } from './index-writer';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -130,7 +131,9 @@ export class Indexer {
 
     if (jobs.length) this.pool.reset(root);
     const parseOptions: ParseOptions = { maxFileBytes: this.options.maxFileBytes };
-    let pendingWrite: ParsedFile[] = [];
+    // Parsed files stay the parse workers' bytes here: moved on to the writer, read there.
+    let pendingWrite: ParsedBatch[] = [];
+    let pendingFiles = 0;
     let pendingTouch: { path: string; mtimeMs: number; size: number }[] = [];
     let pendingSkip: SkippedFile[] = [];
     // The writer moved files_done with the commit; this thread only reports it.
@@ -142,24 +145,24 @@ export class Indexer {
     let writing: Promise<void> = Promise.resolve();
     const flush = (): Promise<void> => {
       const [write, touch, skip] = [pendingWrite, pendingTouch, pendingSkip];
-      pendingWrite = []; pendingTouch = []; pendingSkip = [];
+      pendingWrite = []; pendingFiles = 0; pendingTouch = []; pendingSkip = [];
       writing = writing.then(async () => {
         if (touch.length || skip.length) {
           await this.writer.stamp(repo.id, touch, skip, { done, total });
           committed(touch.length + skip.length);
         }
-        if (write.length) await this.writer.writeFiles(repo.id, write, { done, total }, committed);
+        if (write.length) await this.writeParsed(repo.id, write, { done, total }, committed);
       });
       return writing;
     };
     const parsed = new Set<string>();
-    const accept = (results: ParseResult[]) => {
+    const accept = (results: ParseSummary[], batch: ParsedBatch) => {
+      if (batch.count) { pendingWrite.push(batch); pendingFiles += batch.count; }
       for (const r of results) {
         if (r.kind === 'parsed') {
-          if (known.has(r.file.path)) result.changed++; else result.added++;
-          parsed.add(r.file.path);
-          names.note(r.file.language, this.providedBefore(r.file.path, known.get(r.file.path)?.id), providedNow(r.file));
-          pendingWrite.push(r.file);
+          if (known.has(r.path)) result.changed++; else result.added++;
+          parsed.add(r.path);
+          names.note(r.language, this.providedBefore(r.path, known.get(r.path)?.id), r.provided);
         } else if (r.kind === 'unchanged') {
           result.unchanged++;
           pendingTouch.push({ path: r.relPath, mtimeMs: r.mtimeMs, size: r.size });
@@ -169,7 +172,7 @@ export class Indexer {
           pendingSkip.push({ path: r.relPath, size: r.size, mtimeMs: r.mtimeMs, reason: r.reason });
         }
       }
-      return pendingWrite.length + pendingTouch.length + pendingSkip.length >= BATCH_FILES ? flush() : undefined;
+      return pendingFiles + pendingTouch.length + pendingSkip.length >= BATCH_FILES ? flush() : undefined;
     };
 
     const batches: ParseJob[][] = [];
@@ -182,10 +185,10 @@ export class Indexer {
         // parsing the rest of the repository for nothing.
         if (signal?.aborted || failed) return;
         const batch = batches[next++];
-        const results = await this.pool.parse(root, parseOptions, batch);
+        const { results, batch: files } = await this.pool.parseSerialized(root, parseOptions, batch);
         if (failed) return;
         try {
-          await accept(results);
+          await accept(results, files);
         } catch (error) {
           failed = true;
           throw error;
@@ -211,12 +214,21 @@ export class Indexer {
     }
     // Files parsed in this run saw every file on disk; the others may name what was added or removed.
     if (!names.empty) await this.writer.refreshNames(repo.id, root, nameChanges(names), [...parsed]);
-    await this.writer.release();
+    // A run that wrote lets the writer go before the derived phase (relinking and name lookups load a
+    // TypeScript compiler there). One that changed nothing keeps it for the derived indexes' counts: a
+    // second thread's start and connection would be most of a no-change restart's own work.
+    if (jobs.length || forgotten.length) await this.writer.release();
     await this.runDerived(repo.id, onProgress, signal);
     this.repos.setState(repo.id, 'ready');
     result.durationMs = Date.now() - started;
     onProgress({ repoId: repo.id, phase: 'done', done: total, total, rate: rate() });
     return result;
+  }
+
+  /** Parsed files to the writer as the parse workers' bytes (read in its thread), or read here for a writer that takes objects only. */
+  private writeParsed(repoId: string, batches: ParsedBatch[], progress: Progress, committed: (n: number) => void): Promise<void> {
+    if (this.writer.writeSerialized) return this.writer.writeSerialized(repoId, batches, progress, committed);
+    return this.writer.writeFiles(repoId, parsedFiles(batches), progress, committed);
   }
 
   /**

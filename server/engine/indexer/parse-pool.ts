@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ParseJob, ParseOptions, ParseResult } from './parse-file';
 import type { WorkerRequest, WorkerResponse } from './parse-worker';
+import type { ParsedBatch, ParseSummary } from './parsed-batch';
 import { LoupeError } from '../errors';
 
 /** In the bundle the worker is dist/parse-worker.js beside this code; from source it is the .ts file. */
@@ -10,7 +11,8 @@ const workerFile = __filename.endsWith('.ts')
   ? path.join(__dirname, 'parse-worker.ts')
   : path.join(__dirname, 'parse-worker.js');
 
-interface Pending { worker: ChildProcess; resolve: (r: ParseResult[]) => void; reject: (e: Error) => void }
+type Answer = Extract<WorkerResponse, { type: 'parsed' | 'summarized' }>;
+interface Pending { worker: ChildProcess; resolve: (r: Answer) => void; reject: (e: Error) => void }
 
 /** A worker keeps the process alive only while a batch is in flight (a process awaiting a parse must not exit under it). */
 function hold(worker: ChildProcess, busy: boolean): void {
@@ -66,8 +68,8 @@ export class ParsePool {
         if (![...this.pending.values()].some((q) => q.worker === worker)) hold(worker, false);
         this.release(worker);
         if (!p) return;
-        if (msg.type === 'parsed') p.resolve(msg.results);
-        else p.reject(new LoupeError('INTERNAL', msg.message));
+        if (msg.type === 'failed') p.reject(new LoupeError('INTERNAL', msg.message));
+        else p.resolve(msg);
       });
       const fail = (error: Error) => {
         for (const [id, p] of this.pending) if (p.worker === worker) { p.reject(error); this.pending.delete(id); }
@@ -97,6 +99,22 @@ export class ParsePool {
   }
 
   async parse(root: string, options: ParseOptions, jobs: ParseJob[]): Promise<ParseResult[]> {
+    const answer = await this.request(root, options, jobs, false);
+    if (answer.type !== 'parsed') throw new LoupeError('INTERNAL', 'a parse worker answered serialized');
+    return answer.results;
+  }
+
+  /**
+   * Parses a batch whose files go on to the index writer: they come back serialized as one buffer
+   * (the worker's bytes, not objects made on this thread), with a summary of each result.
+   */
+  async parseSerialized(root: string, options: ParseOptions, jobs: ParseJob[]): Promise<{ results: ParseSummary[]; batch: ParsedBatch }> {
+    const answer = await this.request(root, options, jobs, true);
+    if (answer.type !== 'summarized') throw new LoupeError('INTERNAL', 'a parse worker answered unserialized');
+    return { results: answer.results, batch: answer.batch };
+  }
+
+  private async request(root: string, options: ParseOptions, jobs: ParseJob[], serialized: boolean): Promise<Answer> {
     this.ensure();
     const worker = await this.acquire();
     const id = this.nextId++;
@@ -104,7 +122,7 @@ export class ParsePool {
       if (!worker.connected || !this.workers.includes(worker)) { reject(new LoupeError('INTERNAL', 'the parse workers were stopped')); return; }
       this.pending.set(id, { worker, resolve, reject });
       hold(worker, true);
-      worker.send({ type: 'parse', id, root, options, jobs } satisfies WorkerRequest);
+      worker.send({ type: 'parse', id, root, options, jobs, serialized } satisfies WorkerRequest);
     });
   }
 

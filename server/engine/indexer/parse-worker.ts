@@ -5,13 +5,16 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { FileParser, type ParseJob, type ParseOptions, type ParseResult } from './parse-file';
+import { summarize, type ParsedBatch, type ParseSummary } from './parsed-batch';
 
 export type WorkerRequest =
-  | { type: 'parse'; id: number; root: string; options: ParseOptions; jobs: ParseJob[] }
+  /** `serialized`: the parsed files come back as one buffer and a summary each (parsed-batch.ts). */
+  | { type: 'parse'; id: number; root: string; options: ParseOptions; jobs: ParseJob[]; serialized?: boolean }
   | { type: 'reset'; root: string };
 
 export type WorkerResponse =
   | { type: 'parsed'; id: number; results: ParseResult[] }
+  | { type: 'summarized'; id: number; results: ParseSummary[]; batch: ParsedBatch }
   | { type: 'failed'; id: number; message: string };
 
 const parsers = new Map<string, FileParser>();
@@ -26,7 +29,8 @@ async function handle(request: WorkerRequest, reply: (response: WorkerResponse) 
     if (!parser) parsers.set(request.root, (parser = new FileParser(request.root, request.options)));
     const results: ParseResult[] = [];
     for (const job of request.jobs) results.push(await parser.parse(job));
-    reply({ type: 'parsed', id: request.id, results });
+    if (request.serialized) reply({ type: 'summarized', id: request.id, ...summarize(results) });
+    else reply({ type: 'parsed', id: request.id, results });
   } catch (error) {
     reply({ type: 'failed', id: request.id, message: (error as Error).message });
   }

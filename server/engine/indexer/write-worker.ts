@@ -13,10 +13,11 @@ import { LoupeError } from '../errors';
 import { storageError } from '../store/storage-errors';
 import { SqliteVectorsStore } from '../store/vectors-store';
 import { VectorWrites } from '../embed/vector-writes';
+import { parsedFiles, type ParsedBatch } from './parsed-batch';
 
 export type WriterRequest = {
   id: number;
-  method: 'scan' | 'writeFiles' | 'stamp' | 'deletePaths' | 'setProgress' | 'relink' | 'refreshNames' | 'edit'
+  method: 'scan' | 'writeFiles' | 'writeSerialized' | 'stamp' | 'deletePaths' | 'setProgress' | 'relink' | 'refreshNames' | 'edit'
     | 'embedSlice' | 'countMissing' | 'chunkCount' | 'packed' | 'sampleTexts' | 'addModel' | 'close';
   args: unknown[];
 };
@@ -46,6 +47,13 @@ async function handle(request: WriterRequest): Promise<unknown> {
     case 'writeFiles': {
       const [repoId, files, progress, sliceMs] = a as [string, Args<'writeFiles'>[1], Args<'writeFiles'>[2], number];
       return writes.writeFiles(repoId, files, progress, sliceMs, (n) => {
+        parentPort!.postMessage({ type: 'committed', id: request.id, n } satisfies WriterResponse);
+      });
+    }
+    case 'writeSerialized': {
+      // The parse workers' bytes, read here (the main thread only passed them on).
+      const [repoId, batches, progress, sliceMs] = a as [string, ParsedBatch[], Args<'writeFiles'>[2], number];
+      return writes.writeFiles(repoId, parsedFiles(batches), progress, sliceMs, (n) => {
         parentPort!.postMessage({ type: 'committed', id: request.id, n } satisfies WriterResponse);
       });
     }
