@@ -6,6 +6,7 @@
 import { LoupeError } from '../errors';
 import type { Logger } from '../log';
 import type { ResearchStore } from '../store/research-store';
+import type { Async } from '../store/surface';
 import { buildGroundingContext, DEFAULT_GROUNDING_LIMITS, type GroundingContext, type GroundingSubject, type ResearchHit } from './grounding';
 import { abortError, type ChatMessage, type ChatUsage } from './model-provider';
 import type { ModelRegistry, ResolvedModel } from './model-registry';
@@ -97,7 +98,7 @@ export class Research {
   assist: RetrievalAssist | null = null;
 
   constructor(
-    private readonly store: ResearchStore,
+    private readonly store: Async<ResearchStore>,
     readonly models: ModelRegistry,
     private readonly accounts: ResearchAccounts | null,
     private readonly log: Logger,
@@ -157,7 +158,7 @@ export class PreparedResearch {
   private settled = false;
 
   constructor(
-    private readonly store: ResearchStore,
+    private readonly store: Async<ResearchStore>,
     private readonly accounts: ResearchAccounts | null,
     private readonly log: Logger,
     readonly request: ResearchRequest,
@@ -192,7 +193,7 @@ export class PreparedResearch {
       yield { type: 'search', results: outcome.results, total: outcome.total, meta: outcome.meta };
 
       // This search's hits first; the previous answer's files fill the rest (grounding dedupes and caps).
-      const context: GroundingContext = buildGroundingContext(
+      const context: GroundingContext = await buildGroundingContext(
         this.store, this.request.question, [...outcome.hits.slice(0, 5), ...this.carried, ...outcome.hits.slice(5)], DEFAULT_GROUNDING_LIMITS, this.subject, outcome.assist?.identifiers ?? [],
       );
       const { info, provider } = this.model;
