@@ -150,12 +150,16 @@ export async function buildGroundingContext(
   for (const h of hits) keys.set(`${h.repoId}\0${h.filePath}`, h);
   if (subject) keys.set(`${subject.repoId}\0${subject.path}`, { repoId: subject.repoId, repoName: subject.repoName, filePath: subject.path, score: 0 });
   for (const h of keys.values()) reads.file(h.repoId, h.filePath);
-  for (let round = 0; ; round++) {
-    await reads.fill();
-    const context = composeGrounding(reads, question, hits, limits, subject, hints);
-    if (context && !reads.missing) return context;
+  // Passes that only gather what to read (no call matching, the lead ranked once its rows are in), then the one that composes.
+  for (let round = 0; reads.missing; round++) {
     if (round > 50) throw new Error('grounding: the index kept answering rows not read before');
+    await reads.fill();
+    composeGrounding(reads, question, hits, limits, subject, hints);
   }
+  reads.gathering = false;
+  const context = composeGrounding(reads, question, hits, limits, subject, hints);
+  if (!context || reads.missing) throw new Error('grounding: a row was missing after every read was done');
+  return context;
 }
 
 /** One pass of the grounding over what `reads` holds; null when it stopped at a phase's end to read more. */
@@ -187,7 +191,7 @@ function composeGrounding(
   };
   const importers = (repoId: string, path: string) => store.importersOf(repoId, [path], IMPORTERS_READ);
   // The lead, once a pass chose it from rows all read, stays chosen: the next passes only read the edges.
-  const { lead, related } = store.lead ?? chooseLead(q, question, usable, read, back, hints, text, importers);
+  const { lead, related } = store.lead ?? chooseLead(q, question, usable, read, back, hints, text, importers, () => store.missing);
   if (store.missing) return null;
   store.lead = { lead, related };
   const seen = new Map<string, ResearchHit>();
@@ -305,8 +309,11 @@ function chooseLead(
   hints: string[],
   text?: (repoId: string, path: string) => string[] | null,
   importers?: (repoId: string, path: string) => ImporterRow[],
+  /** True while rows are still being read: the candidates' reads are made, not their ranking. */
+  reading?: () => boolean,
 ): { lead: LeadPick | null; related: LeadPick[] } {
-  const candidates = leadCandidates(hits, read, hints, text, importers);
+  const candidates = leadCandidates(hits, read, hints, text, importers, reading);
+  if (reading?.()) return { lead: null, related: [] };
   const isSubject = (c: LeadCandidate) => !!subject && c.repoId === subject.repoId && c.path === subject.path
     && c.symbol.startLine === subject.startLine && (c.symbol.parent ? `${c.symbol.parent}.${c.symbol.name}` : c.symbol.name) === subject.name;
   const ranked = rankLeads(q, candidates, question, subject ? isSubject : undefined);
@@ -331,6 +338,8 @@ export function leadCandidates(
   text?: (repoId: string, path: string) => string[] | null,
   /** The files importing a file (the import graph), for how many import each definition; without it they are not counted. */
   importers?: (repoId: string, path: string) => ImporterRow[],
+  /** True while rows are still being read (grounding's gathering passes): what the bodies say is not worked out yet. */
+  reading?: () => boolean,
 ): LeadCandidate[] {
   const fileRank = new Map<string, number>();
   const hitRank = new Map<string, number>();
@@ -401,6 +410,7 @@ export function leadCandidates(
     linesOf.set(key, lines);
     sources.push({ path: hit.filePath, lines, symbols: found.symbols });
   }
+  if (reading?.()) return candidates;
   const callers = countCallers(sources);
   for (const c of candidates) {
     const lines = linesOf.get(`${c.repoId}\0${c.path}`);
@@ -419,6 +429,8 @@ class GroundingReads implements ResearchStore {
   private readonly cache = new Map<string, unknown>();
   /** The lead and related places, once a pass chose them with nothing missing. */
   lead: { lead: LeadPick | null; related: LeadPick[] } | null = null;
+  /** Passes before the last only gather what to read: call matching (the costly part) waits for the last one. */
+  gathering = true;
   private noted = new Map<string, () => Promise<unknown>>();
 
   constructor(private readonly store: Async<ResearchStore>) {}
@@ -489,9 +501,6 @@ function collectEdges(
   // One read of the file, sliced per function: a file may hold hundreds of them.
   const last = callers.reduce((m, s) => Math.max(m, s.endLine), 0);
   const text = last ? store.lines(fileId, 1, last) : [];
-  // A pass that is still reading only gathers what to read: its edges are thrown away.
-  if (store.missing) return;
-  const bodies = new Map(callers.map((s) => [s, text.slice(s.startLine - 1, s.endLine).join('\n')]));
   const targets: { name: string; toPath: string; toLine: number | null; callable: boolean }[] = [];
   for (const imp of imports) {
     add({ kind: 'imports', fromPath: path, fromSymbol: null, fromLine: imp.line, toPath: imp.targetPath!, toSymbol: null, toLine: null });
@@ -503,6 +512,9 @@ function collectEdges(
   if (!onlyTargets) {
     for (const s of symbols) if (s.parent === null && CALLABLE.has(s.kind)) targets.push({ name: s.name, toPath: path, toLine: s.startLine, callable: FUNCTION_KINDS.has(s.kind) });
   }
+  // A gathering pass only learns what to read: its edges are thrown away.
+  if (store.gathering) return;
+  const bodies = new Map(callers.map((s) => [s, text.slice(s.startLine - 1, s.endLine).join('\n')]));
   for (const [caller, body] of bodies) {
     // Skip the caller's own declaration line so a function does not "call" itself by being declared.
     const rest = body.split('\n').slice(1).join('\n');
