@@ -4,6 +4,7 @@
  * edges between them (who imports whom, which function calls which). Generative models get it in
  * their prompt; the built-in model composes its answer from it directly.
  */
+import { LoupeError } from '../errors';
 import type { ImporterRow, ResearchStore } from '../store/research-store';
 import type { Async } from '../store/surface';
 import type { SymbolKind } from '../types';
@@ -152,13 +153,13 @@ export async function buildGroundingContext(
   for (const h of keys.values()) reads.file(h.repoId, h.filePath);
   // Passes that only gather what to read (no call matching, the lead ranked once its rows are in), then the one that composes.
   for (let round = 0; reads.missing; round++) {
-    if (round > 50) throw new Error('grounding: the index kept answering rows not read before');
+    if (round > 50) throw new LoupeError('INTERNAL', 'grounding: the index kept answering rows not read before');
     await reads.fill();
     composeGrounding(reads, question, hits, limits, subject, hints);
   }
   reads.gathering = false;
   const context = composeGrounding(reads, question, hits, limits, subject, hints);
-  if (!context || reads.missing) throw new Error('grounding: a row was missing after every read was done');
+  if (!context || reads.missing) throw new LoupeError('INTERNAL', 'grounding: a row was missing after every read was done');
   return context;
 }
 
@@ -483,7 +484,7 @@ class GroundingReads implements ResearchStore {
   }
 
   symbolNames(): string[] {
-    throw new Error('grounding does not read the symbol names');
+    throw new LoupeError('INTERNAL', 'grounding does not read the symbol names');
   }
 }
 
