@@ -173,9 +173,9 @@ export class EngineCore {
     }, this.log);
     const models = new ModelRegistry(this.log, config.research?.defaultModel);
     if (config.research?.openai) models.register(new OpenAICompatibleProvider(config.research.openai));
-    this.research = new Research(storage.research, models, researchAccounts(this.accounts, this.history), this.log);
+    this.research = new Research(this.reads.research, models, researchAccounts(this.accounts, this.history), this.log);
     // Off by default: a model helps retrieval only when one is named for it.
-    if (config.research?.retrieval?.model) this.research.assist = new RetrievalAssist(models, storage.research, config.research.retrieval, this.log);
+    if (config.research?.retrieval?.model) this.research.assist = new RetrievalAssist(models, this.reads.research, config.research.retrieval, this.log);
     const analysisStore = storage.analysis;
     this.analysis = new Analysis(this.reads.analysis, this.log, { githubApiUrl: config.githubApiUrl });
     this.docs = new FileDocs(analysisStore, this.reads.analysis, this.filesStore, this.analysis.ctx, this.log);

@@ -52,7 +52,7 @@ providerConformance('vscode language models (through the LSP bridge)', async () 
   const ok = await editorPair();
   const failing = await editorPair({ fail: true });
   return {
-    provider: ok.provider, failing: failing.provider, context: f.context('how is the area of a shape computed', [['src/app/area.ts', 4, 7]]),
+    provider: ok.provider, failing: failing.provider, context: await f.context('how is the area of a shape computed', [['src/app/area.ts', 4, 7]]),
     close: async () => { ok.close(); failing.close(); await f.close(); },
   };
 });

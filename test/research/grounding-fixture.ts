@@ -1,12 +1,13 @@
 import { copyFixture, createTestEngine, indexFolder, type TestEngine } from '../helpers/engine';
 import { SqliteResearchStore, type ResearchStore } from '../../server/engine/store/research-store';
+import { asyncStore } from '../../server/engine/store/async-store';
 import { buildGroundingContext, type GroundingContext, type ResearchHit } from '../../server/engine/research/grounding';
 
 export interface IndexedFixture {
   t: TestEngine;
   repoId: string;
   store: ResearchStore;
-  context(question: string, paths: [string, number?, number?][]): GroundingContext;
+  context(question: string, paths: [string, number?, number?][]): Promise<GroundingContext>;
   close(): Promise<void>;
 }
 
@@ -17,7 +18,7 @@ export async function indexedFixture(): Promise<IndexedFixture> {
   const store = new SqliteResearchStore(t.engine.db);
   return {
     t, repoId: repo.id, store,
-    context: (question, paths) => buildGroundingContext(store, question, paths.map(([filePath, startLine, endLine], i): ResearchHit => ({
+    context: (question, paths) => buildGroundingContext(asyncStore(store), question, paths.map(([filePath, startLine, endLine], i): ResearchHit => ({
       repoId: repo.id, repoName: repo.name, filePath, startLine: startLine ?? null, endLine: endLine ?? null, score: 1 / (i + 1),
     }))),
     close: () => t.close(),

@@ -11,7 +11,7 @@ const HITS: [string, number?, number?][] = [['src/app/area.ts', 4, 7], ['src/lib
 
 providerConformance('grounded (built-in)', async () => {
   const f = await indexedFixture();
-  return { provider: new GroundedProvider(), context: f.context(QUESTION, HITS), close: f.close };
+  return { provider: new GroundedProvider(), context: await f.context(QUESTION, HITS), close: f.close };
 });
 
 providerConformance('openai-compatible (local server standing in for a remote LLM)', async () => {
@@ -21,7 +21,7 @@ providerConformance('openai-compatible (local server standing in for a remote LL
   return {
     provider: new OpenAICompatibleProvider({ baseUrl: llm.baseUrl, models: ['echo-1'], apiKey: 'sk-test' }),
     failing: new OpenAICompatibleProvider({ baseUrl: down.baseUrl, models: ['echo-1'] }),
-    context: f.context(QUESTION, HITS),
+    context: await f.context(QUESTION, HITS),
     close: async () => { await llm.close(); await down.close(); await f.close(); },
   };
 });
@@ -29,7 +29,7 @@ providerConformance('openai-compatible (local server standing in for a remote LL
 test('grounded answer: the first line names the place, then calls and callers each cited once, the code, sources once, and it says it is extractive', async () => {
   const f = await indexedFixture();
   try {
-    const context = f.context(QUESTION, HITS);
+    const context = await f.context(QUESTION, HITS);
     const answer = [...composeGroundedAnswer(context)].join('');
     const [first] = answer.split('\n');
     assert.equal(first, '`area` in src/app/area.ts:5-7 is the most likely place: Computes the area of a shape.');
@@ -51,7 +51,7 @@ test('grounded answer: the first line names the place, then calls and callers ea
 test('grounded answer: through a barrel file the callee is found where it is defined', async () => {
   const f = await indexedFixture();
   try {
-    const context = f.context('main entry that writes the label', [['src/app/main.ts']]);
+    const context = await f.context('main entry that writes the label', [['src/app/main.ts']]);
     const edge = context.edges.find((e) => e.kind === 'calls' && e.toSymbol === 'labelWithLength');
     assert.deepEqual(edge && { from: edge.fromSymbol, to: edge.toPath, line: edge.toLine }, { from: 'main', to: 'src/lib/strings.ts', line: 4 });
   } finally {
@@ -69,7 +69,7 @@ test('openai-compatible: prompt carries the code context, usage comes from the s
   const llm = await startLocalLlm();
   try {
     const provider = new OpenAICompatibleProvider({ baseUrl: `${llm.baseUrl}/`, models: ['echo-1'], apiKey: 'sk-test' });
-    const context = f.context(QUESTION, HITS);
+    const context = await f.context(QUESTION, HITS);
     const { buildPrompt } = await import('../../server/engine/research/prompt');
     const messages = buildPrompt(context, [{ role: 'user', content: 'earlier question' }, { role: 'assistant', content: 'earlier answer' }], { contextWindow: 8192, maxOutput: 512 });
     let text = '';

@@ -94,7 +94,7 @@ export class CodeOps {
     const operation = `fundi.${request.op}`;
     const credits = this.accounts.costOf(operation, CODE_OP_COST) + usageCredits(usage, info.creditsPer1kTokens);
     // The model has already run: usage beyond the balance is charged up to what is left, not refused.
-    const settled = this.accounts.settle({
+    const settled = await this.accounts.settleAsync({
       userId: request.userId, operation, credits, reservation: request.reservation, capAtBalance: true,
       history: {
         category: 'code', query: request.instructions ?? `${request.op} ${lang || 'code'} (${request.code.length} characters)`,

@@ -4,7 +4,9 @@
  * edges between them (who imports whom, which function calls which). Generative models get it in
  * their prompt; the built-in model composes its answer from it directly.
  */
+import { LoupeError } from '../errors';
 import type { ImporterRow, ResearchStore } from '../store/research-store';
+import type { Async } from '../store/surface';
 import type { SymbolKind } from '../types';
 import { splitIdentifier } from '../util/words';
 import { bodyTraits, countCallers, isBenchPath, isDeclarationPath, moduleKey, rankLeads, readQuestion, refersBack, type CallerSource, type LeadInput } from './lead';
@@ -130,12 +132,41 @@ export interface GroundingSubject {
   startLine: number;
 }
 
-export function buildGroundingContext(
-  store: ResearchStore, question: string, hits: ResearchHit[], limits: GroundingLimits = DEFAULT_GROUNDING_LIMITS, subject: GroundingSubject | null = null,
+/**
+ * The grounding, read through the index's async surface (`core.reads.research`: SQLite's store, or the
+ * team server's PostgreSQL one). The composition below is synchronous over what has been read
+ * (`GroundingReads`): a pass that needs a row not read yet notes it and stops at the next phase's end;
+ * the noted rows are then read together (one `Promise.all`, never an await per row) and the pass runs
+ * again. The last pass has read everything from memory, so the answer is the one the synchronous store
+ * gave. The hits' files (with their symbols and imports) are read before the first pass; the lead, once
+ * chosen from rows all read, is kept; the edges need a few more rounds.
+ */
+export async function buildGroundingContext(
+  store: Async<ResearchStore>, question: string, hits: ResearchHit[], limits: GroundingLimits = DEFAULT_GROUNDING_LIMITS, subject: GroundingSubject | null = null,
   /** Identifiers a model named for the question, best first (retrieval-assist.ts): they lead the choice of the first place. */
   hints: string[] = [],
-): GroundingContext {
-  store = memoized(store);
+): Promise<GroundingContext> {
+  const reads = new GroundingReads(store);
+  const keys = new Map<string, ResearchHit>();
+  for (const h of hits) keys.set(`${h.repoId}\0${h.filePath}`, h);
+  if (subject) keys.set(`${subject.repoId}\0${subject.path}`, { repoId: subject.repoId, repoName: subject.repoName, filePath: subject.path, score: 0 });
+  for (const h of keys.values()) reads.file(h.repoId, h.filePath);
+  // Passes that only gather what to read (no call matching, the lead ranked once its rows are in), then the one that composes.
+  for (let round = 0; reads.missing; round++) {
+    if (round > 50) throw new LoupeError('INTERNAL', 'grounding: the index kept answering rows not read before');
+    await reads.fill();
+    composeGrounding(reads, question, hits, limits, subject, hints);
+  }
+  reads.gathering = false;
+  const context = composeGrounding(reads, question, hits, limits, subject, hints);
+  if (!context || reads.missing) throw new LoupeError('INTERNAL', 'grounding: a row was missing after every read was done');
+  return context;
+}
+
+/** One pass of the grounding over what `reads` holds; null when it stopped at a phase's end to read more. */
+function composeGrounding(
+  store: GroundingReads, question: string, hits: ResearchHit[], limits: GroundingLimits, subject: GroundingSubject | null, hints: string[],
+): GroundingContext | null {
   const words = questionWords(question);
   const q = readQuestion(question);
   // Test and benchmark code only when the question asks for it.
@@ -160,7 +191,10 @@ export function buildGroundingContext(
     return found ? store.lines(found.row.id, 1, found.row.lines) : null;
   };
   const importers = (repoId: string, path: string) => store.importersOf(repoId, [path], IMPORTERS_READ);
-  const { lead, related } = chooseLead(q, question, usable, read, back, hints, text, importers);
+  // The lead, once a pass chose it from rows all read, stays chosen: the next passes only read the edges.
+  const { lead, related } = store.lead ?? chooseLead(q, question, usable, read, back, hints, text, importers, () => store.missing);
+  if (store.missing) return null;
+  store.lead = { lead, related };
   const seen = new Map<string, ResearchHit>();
   // The lead's file first: the answer starts there.
   const leadHit = lead && usable.find((h) => h.repoId === lead.repoId && h.filePath === lead.path);
@@ -236,6 +270,7 @@ export function buildGroundingContext(
       collectEdges(store, row.id, row.path, repoId, store.symbols(row.id), collect, found);
     }
   }
+  if (store.missing) return null;
 
   const contextPaths = new Set(files.map((f) => f.path));
   const chosenNames = new Set(files.flatMap((f) => f.symbols.map((s) => `${f.path}\0${s.name}`)));
@@ -275,8 +310,11 @@ function chooseLead(
   hints: string[],
   text?: (repoId: string, path: string) => string[] | null,
   importers?: (repoId: string, path: string) => ImporterRow[],
+  /** True while rows are still being read: the candidates' reads are made, not their ranking. */
+  reading?: () => boolean,
 ): { lead: LeadPick | null; related: LeadPick[] } {
-  const candidates = leadCandidates(hits, read, hints, text, importers);
+  const candidates = leadCandidates(hits, read, hints, text, importers, reading);
+  if (reading?.()) return { lead: null, related: [] };
   const isSubject = (c: LeadCandidate) => !!subject && c.repoId === subject.repoId && c.path === subject.path
     && c.symbol.startLine === subject.startLine && (c.symbol.parent ? `${c.symbol.parent}.${c.symbol.name}` : c.symbol.name) === subject.name;
   const ranked = rankLeads(q, candidates, question, subject ? isSubject : undefined);
@@ -301,6 +339,8 @@ export function leadCandidates(
   text?: (repoId: string, path: string) => string[] | null,
   /** The files importing a file (the import graph), for how many import each definition; without it they are not counted. */
   importers?: (repoId: string, path: string) => ImporterRow[],
+  /** True while rows are still being read (grounding's gathering passes): what the bodies say is not worked out yet. */
+  reading?: () => boolean,
 ): LeadCandidate[] {
   const fileRank = new Map<string, number>();
   const hitRank = new Map<string, number>();
@@ -371,6 +411,7 @@ export function leadCandidates(
     linesOf.set(key, lines);
     sources.push({ path: hit.filePath, lines, symbols: found.symbols });
   }
+  if (reading?.()) return candidates;
   const callers = countCallers(sources);
   for (const c of candidates) {
     const lines = linesOf.get(`${c.repoId}\0${c.path}`);
@@ -381,31 +422,70 @@ export function leadCandidates(
 }
 
 /**
- * The store's reads of files, symbols and imports, each done once per grounding: the edges look up
- * the same imported files for every name they import (it was most of the grounding's time).
+ * The store's reads, each done once per grounding (the edges look up the same imported files for
+ * every name they import), answered synchronously from memory. A read not in memory yet answers
+ * empty and is noted (`missing`); `fill()` reads every noted one at once.
  */
-function memoized(store: ResearchStore): ResearchStore {
-  const files = new Map<string, ReturnType<ResearchStore['file']>>();
-  const symbols = new Map<number, ReturnType<ResearchStore['symbols']>>();
-  const imports = new Map<number, ReturnType<ResearchStore['localImports']>>();
-  return {
-    file: (repoId, path) => {
-      const key = `${repoId}\0${path}`;
-      if (!files.has(key)) files.set(key, store.file(repoId, path));
-      return files.get(key);
-    },
-    symbols: (fileId) => {
-      if (!symbols.has(fileId)) symbols.set(fileId, store.symbols(fileId));
-      return symbols.get(fileId)!;
-    },
-    localImports: (fileId) => {
-      if (!imports.has(fileId)) imports.set(fileId, store.localImports(fileId));
-      return imports.get(fileId)!;
-    },
-    importersOf: (repoId, paths, limit) => store.importersOf(repoId, paths, limit),
-    lines: (fileId, start, end) => store.lines(fileId, start, end),
-    symbolNames: (repoIds, limit) => store.symbolNames(repoIds, limit),
-  };
+class GroundingReads implements ResearchStore {
+  private readonly cache = new Map<string, unknown>();
+  /** The lead and related places, once a pass chose them with nothing missing. */
+  lead: { lead: LeadPick | null; related: LeadPick[] } | null = null;
+  /** Passes before the last only gather what to read: call matching (the costly part) waits for the last one. */
+  gathering = true;
+  private noted = new Map<string, () => Promise<unknown>>();
+
+  constructor(private readonly store: Async<ResearchStore>) {}
+
+  /** Whether this pass asked for a row not read yet. */
+  get missing(): boolean {
+    return this.noted.size > 0;
+  }
+
+  async fill(): Promise<void> {
+    const noted = [...this.noted];
+    this.noted = new Map();
+    const values = await Promise.all(noted.map(([, read]) => read()));
+    noted.forEach(([key], i) => this.cache.set(key, values[i]));
+  }
+
+  private get<T>(key: string, read: () => Promise<T>, empty: T): T {
+    if (this.cache.has(key)) return this.cache.get(key) as T;
+    if (!this.noted.has(key)) this.noted.set(key, read);
+    return empty;
+  }
+
+  /** A file's row; its symbols and imports are read with it (grounding reads them of nearly every file it reads). */
+  file(repoId: string, path: string) {
+    return this.get(`f\0${repoId}\0${path}`, async () => {
+      const row = await this.store.file(repoId, path);
+      if (row && !this.cache.has(`s\0${row.id}`)) {
+        const [symbols, imports] = await Promise.all([this.store.symbols(row.id), this.store.localImports(row.id)]);
+        this.cache.set(`s\0${row.id}`, symbols);
+        this.cache.set(`i\0${row.id}`, imports);
+      }
+      return row;
+    }, undefined);
+  }
+
+  symbols(fileId: number) {
+    return this.get(`s\0${fileId}`, () => this.store.symbols(fileId), []);
+  }
+
+  localImports(fileId: number) {
+    return this.get(`i\0${fileId}`, () => this.store.localImports(fileId), []);
+  }
+
+  importersOf(repoId: string, paths: string[], limit: number) {
+    return this.get(`m\0${repoId}\0${limit}\0${paths.join('\0')}`, () => this.store.importersOf(repoId, paths, limit), []);
+  }
+
+  lines(fileId: number, start: number, end: number) {
+    return this.get(`l\0${fileId}\0${start}\0${end}`, () => this.store.lines(fileId, start, end), []);
+  }
+
+  symbolNames(): string[] {
+    throw new LoupeError('INTERNAL', 'grounding does not read the symbol names');
+  }
 }
 
 /**
@@ -414,7 +494,7 @@ function memoized(store: ResearchStore): ResearchStore {
  * value, inside the caller's line range). `onlyTargets` keeps just the edges into those paths.
  */
 function collectEdges(
-  store: ResearchStore, fileId: number, path: string, repoId: string, symbols: { name: string; kind: SymbolKind; startLine: number; endLine: number; parent: string | null }[],
+  store: GroundingReads, fileId: number, path: string, repoId: string, symbols: { name: string; kind: SymbolKind; startLine: number; endLine: number; parent: string | null }[],
   add: (e: GroundingEdge) => void, onlyTargets?: Set<string>,
 ): void {
   const imports = store.localImports(fileId).filter((i) => !onlyTargets || onlyTargets.has(i.targetPath!));
@@ -422,7 +502,6 @@ function collectEdges(
   // One read of the file, sliced per function: a file may hold hundreds of them.
   const last = callers.reduce((m, s) => Math.max(m, s.endLine), 0);
   const text = last ? store.lines(fileId, 1, last) : [];
-  const bodies = new Map(callers.map((s) => [s, text.slice(s.startLine - 1, s.endLine).join('\n')]));
   const targets: { name: string; toPath: string; toLine: number | null; callable: boolean }[] = [];
   for (const imp of imports) {
     add({ kind: 'imports', fromPath: path, fromSymbol: null, fromLine: imp.line, toPath: imp.targetPath!, toSymbol: null, toLine: null });
@@ -434,6 +513,9 @@ function collectEdges(
   if (!onlyTargets) {
     for (const s of symbols) if (s.parent === null && CALLABLE.has(s.kind)) targets.push({ name: s.name, toPath: path, toLine: s.startLine, callable: FUNCTION_KINDS.has(s.kind) });
   }
+  // A gathering pass only learns what to read: its edges are thrown away.
+  if (store.gathering) return;
+  const bodies = new Map(callers.map((s) => [s, text.slice(s.startLine - 1, s.endLine).join('\n')]));
   for (const [caller, body] of bodies) {
     // Skip the caller's own declaration line so a function does not "call" itself by being declared.
     const rest = body.split('\n').slice(1).join('\n');
@@ -450,7 +532,7 @@ function collectEdges(
 }
 
 /** Where `name` is defined: in the imported file, or one re-export further (barrel files). */
-function locate(store: ResearchStore, repoId: string, targetPath: string, name: string): { toPath: string; toLine: number | null; callable: boolean } {
+function locate(store: GroundingReads, repoId: string, targetPath: string, name: string): { toPath: string; toLine: number | null; callable: boolean } {
   const row = store.file(repoId, targetPath);
   if (!row) return { toPath: targetPath, toLine: null, callable: false };
   const own = store.symbols(row.id).find((s) => s.name === name && s.parent === null);

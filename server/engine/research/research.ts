@@ -6,6 +6,7 @@
 import { LoupeError } from '../errors';
 import type { Logger } from '../log';
 import type { ResearchStore } from '../store/research-store';
+import type { Async } from '../store/surface';
 import { buildGroundingContext, DEFAULT_GROUNDING_LIMITS, type GroundingContext, type GroundingSubject, type ResearchHit } from './grounding';
 import { abortError, type ChatMessage, type ChatUsage } from './model-provider';
 import type { ModelRegistry, ResolvedModel } from './model-registry';
@@ -47,23 +48,26 @@ export type ResearchEvent =
  * `Accounts` satisfies it as is (reserve → settle with a history row in one transaction).
  */
 export interface ResearchAccounts {
-  reserve(userId: string, credits: number, operation: string): unknown;
+  reserve(userId: string, credits: number, operation: string): Promise<unknown>;
   settle(charge: {
     userId: string; operation: string; credits: number; reservation?: unknown; capAtBalance?: boolean;
     history?: { category: string; query?: string | null; repoIds?: string[]; conversationId?: string | null; newConversation?: boolean; summary?: string | null; result?: unknown; durationMs?: number };
-  }): { charged: number; history: { historyId: string; conversationId: string | null } | null };
+  }): Promise<{ charged: number; history: { historyId: string; conversationId: string | null } | null }>;
   release?(reservation: unknown): void;
   /** The caller's earlier turns of a conversation, oldest first; 404 when it is not theirs. */
-  conversationTurns(userId: string, conversationId: string): { query: string | null; result: unknown; category: string }[];
+  conversationTurns(userId: string, conversationId: string): Promise<{ query: string | null; result: unknown; category: string }[]>;
 }
 
-/** The engine's accounts and history, seen as research needs them. */
+/**
+ * The engine's accounts and history, seen as research needs them: their `…Async` methods, so research
+ * settles on either backend (the account side on PostgreSQL refuses the synchronous ones).
+ */
 export function researchAccounts(accounts: Accounts, history: History): ResearchAccounts {
   return {
-    reserve: (userId, credits, operation) => accounts.reserve(userId, credits, operation),
-    settle: (charge) => accounts.settle(charge as never),
+    reserve: (userId, credits, operation) => accounts.reserveAsync(userId, credits, operation),
+    settle: (charge) => accounts.settleAsync(charge as never),
     release: (reservation) => accounts.credits.release(reservation as Reservation),
-    conversationTurns: (userId, conversationId) => history.conversation(userId, conversationId).items,
+    conversationTurns: async (userId, conversationId) => (await history.conversationAsync(userId, conversationId)).items,
   };
 }
 
@@ -94,7 +98,7 @@ export class Research {
   assist: RetrievalAssist | null = null;
 
   constructor(
-    private readonly store: ResearchStore,
+    private readonly store: Async<ResearchStore>,
     readonly models: ModelRegistry,
     private readonly accounts: ResearchAccounts | null,
     private readonly log: Logger,
@@ -102,9 +106,9 @@ export class Research {
 
   async prepare(request: ResearchRequest): Promise<PreparedResearch> {
     const model = await this.models.resolve(request.model);
-    const turns = request.conversationId && this.accounts ? this.accounts.conversationTurns(request.userId, request.conversationId) : [];
+    const turns = request.conversationId && this.accounts ? await this.accounts.conversationTurns(request.userId, request.conversationId) : [];
     const history = turnsToMessages(turns);
-    const reservation = request.reservation ?? this.accounts?.reserve(request.userId, RESEARCH_SEARCH_COST, RESEARCH_OPERATION) ?? null;
+    const reservation = request.reservation ?? (await this.accounts?.reserve(request.userId, RESEARCH_SEARCH_COST, RESEARCH_OPERATION)) ?? null;
     return new PreparedResearch(this.store, this.accounts, this.log, request, model, history, previousFiles(turns), reservation, previousSubject(turns));
   }
 }
@@ -154,7 +158,7 @@ export class PreparedResearch {
   private settled = false;
 
   constructor(
-    private readonly store: ResearchStore,
+    private readonly store: Async<ResearchStore>,
     private readonly accounts: ResearchAccounts | null,
     private readonly log: Logger,
     readonly request: ResearchRequest,
@@ -189,7 +193,7 @@ export class PreparedResearch {
       yield { type: 'search', results: outcome.results, total: outcome.total, meta: outcome.meta };
 
       // This search's hits first; the previous answer's files fill the rest (grounding dedupes and caps).
-      const context: GroundingContext = buildGroundingContext(
+      const context: GroundingContext = await buildGroundingContext(
         this.store, this.request.question, [...outcome.hits.slice(0, 5), ...this.carried, ...outcome.hits.slice(5)], DEFAULT_GROUNDING_LIMITS, this.subject, outcome.assist?.identifiers ?? [],
       );
       const { info, provider } = this.model;
@@ -214,7 +218,7 @@ export class PreparedResearch {
       let charged = credits;
       let ref: { historyId: string; conversationId: string | null } | null = null;
       if (this.accounts) {
-        const settled = this.accounts.settle({
+        const settled = await this.accounts.settle({
           userId: this.request.userId, operation: RESEARCH_OPERATION, credits, reservation: this.reservation,
           // The answer has been delivered: charge what is left rather than refuse after the fact.
           capAtBalance: true,
@@ -243,15 +247,15 @@ export class PreparedResearch {
     } finally {
       // A call that ends in an error line is a history row; one the client walked away from (abort,
       // or the consumer stopped reading) leaves nothing, as nothing reached anyone.
-      if (!this.settled && failure) this.recordUnfinished(failure, answer, Date.now() - started);
+      if (!this.settled && failure) await this.recordUnfinished(failure, answer, Date.now() - started);
       this.cancel();
     }
   }
 
-  private recordUnfinished(summary: string, answer: string, durationMs: number): void {
+  private async recordUnfinished(summary: string, answer: string, durationMs: number): Promise<void> {
     if (!this.accounts) return;
     try {
-      this.accounts.settle({
+      await this.accounts.settle({
         userId: this.request.userId, operation: RESEARCH_OPERATION, credits: 0, reservation: this.reservation,
         history: {
           category: 'research', query: this.request.question, repoIds: this.request.repoIds ?? [],

@@ -14,6 +14,7 @@
  */
 import type { Logger } from '../log';
 import type { ResearchStore } from '../store/research-store';
+import type { Async } from '../store/surface';
 import { stem } from '../embed/terms';
 import { splitIdentifier } from '../util/words';
 import type { ChatMessage, ChatUsage } from './model-provider';
@@ -102,7 +103,7 @@ export class RetrievalAssist {
 
   constructor(
     private readonly models: ModelRegistry,
-    private readonly store: ResearchStore,
+    private readonly store: Async<ResearchStore>,
     readonly config: RetrievalAssistConfig,
     private readonly log: Logger,
   ) {
@@ -126,7 +127,7 @@ export class RetrievalAssist {
     // Only the first page: a later page reordered on its own would not continue the first.
     const ranked = (request.offset ?? 0) === 0 ? outcome.results.filter((h) => h.type === kind && h.filePath) : [];
     const top = ranked.slice(0, this.config.rerankTop ?? 10);
-    const reranked = this.reranks && top.length > 1 ? await this.rerank(request.query, top.map((h) => this.rerankCandidate(h, request.query)), signal) : null;
+    const reranked = this.reranks && top.length > 1 ? await this.rerank(request.query, await Promise.all(top.map((h) => this.rerankCandidate(h, request.query))), signal) : null;
     if (reranked) {
       const order = reranked.order.map((i) => top[i]);
       const scores = top.map((h) => h.score);
@@ -144,20 +145,20 @@ export class RetrievalAssist {
    * A hit as the rerank prompt names it: a function by its name and signature; a file or a chunk by its file's
    * base name and the names the file defines (functions, methods, classes; those sharing a word with the query first, at most 8).
    */
-  rerankCandidate(h: SearchHit, query: string): RerankCandidate {
+  async rerankCandidate(h: SearchHit, query: string): Promise<RerankCandidate> {
     if (h.type === 'function' && h.name) return { name: h.name, path: h.filePath!, line: h.startLine ?? null, signature: h.signature ?? null };
     const base = h.filePath!.slice(h.filePath!.lastIndexOf('/') + 1).replace(/\.[^.]*$/, '');
-    const row = this.store.file(h.repoId, h.filePath!);
+    const row = await this.store.file(h.repoId, h.filePath!);
     const near = nearQuestion(query);
-    const names = [...new Set((row ? this.store.symbols(row.id) : []).filter((s) => DEFINED.has(s.kind)).map((s) => (s.parent ? `${s.parent}.${s.name}` : s.name)))];
+    const names = [...new Set((row ? await this.store.symbols(row.id) : []).filter((s) => DEFINED.has(s.kind)).map((s) => (s.parent ? `${s.parent}.${s.name}` : s.name)))];
     const listed = [...names.filter(near), ...names.filter((n) => !near(n))].slice(0, 8);
     return { name: base, path: h.filePath!, line: h.startLine ?? null, signature: null, defines: listed };
   }
 
   /** The prompt for expansion: the question and the repository's names, those sharing a word with the question first. */
-  expansionPrompt(question: string, repoIds: string[]): { messages: ChatMessage[]; names: Set<string> } {
+  async expansionPrompt(question: string, repoIds: string[]): Promise<{ messages: ChatMessage[]; names: Set<string> }> {
     const max = this.config.maxSymbols ?? 400;
-    const all = this.store.symbolNames(repoIds, 20_000);
+    const all = await this.store.symbolNames(repoIds, 20_000);
     const near = nearQuestion(question);
     const distinct = [...new Set(all)];
     const listed = [...distinct.filter(near), ...distinct.filter((n) => !near(n))].slice(0, max);
@@ -172,7 +173,7 @@ export class RetrievalAssist {
 
   /** Likely identifiers for the question, from the repository's own names; null when the model could not help. */
   async expand(question: string, repoIds: string[], signal?: AbortSignal): Promise<(AssistCall & { identifiers: string[] }) | null> {
-    const { messages, names } = this.expansionPrompt(question, repoIds);
+    const { messages, names } = await this.expansionPrompt(question, repoIds);
     const reply = await this.call(messages, signal);
     if (!reply) return null;
     const identifiers: string[] = [];
