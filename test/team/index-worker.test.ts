@@ -134,7 +134,7 @@ function assertSameIndex(actual: Record<string, unknown>, expected: Record<strin
 const gin = () => copyOf(path.join(debianPackage('golang-github-gin-gonic-gin-dev', '1.8.1-1'), 'usr/share/gocode/src/github.com/gin-gonic/gin'));
 const flask = () => copyOf(path.join(debianPackage('python3-flask', '2.2.2-3'), 'usr/lib/python3/dist-packages/flask'));
 
-test('a worker process indexes gin into PostgreSQL: files, hashes, symbols, imports with their targets, chunks equal the engine\'s SQLite index', { timeout: 300_000, skip: !!process.env.ONLY_KILL }, async (t) => {
+test('a worker process indexes gin into PostgreSQL: files, hashes, symbols, imports with their targets, chunks equal the engine\'s SQLite index', { timeout: 300_000 }, async (t) => {
   const folder = gin();
   const ref = await sqliteReference([folder]);
   const id = ref.ids[0]!;
@@ -156,7 +156,7 @@ test('a worker process indexes gin into PostgreSQL: files, hashes, symbols, impo
   assert.match(w.stderr(), /index worker stopped/);
 });
 
-test('two workers, four repositories: each indexed once, a repository never by two workers at once, every index right', { timeout: 400_000, skip: !!process.env.ONLY_KILL }, async (t) => {
+test('two workers, four repositories: each indexed once, a repository never by two workers at once, every index right', { timeout: 400_000 }, async (t) => {
   const folders = [gin(), flask(), gin(), flask()];
   const ref = await sqliteReference(folders);
   for (const [i, id] of ref.ids.entries()) await registerPg(id, folders[i]!);
