@@ -8,6 +8,7 @@ import { copyOf, debianPackage, npmPackage } from '../helpers/real-code';
 import { startPostgres, type PgCluster } from '../helpers/postgres';
 import { openSqliteStorage } from '../../server/engine/store/storage';
 import { silentLogger } from '../../server/engine/log';
+import { newId } from '../../server/engine/util/ids';
 import { PgDb } from '../../server/engine/store/pg/pg-db';
 import { migratePg } from '../../server/engine/store/pg/migrate';
 import { PG_MIGRATIONS } from '../../server/engine/store/pg/migrations';
@@ -219,3 +220,39 @@ test('kill -9 a worker mid-job: its lease ends, the other worker resumes the job
   b.child.kill('SIGTERM');
   assert.equal(await b.exited, 0);
 });
+
+test('SIGTERM mid-job: the worker exits 0 at once, the repository is queued again, and another worker completes the job', { timeout: 600_000 }, async (t) => {
+  const folder = copyOf(path.join(npmPackage('phaser@3.90.0'), 'src'));
+  const id = newId();
+  await registerPg(id, folder);
+  const a = startWorker(t, 'A');
+  await a.ready;
+  await enqueueIndexing(utils, pgStores.repos, id);
+  const deadline = Date.now() + 240_000;
+  for (;;) {
+    const r = (await pgStores.repos.get(id))!;
+    if (r.state === 'indexing' && r.filesDone > 0 && r.filesDone < r.filesTotal * 0.6) break;
+    assert.ok(r.state !== 'ready' && Date.now() < deadline, `caught mid-run (${r.state} ${r.filesDone}/${r.filesTotal})`);
+    await sleep(20);
+  }
+  const stopAt = Date.now();
+  a.child.kill('SIGTERM');
+  assert.equal(await a.exited, 0, a.stderr());
+  assert.ok(Date.now() - stopAt < 20_000, `stopped within 20 s (${Date.now() - stopAt} ms)`);
+  const after = (await pgStores.repos.get(id))!;
+  assert.equal(after.state, 'queued', 'aborted, to be retried');
+  const jobs = await db.query('SELECT locked_by, attempts FROM graphile_worker.jobs');
+  assert.ok(jobs.rows.length === 1 && jobs.rows[0]!.locked_by === null, `released, not locked: ${JSON.stringify(jobs.rows)}`);
+  assert.equal((await db.query('SELECT 1 FROM loupe_worker_heartbeats')).rows.length, 0, 'its heartbeats removed');
+
+  // The retry waits out graphile-worker's backoff (exp(attempts) s), then resumes.
+  const b = startWorker(t, 'B');
+  await b.ready;
+  await waitState(id, 'ready', 400_000);
+  const done = (await pgStores.repos.get(id))!;
+  assert.equal(done.filesDone, done.filesTotal);
+  assert.equal(await pgStores.files.count(id), done.filesTotal - (await pgStores.files.skipped(id)).size);
+  b.child.kill('SIGTERM');
+  assert.equal(await b.exited, 0);
+});
+

@@ -35,6 +35,8 @@ export class PgIndexWriter implements IndexWriter {
     private readonly stores: { repos: PgReposStore; files: PgFilesStore },
     private readonly db: PgConnection,
     private readonly options: WriteOptions,
+    /** A stopping worker's signal: no further slice is written once it fired (the job is retried and resumes). */
+    private readonly signal?: AbortSignal,
     private readonly sliceMs = PG_SLICE_MS,
   ) {}
 
@@ -57,6 +59,7 @@ export class PgIndexWriter implements IndexWriter {
   async writeFiles(repoId: string, files: ParsedFile[], progress: Progress, onCommitted: (n: number) => void): Promise<void> {
     let done = progress.done;
     for (let i = 0; i < files.length;) {
+      if (this.signal?.aborted) throw new DOMException('indexing was cancelled', 'AbortError');
       const slice = files.slice(i, i + this.sliceFiles);
       const t0 = performance.now();
       done += slice.length;

@@ -119,7 +119,14 @@ export async function startIndexWorker(options: IndexWorkerOptions): Promise<Ind
     void beat().then(sweep).catch((error: Error) => log.warn('index worker: heartbeat failed:', error));
   }, heartbeatMs);
 
-  const task: Task = async (raw, helpers) => {
+  const active = new Set<Promise<unknown>>();
+  const task: Task = (raw, helpers) => {
+    const running = runTask(raw, helpers);
+    active.add(running);
+    void running.then(() => active.delete(running), () => active.delete(running));
+    return running;
+  };
+  const runTask = async (raw: unknown, helpers: Parameters<Task>[1]): Promise<void> => {
     const { repoId } = raw as IndexJobPayload;
     const repo = await stores.repos.get(repoId);
     if (!repo) { log.info(`index worker: repository ${repoId} is gone; nothing to index`); return; }
@@ -142,7 +149,7 @@ export async function startIndexWorker(options: IndexWorkerOptions): Promise<Ind
 
   const indexOne = async (repo: RepoRecord, signal: AbortSignal): Promise<IndexRunResult> => {
     const writeOptions = { maxFileBytes: options.maxFileBytes ?? 1024 * 1024 };
-    const writer = new PgIndexWriter(stores, db, writeOptions);
+    const writer = new PgIndexWriter(stores, db, writeOptions, signal);
     const indexer = new Indexer(stores.repos, writer.indexerFiles, log, { ...writeOptions, writerThread: false }, undefined, writer);
     try {
       let target = repo;
@@ -155,7 +162,8 @@ export async function startIndexWorker(options: IndexWorkerOptions): Promise<Ind
       if (head) await stores.repos.setState(repo.id, 'ready', { headCommit: head });
       return result;
     } catch (error) {
-      if ((error as Error).name !== 'AbortError') await stores.repos.setState(repo.id, 'failed', { error: (error as Error).message }).catch(() => undefined);
+      const aborted = (error as Error).name === 'AbortError';
+      await stores.repos.setState(repo.id, aborted ? 'queued' : 'failed', aborted ? {} : { error: (error as Error).message }).catch(() => undefined);
       throw error;
     } finally {
       await indexer.close();
@@ -186,6 +194,10 @@ export async function startIndexWorker(options: IndexWorkerOptions): Promise<Ind
   const stop = () => (stopping ??= (async () => {
     clearInterval(timer);
     await runner.stop().catch((error: Error) => log.warn('index worker: stop:', error));
+    // The aborted runs end (state back to queued), and whatever this process still has locked is let go at
+    // once: graphile-worker's graceful stop can return with an aborted job still locked under its pool.
+    await Promise.allSettled([...active]);
+    await utils.forceUnlockWorkers([...workerIds]).catch((error: Error) => log.warn('index worker: unlock on stop:', error));
     await db.query('DELETE FROM loupe_worker_heartbeats WHERE worker_id = ANY($1::text[])', [[...workerIds]]).catch(() => undefined);
     await utils.release();
     await db.close();
