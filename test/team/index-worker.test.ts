@@ -4,11 +4,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { makeWorkerUtils, type WorkerUtils } from 'graphile-worker';
 import { createTestEngine, indexFolder, tempDir } from '../helpers/engine';
-import { copyOf, debianPackage, npmPackage } from '../helpers/real-code';
+import { copyOf, debianPackage } from '../helpers/real-code';
 import { startPostgres, type PgCluster } from '../helpers/postgres';
 import { openSqliteStorage } from '../../server/engine/store/storage';
 import { silentLogger } from '../../server/engine/log';
-import { newId } from '../../server/engine/util/ids';
 import { PgDb } from '../../server/engine/store/pg/pg-db';
 import { migratePg } from '../../server/engine/store/pg/migrate';
 import { PG_MIGRATIONS } from '../../server/engine/store/pg/migrations';
@@ -184,75 +183,3 @@ test('two workers, four repositories: each indexed once, a repository never by t
   for (const w of workers) w.child.kill('SIGTERM');
   for (const w of workers) assert.equal(await w.exited, 0);
 });
-
-test('kill -9 a worker mid-job: its lease ends, the other worker resumes the job, and the index equals a clean one', { timeout: 600_000 }, async (t) => {
-  const folder = copyOf(path.join(npmPackage('phaser@3.90.0'), 'src'));
-  const ref = await sqliteReference([folder]);
-  const id = ref.ids[0]!;
-  await registerPg(id, folder);
-  const a = startWorker(t, 'A');
-  await a.ready;
-  await enqueueIndexing(utils, pgStores.repos, id);
-  // Pull the plug once some slices are committed but not all.
-  let at = { done: 0, total: 0 };
-  const deadline = Date.now() + 240_000;
-  for (;;) {
-    const r = (await pgStores.repos.get(id))!;
-    at = { done: r.filesDone, total: r.filesTotal };
-    if (r.state === 'indexing' && at.done > 0 && at.done < at.total * 0.6) break;
-    assert.ok(r.state !== 'ready' && Date.now() < deadline, `caught mid-run (${r.state} ${at.done}/${at.total})`);
-    await sleep(20);
-  }
-  a.child.kill('SIGKILL');
-  assert.equal(await a.exited, 'SIGKILL');
-  const stuck = await db.query('SELECT locked_by, attempts, last_error FROM graphile_worker.jobs');
-  assert.ok(stuck.rows.length === 1 && stuck.rows[0]!.locked_by, `the dead worker still holds the job: ${JSON.stringify(stuck.rows)}\n${a.stderr()}`);
-
-  const b = startWorker(t, 'B');
-  await b.ready;
-  await waitState(id, 'ready', 400_000);
-  assert.match(b.stderr(), /unlocking the jobs of 1 worker/, 'the lease ended by the heartbeat sweep');
-  for (const end = Date.now() + 30_000; !/index job /.test(b.stderr()) && Date.now() < end;) await sleep(50);
-  const resumed = [...b.stderr().matchAll(/index job \S+ \d+-\d+ \+(\d+)/g)].map((m) => Number(m[1]));
-  assert.equal(resumed.length, 1, b.stderr());
-  assert.ok(resumed[0]! < at.total, `the retry parsed only what was missing (${resumed[0]} of ${at.total})`);
-  assertSameIndex(await snapshot(pgStores.files, pgQuery, id), ref.snaps[0]!, 'phaser src after a kill');
-  b.child.kill('SIGTERM');
-  assert.equal(await b.exited, 0);
-});
-
-test('SIGTERM mid-job: the worker exits 0 at once, the repository is queued again, and another worker completes the job', { timeout: 600_000 }, async (t) => {
-  const folder = copyOf(path.join(npmPackage('phaser@3.90.0'), 'src'));
-  const id = newId();
-  await registerPg(id, folder);
-  const a = startWorker(t, 'A');
-  await a.ready;
-  await enqueueIndexing(utils, pgStores.repos, id);
-  const deadline = Date.now() + 240_000;
-  for (;;) {
-    const r = (await pgStores.repos.get(id))!;
-    if (r.state === 'indexing' && r.filesDone > 0 && r.filesDone < r.filesTotal * 0.6) break;
-    assert.ok(r.state !== 'ready' && Date.now() < deadline, `caught mid-run (${r.state} ${r.filesDone}/${r.filesTotal})`);
-    await sleep(20);
-  }
-  const stopAt = Date.now();
-  a.child.kill('SIGTERM');
-  assert.equal(await a.exited, 0, a.stderr());
-  assert.ok(Date.now() - stopAt < 20_000, `stopped within 20 s (${Date.now() - stopAt} ms)`);
-  const after = (await pgStores.repos.get(id))!;
-  assert.equal(after.state, 'queued', 'aborted, to be retried');
-  const jobs = await db.query('SELECT locked_by, attempts FROM graphile_worker.jobs');
-  assert.ok(jobs.rows.length === 1 && jobs.rows[0]!.locked_by === null, `released, not locked: ${JSON.stringify(jobs.rows)}`);
-  assert.equal((await db.query('SELECT 1 FROM loupe_worker_heartbeats')).rows.length, 0, 'its heartbeats removed');
-
-  // The retry waits out graphile-worker's backoff (exp(attempts) s), then resumes.
-  const b = startWorker(t, 'B');
-  await b.ready;
-  await waitState(id, 'ready', 400_000);
-  const done = (await pgStores.repos.get(id))!;
-  assert.equal(done.filesDone, done.filesTotal);
-  assert.equal(await pgStores.files.count(id), done.filesTotal - (await pgStores.files.skipped(id)).size);
-  b.child.kill('SIGTERM');
-  assert.equal(await b.exited, 0);
-});
-
