@@ -1,5 +1,6 @@
 import type { Fingerprint, FilesStore, SkippedFile } from '../store/files-store';
 import type { ReposStore } from '../store/repos-store';
+import type { Async } from '../store/surface';
 import type { ParsedFile } from '../types';
 import { FileParser } from './parse-file';
 import { resetTreeSitterResolution, resolveTreeSitterImport } from './parse-tree-sitter';
@@ -77,8 +78,7 @@ export class IndexWrites {
         this.files.writeBatch(repoId, slice);
         this.repos.setProgress(repoId, done, progress.total);
       });
-      const msPerFile = Math.max(0.01, (performance.now() - t0) / slice.length);
-      this.sliceFiles = Math.max(1, Math.min(256, Math.floor(sliceMs / msPerFile)));
+      this.sliceFiles = nextSliceFiles(performance.now() - t0, slice.length, sliceMs);
       i += slice.length;
       await between(slice.length);
     }
@@ -109,22 +109,15 @@ export class IndexWrites {
    * them again; unreadable ones are only forgotten, to be tried again.
    */
   private recordSkipped(repoId: string, files: SkippedFile[]): void {
-    const unreadable = files.filter((f) => f.reason === 'unreadable');
-    if (unreadable.length) this.files.deletePaths(repoId, unreadable.map((f) => f.path));
-    const kept = files.filter((f) => f.reason !== 'unreadable');
-    if (kept.length) this.files.recordSkipped(repoId, kept);
+    const { forget, keep } = splitSkipped(files);
+    if (forget.length) this.files.deletePaths(repoId, forget);
+    if (keep.length) this.files.recordSkipped(repoId, keep);
   }
 
   /** Imports that did not resolve may resolve now that files were added (or stop resolving when removed). */
   relink(repoId: string, root: string): void {
-    const resolver = this.parser(root).moduleResolver;
-    resolver.reset();
-    resetTreeSitterResolution(root);
-    const updates = this.files.staleImports(repoId).map((i) => ({
-      id: i.id,
-      ...(resolveTreeSitterImport(root, detectLanguage(path.basename(i.filePath)), i.filePath, i.specifier, i.kind)
-        ?? resolver.resolve(i.filePath, i.specifier)),
-    }));
+    const resolve = importResolution(this.parser(root), root);
+    const updates = this.files.staleImports(repoId).map(resolve);
     if (updates.length) this.files.setImportTarget(updates);
   }
 
@@ -135,19 +128,7 @@ export class IndexWrites {
    * parsed again from their indexed text (not `skip`), and their edges replaced where they differ.
    */
   async refreshNames(repoId: string, root: string, names: NameChanges, skip: string[]): Promise<void> {
-    const parser = this.parser(root);
-    parser.resetResolution();
-    const excluded = new Set(skip);
-    const updates: { path: string; imports: ParsedFile['imports'] }[] = [];
-    for (const [language, words] of names) {
-      for (const { id, path: relPath } of this.files.filesMentioning(repoId, language, new Set(words), excluded)) {
-        const record = this.files.getByPath(repoId, relPath);
-        if (!record) continue;
-        const r = await parser.parse({ relPath, size: record.size, mtimeMs: record.mtimeMs, content: this.files.content(id) });
-        if (r.kind === 'parsed') updates.push({ path: relPath, imports: r.file.imports });
-      }
-    }
-    if (updates.length) this.files.replaceImports(repoId, updates);
+    await refreshNameEdges(this.files, this.parser(root), repoId, names, skip);
   }
 
   /** Cached resolution answers are stale (files were added or removed under root). */
@@ -160,61 +141,10 @@ export class IndexWrites {
    * name lookups. `contents` carries unsaved editor text by path.
    */
   async edit(repo: { id: string; rootPath: string }, relPaths: string[], contents: Map<string, string>): Promise<EditOutcome> {
-    const started = Date.now();
-    const parser = this.parser(repo.rootPath);
-    const result: IndexRunResult = { added: 0, changed: 0, removed: 0, unchanged: 0, skipped: 0, durationMs: 0 };
-    const write: ParsedFile[] = [];
-    const remove: string[] = [];
-    const skip: SkippedFile[] = [];
-    const names = new ChangedNames();
-    for (const relPath of new Set(relPaths)) {
-      const abs = path.join(repo.rootPath, relPath);
-      const stat = safeStat(abs);
-      const existing = this.files.getByPath(repo.id, relPath);
-      const language = detectLanguage(path.basename(relPath));
-      const before = this.providedBefore(relPath, existing?.id);
-      if (!stat || !stat.isFile() || !isIndexable(repo.rootPath, relPath, this.options)) {
-        // Forgotten whether it was indexed or skipped (deletePaths handles both).
-        remove.push(relPath);
-        if (existing) result.removed++;
-        names.note(language, before, []);
-        continue;
-      }
-      const content = contents.get(relPath);
-      const r = await parser.parse({
-        relPath, size: content !== undefined ? Buffer.byteLength(content) : stat.size, mtimeMs: Math.trunc(stat.mtimeMs),
-        knownHash: existing?.hash, content,
-      });
-      if (r.kind === 'parsed') {
-        write.push(r.file);
-        if (existing) result.changed++; else result.added++;
-        names.note(language, before, providedNow(r.file));
-      } else if (r.kind === 'unchanged') result.unchanged++;
-      else {
-        result.skipped++;
-        skip.push({ path: relPath, size: r.size, mtimeMs: r.mtimeMs, reason: r.reason });
-        if (existing) result.removed++;
-        names.note(language, before, []);
-      }
-    }
-    if (write.length) this.files.writeBatch(repo.id, write);
-    if (remove.length) this.files.deletePaths(repo.id, remove);
-    if (skip.length) this.recordSkipped(repo.id, skip);
-    if (result.added || result.removed) {
-      parser.resetResolution();
-      this.relink(repo.id, repo.rootPath);
-    }
-    // The files just parsed are looked at again too: they were resolved before the caches were reset.
-    if (!names.empty) await this.refreshNames(repo.id, repo.rootPath, nameChanges(names), []);
-    // Skipped files are not in the index: only files written or taken out of it change what it holds.
-    const changed = write.length > 0 || result.removed > 0;
-    if (changed) {
-      const n = this.files.count(repo.id);
-      this.repos.setProgress(repo.id, n, n);
-      this.repos.setState(repo.id, 'ready');
-    }
-    result.durationMs = Date.now() - started;
-    return { result, changed };
+    return editPaths({
+      files: this.files, repos: this.repos, options: this.options, parser: (root) => this.parser(root),
+      recordSkipped: (id, skip) => this.recordSkipped(id, skip), relink: (id, root) => this.relink(id, root),
+    }, repo, relPaths, contents);
   }
 
   /** Names an indexed file provides to name lookups (Java, C#, Ruby, PHP), read from the index before it changes. */
@@ -238,4 +168,132 @@ export const nameChanges = (names: ChangedNames): NameChanges => [...names.byLan
 
 function safeStat(p: string): fs.Stats | null {
   try { return fs.statSync(p); } catch { return null; }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The writes' logic that does not depend on the backend, shared by IndexWrites (SQLite, synchronous
+// stores) and PgIndexWriter (PostgreSQL, pg-index-writer.ts, awaited stores): a store's answer is
+// awaited here, which on SQLite is its value at once.
+
+/** Files per write transaction for the next slice, from the time the last one took. */
+export function nextSliceFiles(elapsedMs: number, files: number, sliceMs: number): number {
+  const msPerFile = Math.max(0.01, elapsedMs / files);
+  return Math.max(1, Math.min(256, Math.floor(sliceMs / msPerFile)));
+}
+
+/** Skipped files: unreadable ones are only forgotten (tried again next run), the others remembered. */
+export function splitSkipped(files: SkippedFile[]): { forget: string[]; keep: SkippedFile[] } {
+  return { forget: files.filter((f) => f.reason === 'unreadable').map((f) => f.path), keep: files.filter((f) => f.reason !== 'unreadable') };
+}
+
+type StaleImport = { id: number; filePath: string; specifier: string; kind: ParsedFile['imports'][number]['kind'] };
+
+/** Resolves stale imports afresh (the resolution caches of `root` are reset first). */
+export function importResolution(parser: FileParser, root: string): (i: StaleImport) => { id: number; targetPath: string | null; packageName: string | null } {
+  const resolver = parser.moduleResolver;
+  resolver.reset();
+  resetTreeSitterResolution(root);
+  return (i) => ({
+    id: i.id,
+    ...(resolveTreeSitterImport(root, detectLanguage(path.basename(i.filePath)), i.filePath, i.specifier, i.kind)
+      ?? resolver.resolve(i.filePath, i.specifier)),
+  });
+}
+
+type AnyFiles = FilesStore | Async<FilesStore>;
+
+/** IndexWrites.refreshNames over either backend's files store. */
+export async function refreshNameEdges(files: AnyFiles, parser: FileParser, repoId: string, names: NameChanges, skip: string[]): Promise<void> {
+  parser.resetResolution();
+  const excluded = new Set(skip);
+  const updates: { path: string; imports: ParsedFile['imports'] }[] = [];
+  for (const [language, words] of names) {
+    for (const { id, path: relPath } of await files.filesMentioning(repoId, language, new Set(words), excluded)) {
+      const record = await files.getByPath(repoId, relPath);
+      if (!record) continue;
+      const r = await parser.parse({ relPath, size: record.size, mtimeMs: record.mtimeMs, content: await files.content(id) });
+      if (r.kind === 'parsed') updates.push({ path: relPath, imports: r.file.imports });
+    }
+  }
+  if (updates.length) await files.replaceImports(repoId, updates);
+}
+
+/** Names an indexed file provides to name lookups (Java, C#, Ruby, PHP), read from the index before it changes. */
+export async function providedBeforeIn(files: AnyFiles, relPath: string, fileId: number | undefined): Promise<string[]> {
+  if (fileId === undefined) return [];
+  const language = detectLanguage(path.basename(relPath));
+  if (!language || !NAME_LOOKUP_LANGUAGES.has(language)) return [];
+  return providedNames(language, relPath, language === 'csharp' ? await files.content(fileId) : null);
+}
+
+/** What an edit needs of the side that writes it. */
+export interface EditSide {
+  files: AnyFiles;
+  repos: ReposStore | Async<ReposStore>;
+  options: WriteOptions;
+  parser(root: string): FileParser;
+  recordSkipped(repoId: string, files: SkippedFile[]): void | Promise<void>;
+  relink(repoId: string, root: string): void | Promise<void>;
+}
+
+/**
+ * Re-indexes the given files (a save, an edit, a watcher event): parse, write, forget, relink and
+ * name lookups. `contents` carries unsaved editor text by path.
+ */
+export async function editPaths(w: EditSide, repo: { id: string; rootPath: string }, relPaths: string[], contents: Map<string, string>): Promise<EditOutcome> {
+  const started = Date.now();
+  const parser = w.parser(repo.rootPath);
+  const result: IndexRunResult = { added: 0, changed: 0, removed: 0, unchanged: 0, skipped: 0, durationMs: 0 };
+  const write: ParsedFile[] = [];
+  const remove: string[] = [];
+  const skip: SkippedFile[] = [];
+  const names = new ChangedNames();
+  for (const relPath of new Set(relPaths)) {
+    const abs = path.join(repo.rootPath, relPath);
+    const stat = safeStat(abs);
+    const existing = await w.files.getByPath(repo.id, relPath);
+    const language = detectLanguage(path.basename(relPath));
+    const before = await providedBeforeIn(w.files, relPath, existing?.id);
+    if (!stat || !stat.isFile() || !isIndexable(repo.rootPath, relPath, w.options)) {
+      // Forgotten whether it was indexed or skipped (deletePaths handles both).
+      remove.push(relPath);
+      if (existing) result.removed++;
+      names.note(language, before, []);
+      continue;
+    }
+    const content = contents.get(relPath);
+    const r = await parser.parse({
+      relPath, size: content !== undefined ? Buffer.byteLength(content) : stat.size, mtimeMs: Math.trunc(stat.mtimeMs),
+      knownHash: existing?.hash, content,
+    });
+    if (r.kind === 'parsed') {
+      write.push(r.file);
+      if (existing) result.changed++; else result.added++;
+      names.note(language, before, providedNow(r.file));
+    } else if (r.kind === 'unchanged') result.unchanged++;
+    else {
+      result.skipped++;
+      skip.push({ path: relPath, size: r.size, mtimeMs: r.mtimeMs, reason: r.reason });
+      if (existing) result.removed++;
+      names.note(language, before, []);
+    }
+  }
+  if (write.length) await w.files.writeBatch(repo.id, write);
+  if (remove.length) await w.files.deletePaths(repo.id, remove);
+  if (skip.length) await w.recordSkipped(repo.id, skip);
+  if (result.added || result.removed) {
+    parser.resetResolution();
+    await w.relink(repo.id, repo.rootPath);
+  }
+  // The files just parsed are looked at again too: they were resolved before the caches were reset.
+  if (!names.empty) await refreshNameEdges(w.files, parser, repo.id, nameChanges(names), []);
+  // Skipped files are not in the index: only files written or taken out of it change what it holds.
+  const changed = write.length > 0 || result.removed > 0;
+  if (changed) {
+    const n = await w.files.count(repo.id);
+    await w.repos.setProgress(repo.id, n, n);
+    await w.repos.setState(repo.id, 'ready');
+  }
+  result.durationMs = Date.now() - started;
+  return { result, changed };
 }

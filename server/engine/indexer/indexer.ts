@@ -24,6 +24,11 @@ export interface IndexerOptions extends ParseOptions, WalkOptions {
   writerThread?: boolean;
 }
 
+/** The repository state the indexer sets itself: SQLite's store, or an awaited one (PostgreSQL's). */
+export type IndexerRepos = Pick<ReposStore, 'setState'> | { setState(...args: Parameters<ReposStore['setState']>): Promise<void> };
+/** The indexed text the indexer reads itself (a C# file's namespaces before it changes); synchronous. */
+export type IndexerFiles = Pick<FilesStore, 'content'>;
+
 export const DEFAULT_INDEXER_OPTIONS: IndexerOptions = { maxFileBytes: 1024 * 1024 };
 
 export interface IndexRunProgress {
@@ -56,17 +61,19 @@ export class Indexer {
   private readonly writer: IndexWriter;
 
   constructor(
-    private readonly repos: ReposStore,
-    private readonly files: FilesStore,
+    private readonly repos: IndexerRepos,
+    private readonly files: IndexerFiles,
     private readonly log: Logger,
     private readonly options: IndexerOptions = DEFAULT_INDEXER_OPTIONS,
     /** The index's connection: writes then run in a worker thread on a connection of their own to its file. */
     db?: Db,
+    /** Another backend's writer (PgIndexWriter); `repos` and `files` are then only asked for state and C# text. */
+    writer?: IndexWriter,
   ) {
     const writeOptions = { maxFileBytes: options.maxFileBytes, ignoreGlobs: options.ignoreGlobs, excludeDirs: options.excludeDirs };
-    this.writer = db && !db.memory && options.writerThread !== false
+    this.writer = writer ?? (db && !db.memory && options.writerThread !== false
       ? new WorkerIndexWriter(db, writeOptions)
-      : new LocalIndexWriter(new IndexWrites(repos, files, writeOptions));
+      : new LocalIndexWriter(new IndexWrites(repos as ReposStore, files as FilesStore, writeOptions)));
   }
 
   addDerivedIndex(index: DerivedIndex): void {
@@ -78,7 +85,7 @@ export class Indexer {
     const started = Date.now();
     const root = repo.rootPath;
     assertReadableFolder(root);
-    this.repos.setState(repo.id, 'indexing');
+    await this.repos.setState(repo.id, 'indexing');
     onProgress({ repoId: repo.id, phase: 'scanning', done: 0, total: 0, rate: 0 });
     let parsed = 0;
     try {
@@ -204,7 +211,7 @@ export class Indexer {
     }
     await flush();
     if (signal?.aborted) {
-      this.repos.setState(repo.id, 'queued');
+      await this.repos.setState(repo.id, 'queued');
       throw new DOMException('indexing was cancelled', 'AbortError');
     }
 
@@ -219,7 +226,7 @@ export class Indexer {
     // second thread's start and connection would be most of a no-change restart's own work.
     if (jobs.length || forgotten.length) await this.writer.release();
     await this.runDerived(repo.id, onProgress, signal);
-    this.repos.setState(repo.id, 'ready');
+    await this.repos.setState(repo.id, 'ready');
     result.durationMs = Date.now() - started;
     onProgress({ repoId: repo.id, phase: 'done', done: total, total, rate: rate() });
     return result;
