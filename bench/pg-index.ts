@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { EngineCore } from '../server/engine/core';
 import { silentLogger } from '../server/engine/log';
 import { newId } from '../server/engine/util/ids';
-import { openSqliteStorage, type SqliteStorage } from '../server/engine/store/storage';
+import { openSqliteStorage } from '../server/engine/store/storage';
 import { PgDb } from '../server/engine/store/pg/pg-db';
 import { migratePg } from '../server/engine/store/pg/migrate';
 import { openPgIndexStores, PG_INDEX_MIGRATIONS } from '../server/engine/store/pg/index-stores';
@@ -24,6 +24,7 @@ import { ftsExpression, queryTerms } from '../server/engine/search/query';
 import type { ParsedFile } from '../server/engine/types';
 import { startPostgres } from '../test/helpers/postgres';
 import { corpus } from './corpora';
+import { parsedFiles } from '../test/helpers/parsed-files';
 
 const QUERIES = [
   'game object factory', 'texture manager add', 'camera follow', 'tween timeline', 'input keyboard key',
@@ -33,20 +34,6 @@ const QUERIES = [
 const LITERALS = [['setTexture'], ['this.scene.sys'], ['WebGLRenderingContext'], ['function (', 'return this']];
 const WEIGHTS: [number, number, number] = [2, 4, 1];
 
-function parsedFiles(s: SqliteStorage, repoId: string): ParsedFile[] {
-  return s.files.paths(repoId).map((p) => {
-    const f = s.files.getByPath(repoId, p)!;
-    const extra = s.db.prepare('SELECT generated, unit FROM files WHERE id = ?').get(f.id) as { generated: number; unit: string | null };
-    const chunks = s.db.prepare('SELECT start_line, end_line, symbols, content FROM chunks WHERE file_id = ? ORDER BY seq').all(f.id) as
-      { start_line: number; end_line: number; symbols: string | null; content: string }[];
-    return {
-      path: p, language: f.language, size: f.size, lines: f.lines, hash: f.hash, mtimeMs: f.mtimeMs, description: f.description,
-      generated: extra.generated === 1, unit: extra.unit, symbols: s.files.symbols(f.id).map(({ id: _id, ...sym }) => sym),
-      imports: s.files.imports(f.id),
-      chunks: chunks.map((c) => ({ startLine: c.start_line, endLine: c.end_line, symbols: c.symbols ? c.symbols.split(' ') : [], content: c.content })),
-    } as ParsedFile;
-  });
-}
 
 const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return Math.round(s[Math.min(s.length - 1, Math.floor(p * s.length))]! * 10) / 10; };
 const dirBytes = (dir: string) => fs.readdirSync(dir).reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0);

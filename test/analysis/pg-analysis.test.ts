@@ -12,7 +12,8 @@ import { openPgIndexStores, PG_INDEX_MIGRATIONS, type PgIndexStores } from '../.
 import { Analysis } from '../../server/engine/analysis/analysis';
 import { FileDocs } from '../../server/engine/docs/file-docs';
 import { DOC_DEPTHS } from '../../server/engine/docs/depth';
-import type { ParsedFile, RepoRecord } from '../../server/engine/types';
+import type { RepoRecord } from '../../server/engine/types';
+import { parsedFiles } from '../helpers/parsed-files';
 
 /**
  * One Analysis, two backends: real code nobody here wrote (Flask 2.2.2 and gin 1.8.1 from Debian) indexed by the
@@ -37,22 +38,6 @@ let docsPg: FileDocs;
  * i.line, i.id`), and dependents at one depth come in that order, so the files are written to PostgreSQL in the same
  * order for the lists, not only their sets, to compare equal.
  */
-function parsedFiles(s: SqliteStorage, repoId: string): ParsedFile[] {
-  const byId = s.files.paths(repoId).map((p) => ({ p, id: s.files.getByPath(repoId, p)!.id })).sort((a, b) => a.id - b.id).map((x) => x.p);
-  return byId.map((p) => {
-    const f = s.files.getByPath(repoId, p)!;
-    const extra = s.db.prepare('SELECT generated, unit FROM files WHERE id = ?').get(f.id) as { generated: number; unit: string | null };
-    const chunks = s.db.prepare('SELECT start_line, end_line, symbols, content FROM chunks WHERE file_id = ? ORDER BY seq').all(f.id) as
-      { start_line: number; end_line: number; symbols: string | null; content: string }[];
-    return {
-      path: p, language: f.language, size: f.size, lines: f.lines, hash: f.hash, mtimeMs: f.mtimeMs, description: f.description,
-      generated: extra.generated === 1, unit: extra.unit,
-      symbols: s.files.symbols(f.id).map(({ id: _id, ...sym }) => sym),
-      imports: s.files.imports(f.id),
-      chunks: chunks.map((c) => ({ startLine: c.start_line, endLine: c.end_line, symbols: c.symbols ? c.symbols.split(' ') : [], content: c.content })),
-    } as ParsedFile;
-  });
-}
 
 const DOC_FILES = { flask: ['app.py', 'helpers.py', 'json/__init__.py', 'testing.py'], gin: ['context.go', 'gin.go', 'render/json.go', 'binding/binding.go'] };
 
@@ -71,7 +56,7 @@ before(async () => {
   pg = openPgIndexStores(pgDb, { vectors: 'bytea' });
   for (const r of [repo.flask, repo.gin]) {
     await pg.repos.insert({ id: r.id, url: r.url, name: r.name, rootPath: r.rootPath, source: r.source, branch: r.branch, visibility: r.visibility });
-    const files = parsedFiles(sqlite, r.id);
+    const files = parsedFiles(sqlite, r.id, { order: 'id' });
     for (let i = 0; i < files.length; i += 64) await pg.files.writeBatch(r.id, files.slice(i, i + 64));
   }
 

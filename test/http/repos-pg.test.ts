@@ -9,8 +9,8 @@ import { addUser } from '../accounts/helpers';
 import { PgDb } from '../../server/engine/store/pg/pg-db';
 import { migratePg } from '../../server/engine/store/pg/migrate';
 import { openPgIndexStores, PG_INDEX_MIGRATIONS, type PgIndexStores } from '../../server/engine/store/pg/index-stores';
-import type { EngineCore } from '../../server/engine/core';
-import type { ParsedFile, RepoRecord } from '../../server/engine/types';
+import type { RepoRecord } from '../../server/engine/types';
+import { parsedFiles } from '../helpers/parsed-files';
 
 /**
  * The repositories and files read path answers alike over SQLite and over the team server's
@@ -29,23 +29,6 @@ let onPg: TestApp;
 let folder: string;
 let repoId: string;
 
-/** A repository's files as the engine parsed them, read back from SQLite (as test/storage/pg-ranking.test.ts does). */
-function parsedFiles(core: EngineCore, id: string): ParsedFile[] {
-  const s = core.storage;
-  return s.files.paths(id).map((p) => {
-    const f = s.files.getByPath(id, p)!;
-    const extra = core.db.prepare('SELECT generated, unit FROM files WHERE id = ?').get(f.id) as { generated: number; unit: string | null };
-    const chunks = core.db.prepare('SELECT start_line, end_line, symbols, content FROM chunks WHERE file_id = ? ORDER BY seq').all(f.id) as
-      { start_line: number; end_line: number; symbols: string | null; content: string }[];
-    return {
-      path: p, language: f.language, size: f.size, lines: f.lines, hash: f.hash, mtimeMs: f.mtimeMs, description: f.description,
-      generated: extra.generated === 1, unit: extra.unit,
-      symbols: s.files.symbols(f.id).map(({ id: _id, ...sym }) => sym),
-      imports: s.files.imports(f.id),
-      chunks: chunks.map((c) => ({ startLine: c.start_line, endLine: c.end_line, symbols: c.symbols ? c.symbols.split(' ') : [], content: c.content })),
-    } as ParsedFile;
-  });
-}
 
 before(async () => {
   folder = copyOf(path.join(debianPackage('python3-flask', '2.2.2-3'), 'usr/lib/python3/dist-packages/flask'));
@@ -61,7 +44,7 @@ before(async () => {
   await migratePg(pgDb, PG_INDEX_MIGRATIONS);
   pg = openPgIndexStores(pgDb);
   await pg.repos.insert({ id: r.id, url: r.url, name: r.name, rootPath: r.rootPath, source: r.source, branch: r.branch, visibility: r.visibility });
-  const files = parsedFiles(lite.engine, r.id);
+  const files = parsedFiles({ files: lite.engine.storage.files, db: lite.engine.db }, r.id);
   for (let i = 0; i < files.length; i += 64) await pg.files.writeBatch(r.id, files.slice(i, i + 64));
   await pg.repos.setProgress(r.id, r.filesDone, r.filesTotal);
   await pg.repos.setState(r.id, 'ready', { headCommit: r.headCommit });

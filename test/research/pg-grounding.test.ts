@@ -17,7 +17,7 @@ import { openPgIndexStores, PG_INDEX_MIGRATIONS, type PgIndexStores } from '../.
 import { buildGroundingContext, type ResearchHit } from '../../server/engine/research/grounding';
 import { composeGroundedAnswer } from '../../server/engine/research/providers/grounded';
 import type { SqliteStorage } from '../../server/engine/store/storage';
-import type { ParsedFile } from '../../server/engine/types';
+import { parsedFiles } from '../helpers/parsed-files';
 
 let t: TestEngine;
 let cluster: PgCluster;
@@ -26,22 +26,6 @@ let pg: PgIndexStores;
 let repoId = '';
 let repoName = '';
 
-/** A repository's files as the engine parsed them, read back from SQLite (as test/storage/pg-ranking.test.ts does). */
-function parsedFiles(s: SqliteStorage, id: string): ParsedFile[] {
-  return s.files.paths(id).map((p) => {
-    const f = s.files.getByPath(id, p)!;
-    const extra = s.db.prepare('SELECT generated, unit FROM files WHERE id = ?').get(f.id) as { generated: number; unit: string | null };
-    const chunks = s.db.prepare('SELECT start_line, end_line, symbols, content FROM chunks WHERE file_id = ? ORDER BY seq').all(f.id) as
-      { start_line: number; end_line: number; symbols: string | null; content: string }[];
-    return {
-      path: p, language: f.language, size: f.size, lines: f.lines, hash: f.hash, mtimeMs: f.mtimeMs, description: f.description,
-      generated: extra.generated === 1, unit: extra.unit,
-      symbols: s.files.symbols(f.id).map(({ id: _id, ...sym }) => sym),
-      imports: s.files.imports(f.id),
-      chunks: chunks.map((c) => ({ startLine: c.start_line, endLine: c.end_line, symbols: c.symbols ? c.symbols.split(' ') : [], content: c.content })),
-    } as ParsedFile;
-  });
-}
 
 before(async () => {
   t = createTestEngine();

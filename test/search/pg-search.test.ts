@@ -13,7 +13,7 @@ import { RepoAccess } from '../../server/engine/repos/access';
 import { VectorIndex } from '../../server/engine/embed/vector-index';
 import { SearchService, type SearchOptions } from '../../server/engine/search/search-service';
 import type { SearchHit, SearchOutcome, SearchRequest } from '../../server/engine/search/types';
-import type { ParsedFile } from '../../server/engine/types';
+import { parsedFiles } from '../helpers/parsed-files';
 
 /**
  * One SearchService, two backends: real code nobody here wrote (Flask 2.2.2 and gin 1.8.1 from Debian) indexed by
@@ -33,22 +33,6 @@ let onPg: SearchService;
 let onPgFullScan: SearchService;
 const OWNER = 'owner';
 
-/** A repository's files as the engine parsed them, read back from SQLite (as pg-ranking.test.ts does). */
-function parsedFiles(s: SqliteStorage, repoId: string): ParsedFile[] {
-  return s.files.paths(repoId).map((p) => {
-    const f = s.files.getByPath(repoId, p)!;
-    const extra = s.db.prepare('SELECT generated, unit FROM files WHERE id = ?').get(f.id) as { generated: number; unit: string | null };
-    const chunks = s.db.prepare('SELECT start_line, end_line, symbols, content FROM chunks WHERE file_id = ? ORDER BY seq').all(f.id) as
-      { start_line: number; end_line: number; symbols: string | null; content: string }[];
-    return {
-      path: p, language: f.language, size: f.size, lines: f.lines, hash: f.hash, mtimeMs: f.mtimeMs, description: f.description,
-      generated: extra.generated === 1, unit: extra.unit,
-      symbols: s.files.symbols(f.id).map(({ id: _id, ...sym }) => sym),
-      imports: s.files.imports(f.id),
-      chunks: chunks.map((c) => ({ startLine: c.start_line, endLine: c.end_line, symbols: c.symbols ? c.symbols.split(' ') : [], content: c.content })),
-    } as ParsedFile;
-  });
-}
 
 /** The active model and its vectors copied from SQLite into PostgreSQL (bytea), chunk ids mapped by file and position. */
 async function copyVectors(): Promise<number> {

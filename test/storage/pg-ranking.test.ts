@@ -12,7 +12,7 @@ import { openPgIndexStores, PG_INDEX_MIGRATIONS, type PgIndexStores } from '../.
 import { PgSearchStore } from '../../server/engine/store/pg/search-store';
 import { sqlOf } from '../../server/engine/store/pg/sql';
 import { ftsExpression, queryTerms } from '../../server/engine/search/query';
-import type { ParsedFile } from '../../server/engine/types';
+import { parsedFiles } from '../helpers/parsed-files';
 
 /**
  * Both backends rank alike: real code nobody here wrote (Flask 2.2.2 and gin 1.8.1 from Debian), indexed
@@ -27,22 +27,6 @@ let pgDb: PgDb;
 let pgStores: PgIndexStores;
 const repo: Record<'flask' | 'gin', string> = { flask: '', gin: '' };
 
-/** A repository's files as the engine parsed them, read back from SQLite. */
-function parsedFiles(s: SqliteStorage, repoId: string): ParsedFile[] {
-  return s.files.paths(repoId).map((p) => {
-    const f = s.files.getByPath(repoId, p)!;
-    const extra = s.db.prepare('SELECT generated, unit FROM files WHERE id = ?').get(f.id) as { generated: number; unit: string | null };
-    const chunks = s.db.prepare('SELECT start_line, end_line, symbols, content FROM chunks WHERE file_id = ? ORDER BY seq').all(f.id) as
-      { start_line: number; end_line: number; symbols: string | null; content: string }[];
-    return {
-      path: p, language: f.language, size: f.size, lines: f.lines, hash: f.hash, mtimeMs: f.mtimeMs, description: f.description,
-      generated: extra.generated === 1, unit: extra.unit,
-      symbols: s.files.symbols(f.id).map(({ id: _id, ...sym }) => sym),
-      imports: s.files.imports(f.id),
-      chunks: chunks.map((c) => ({ startLine: c.start_line, endLine: c.end_line, symbols: c.symbols ? c.symbols.split(' ') : [], content: c.content })),
-    } as ParsedFile;
-  });
-}
 
 before(async () => {
   const t = createTestEngine();
