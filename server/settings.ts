@@ -84,7 +84,8 @@ export function readEnvironment(env: NodeJS.ProcessEnv, problem: (message: strin
 }
 
 export interface CliFlags {
-  folder: string;
+  /** The folder the CLI indexes (allowed too); none for an API node of the team server (`npm run serve`). */
+  folder?: string;
   port: number;
   host: string;
   dataDir?: string;
@@ -112,7 +113,7 @@ export function settingsFromCli(flags: CliFlags, processEnv: NodeJS.ProcessEnv):
     engine: {
       ...fromEnvironment(env),
       dataDir,
-      allowedRoots: [flags.folder, ...flags.allow],
+      allowedRoots: [...(flags.folder ? [flags.folder] : []), ...flags.allow],
       indexer: { maxFileBytes: flags.maxFileBytes, ignoreGlobs: flags.ignore },
       accounts: { ...accounts, auth: { smtp: env.smtp } },
     },

@@ -13,7 +13,7 @@ import { Auth } from './accounts/auth';
 import { Indexer, DEFAULT_INDEXER_OPTIONS, type IndexerOptions } from './indexer/indexer';
 import { IndexQueue } from './repos/index-queue';
 import { FileChanges } from './repos/file-changes';
-import { Repositories } from './repos/repositories';
+import { Repositories, type RepositoryQueue } from './repos/repositories';
 import { RepoAccess } from './repos/access';
 import { GithubTokens } from './accounts/github-tokens';
 import { Files } from './files/files';
@@ -57,6 +57,11 @@ export interface EngineConfig {
    * default: this data dir's SQLite stores behind their async surface. The caller closes it.
    */
   indexReads?: IndexReads;
+  /**
+   * Where registrations queue their indexing (a team server's API node: graphile-worker jobs,
+   * team/worker-queue.ts); default: this engine's own IndexQueue, which indexes locally.
+   */
+  repositoryQueue?: RepositoryQueue;
   /** Chat models for research besides the built-in one: an OpenAI-compatible server, and the default model id. */
   research?: { openai?: OpenAICompatibleConfig | null; defaultModel?: string; retrieval?: RetrievalAssistConfig | null };
   /** File docs: a language model (an id among the research models) that writes each doc's narrative; static only without it. */
@@ -163,7 +168,7 @@ export class EngineCore {
         return user?.email_proven_at ? user.email : null;
       },
     }, config.accounts?.sharedFolders);
-    this.repos = new Repositories(this.reads, { repos: this.reposStore, files: this.filesStore }, this.queue, {
+    this.repos = new Repositories(this.reads, { repos: this.reposStore, files: this.filesStore }, config.repositoryQueue ?? this.queue, {
       dataDir: realDataDir,
       allowedRoots: roots,
       access: this.access,
