@@ -109,7 +109,14 @@ const key = (h: SearchHit) => `${h.type} ${h.repoName} ${h.filePath ?? ''}:${h.s
 function assertSameHits(what: string, a: SearchOutcome, b: SearchOutcome): { swapped: number } {
   const [ka, kb] = [a.results.map(key), b.results.map(key)];
   assert.equal(kb.length, ka.length, `${what}: as many hits (${ka.length} on SQLite, ${kb.length} on PostgreSQL)`);
-  assert.deepEqual(b.totals, a.totals, `${what}: the same totals`);
+  // Totals count what the ranked pool (its first 200 chunks) reaches. Where chunks of equal score straddle the
+  // pool's edge, either backend may keep either one, and the functions and files they reach differ by a few
+  // (Engine ServeHTTP, all scopes: 364 against 369 functions once in ~10 runs); within 2% is the same answer.
+  assert.deepEqual(Object.keys(b.totals).sort(), Object.keys(a.totals).sort(), `${what}: the same kinds of hit`);
+  for (const [kind, n] of Object.entries(a.totals)) {
+    const m = (b.totals as Record<string, number | undefined>)[kind] ?? 0;
+    assert.ok(Math.abs(m - (n ?? 0)) <= Math.max(1, 0.02 * (n ?? 0)), `${what}: ${kind} totals ${n} on SQLite, ${m} on PostgreSQL`);
+  }
   let swapped = 0;
   for (let i = 0; i < ka.length; i++) {
     if (ka[i] === kb[i]) continue;
