@@ -10,7 +10,7 @@ import { stderrLogger } from './engine/log';
 import { LoupeError } from './engine/errors';
 import { watchFolder } from './engine/indexer/watcher';
 import { Host, type Sidecar } from './host';
-import { settingsFromCli, SettingsError, type HostSettings } from './settings';
+import { LISTEN_FLAGS, settingsFromCli, SettingsError, type HostSettings } from './settings';
 
 const USAGE = `Usage: npm start -- <folder> [options]
 
@@ -49,16 +49,10 @@ async function main(): Promise<void> {
     args = parseArgs({
       allowPositionals: true,
       options: {
-        port: { type: 'string', default: '7341' },
-        host: { type: 'string', default: '127.0.0.1' },
-        'data-dir': { type: 'string' },
-        allow: { type: 'string', multiple: true, default: [] },
-        'allow-origin': { type: 'string', multiple: true, default: [] },
-        'allow-host': { type: 'string', multiple: true, default: [] },
+        ...LISTEN_FLAGS,
         ignore: { type: 'string', multiple: true, default: [] },
         'max-file-size': { type: 'string', default: String(1024 * 1024) },
         'no-watch': { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
       },
     });
   } catch (error) {

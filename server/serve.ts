@@ -15,7 +15,7 @@ import { LoupeError } from './engine/errors';
 import { openPgStorage } from './engine/store/pg/storage';
 import { WorkerQueue } from './engine/team/worker-queue';
 import { Host } from './host';
-import { settingsFromCli, SettingsError, type HostSettings } from './settings';
+import { LISTEN_FLAGS, settingsFromCli, SettingsError, type HostSettings } from './settings';
 
 const USAGE = `Usage: npm run serve -- --database postgres://… [options]
 
@@ -45,13 +45,7 @@ async function main(): Promise<void> {
     args = parseArgs({
       options: {
         database: { type: 'string' },
-        port: { type: 'string', default: '7341' },
-        host: { type: 'string', default: '127.0.0.1' },
-        'data-dir': { type: 'string' },
-        allow: { type: 'string', multiple: true, default: [] },
-        'allow-origin': { type: 'string', multiple: true, default: [] },
-        'allow-host': { type: 'string', multiple: true, default: [] },
-        help: { type: 'boolean', short: 'h', default: false },
+        ...LISTEN_FLAGS,
       },
     });
   } catch (error) {

@@ -208,3 +208,16 @@ export function engineConfigFromSettings(settings: LoupeSettings, accounts: Acco
   if (retrievalModel) config.research = { ...config.research, retrieval: { model: retrievalModel } };
   return config;
 }
+
+type ParseArgsOptionsConfig = NonNullable<Parameters<typeof import('node:util').parseArgs>[0]>['options'];
+
+/** The flags every HTTP-serving command takes (`npm start`, `npm run serve`), for `util.parseArgs`. */
+export const LISTEN_FLAGS = {
+  port: { type: 'string', default: '7341' },
+  host: { type: 'string', default: '127.0.0.1' },
+  'data-dir': { type: 'string' },
+  allow: { type: 'string', multiple: true, default: [] },
+  'allow-origin': { type: 'string', multiple: true, default: [] },
+  'allow-host': { type: 'string', multiple: true, default: [] },
+  help: { type: 'boolean', short: 'h', default: false },
+} satisfies ParseArgsOptionsConfig;
