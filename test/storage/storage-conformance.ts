@@ -680,6 +680,23 @@ export function indexConformance(name: string, open: OpenIndex): void {
     assert.deepEqual(await s.search.lexical('"everywhere"', [other], 10, [2, 4, 1]), []);
   }));
 
+  test(`${name}: index: the corpus model's training sample is the same files' chunks whichever order they were written in`, () => withIndex(open, async (s) => {
+    // Chunk ids follow the order the parse processes finished in; the sample (and so the trained model) must not.
+    const paths = ['lib/b.ts', 'a.ts', 'lib/a.ts', 'z.ts', 'm/x.ts', 'B.ts'];
+    const write = async (order: string[]) => {
+      const repo = await indexRepo(s);
+      for (const p of order) await s.files.writeBatch(repo, [file(p, { chunks: [chunk(`${p} one`), chunk(`${p} two`, [], 5), chunk(`${p} three`, [], 9)] })]);
+      return repo;
+    };
+    const first = await write(paths);
+    const sample = await s.vectors.sampleTexts(9);
+    assert.equal(sample.length, 9);
+    assert.deepEqual(sample.slice(0, 3), ['B.ts\nB.ts one', 'B.ts\nB.ts three', 'a.ts\na.ts two'], 'every second chunk, in path (byte) order');
+    await s.repos.delete(first);
+    await write([...paths].reverse());
+    assert.deepEqual(await s.vectors.sampleTexts(9), sample);
+  }));
+
   test(`${name}: index: vectors per model: written, nearest by cosine within repositories, gone with their chunk, dropped`, () => withIndex(open, async (s) => {
     const repo = await indexRepo(s);
     const other = await indexRepo(s);

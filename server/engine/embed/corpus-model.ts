@@ -34,7 +34,7 @@ export function trainCorpusModel(texts: string[], options: TrainOptions): Corpus
   const df = new Map<string, number>();
   for (const d of docs) for (const t of new Set(d)) df.set(t, (df.get(t) ?? 0) + 1);
   // Words in one chunk only carry no co-occurrence; words in most chunks carry no topic.
-  const candidates = [...df].filter(([, c]) => c >= 2 && c <= n * 0.5).sort((a, b) => b[1] - a[1]).slice(0, options.maxTerms ?? 30000);
+  const candidates = [...df].filter(([, c]) => c >= 2 && c <= n * 0.5).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, options.maxTerms ?? 30000);
   const dims = Math.min(options.dims, candidates.length - 1, n - 1);
   if (dims < 8) return null;
   const terms = candidates.map(([t]) => t);

@@ -3,6 +3,12 @@ import { nowIso } from '../util/ids';
 import { LoupeError } from '../errors';
 import type { Surface } from './surface';
 
+/** Every `$1`-th chunk in (repository, path, position) order (the files and chunks indexes: no sort), at most `$2`: the corpus model's training sample. */
+export const SAMPLE_SQL = `SELECT f.path || char(10) || c.content AS text
+  FROM (SELECT c.id, row_number() OVER (ORDER BY f.repo_id, f.path, c.seq) - 1 AS rn FROM chunks c JOIN files f ON f.id = c.file_id) o
+  JOIN chunks c ON c.id = o.id JOIN files f ON f.id = c.file_id
+  WHERE o.rn % $1 = 0 ORDER BY o.rn LIMIT $2`;
+
 export type ModelState = 'building' | 'active' | 'retired';
 
 export interface EmbeddingModelRow {
@@ -128,13 +134,14 @@ export class SqliteVectorsStore {
     return (this.db.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n;
   }
 
-  /** About `max` chunk texts spread evenly over the index (with their paths), to train a corpus model. */
+  /**
+   * About `max` chunk texts spread evenly over the index (with their paths), to train a corpus model.
+   * Taken in path order, not id order: chunk ids follow the order the parse processes finished in, and
+   * the same files must train the same model (SAMPLE_SQL).
+   */
   sampleTexts(max: number): string[] {
     const step = Math.max(1, Math.ceil(this.chunkCount() / max));
-    const rows = this.db.prepare(
-      `SELECT f.path || char(10) || c.content AS text FROM chunks c JOIN files f ON f.id = c.file_id
-       WHERE c.id % ? = 0 LIMIT ?`,
-    ).all(step, max) as { text: string }[];
+    const rows = this.db.prepare(SAMPLE_SQL.replace(/\$(\d)/g, '?')).all(step, max) as { text: string }[];
     return rows.map((r) => r.text);
   }
 

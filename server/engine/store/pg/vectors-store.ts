@@ -1,7 +1,7 @@
 import { LoupeError } from '../../errors';
 import { nowIso } from '../../util/ids';
 import type { Async } from '../surface';
-import type { ChunkToEmbed, EmbeddingModelRow, VectorsStore } from '../vectors-store';
+import { SAMPLE_SQL, type ChunkToEmbed, type EmbeddingModelRow, type VectorsStore } from '../vectors-store';
 import type { PgSql } from './sql';
 
 /** How a model's vectors are kept: pgvector's `vector(n)` (HNSW index, `<=>` in SQL), or `bytea` scanned here. */
@@ -148,8 +148,7 @@ export class PgVectorsStore implements Async<VectorsStore> {
   async sampleTexts(max: number): Promise<string[]> {
     const step = Math.max(1, Math.ceil((await this.chunkCount()) / max));
     return (await this.db.rows<{ text: string }>(
-      `SELECT f.path || chr(10) || c.content AS text FROM chunks c JOIN files f ON f.id = c.file_id
-       WHERE c.id % $1 = 0 ORDER BY c.id LIMIT $2`, [step, max])).map((r) => r.text);
+      SAMPLE_SQL.replace('char(10)', 'chr(10)').replace('f.repo_id, f.path, c.seq', 'f.repo_id COLLATE "C", f.path COLLATE "C", c.seq'), [step, max])).map((r) => r.text);
   }
 
   async put(id: number, rows: { chunkId: number; repoId: string; vector: Float32Array | null }[]): Promise<void> {
