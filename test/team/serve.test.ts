@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -16,6 +16,21 @@ import { startPostgres, type PgCluster } from '../helpers/postgres';
  * from either node (one account side on PostgreSQL).
  */
 const ROOT = path.join(__dirname, '..', '..');
+
+/**
+ * GitHub cannot be reached here: git's own `url.<base>.insteadOf`, in the environment the API nodes and the
+ * worker inherit, rewrites https://github.com/ to a folder of real local repositories (as test/http/index-git.test.ts).
+ */
+const HUB = tempDir('loupe-hub-');
+const WIDGET = path.join(HUB, 'acme', 'widget.git');
+const gitIn = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=T', ...args], { cwd: WIDGET, stdio: 'pipe' });
+fs.mkdirSync(path.join(WIDGET, 'src'), { recursive: true });
+gitIn('init', '-q', '-b', 'main');
+fs.writeFileSync(path.join(WIDGET, 'src', 'widget.ts'), "import { gear } from './gear';\nexport const widget = () => gear() + 1;\n");
+fs.writeFileSync(path.join(WIDGET, 'src', 'gear.ts'), 'export function gear(): number {\n  return 41;\n}\n');
+gitIn('add', '.');
+gitIn('commit', '-q', '-m', 'first');
+Object.assign(process.env, { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: `url.file://${HUB}/.insteadOf`, GIT_CONFIG_VALUE_0: 'https://github.com/' });
 const KEY = randomUUID();
 let cluster: PgCluster;
 let url: string;
@@ -136,4 +151,38 @@ test('a folder registered on node A is indexed by the worker and served by node 
   // The balance B reports is the one A's charge left.
   assert.equal(usageB.body.meta.credits_remaining, onA.body.meta.credits_remaining);
   assert.equal(usageA.body.meta.credits_remaining, onA.body.meta.credits_remaining);
+});
+
+test('a GitHub repository registered on node B is cloned by the worker, and an update fetches its new commit', async () => {
+  const github = 'https://github.com/acme/widget';
+  const registered = await call(b.base, 'POST', '/v2/repos/index/new', { url: `${github}.git` });
+  assert.equal(registered.status, 200, JSON.stringify(registered.body));
+  assert.deepEqual([registered.body.data.repo.url, registered.body.data.repo.visibility], [github, 'public']);
+  const repoId: string = registered.body.data.repo.repo_id;
+  const paths = async () => (await call(a.base, 'GET', `/v2/files/${encodeURIComponent(github)}`)).body.data.map((f: { file_path: string }) => f.file_path).sort();
+  const indexed = async (want: string[]) => until(`${want.join(', ')} on node A`, worker, async () => {
+    const s = await call(a.base, 'POST', '/v2/repos/status', { url: github });
+    assert.notEqual(s.body.data.state, 'failed', JSON.stringify(s.body));
+    if (s.body.data.state !== 'ready') return undefined;
+    const now = await paths();
+    return JSON.stringify(now) === JSON.stringify(want) ? now : undefined;
+  }, 60_000);
+  await indexed(['src/gear.ts', 'src/widget.ts']);
+  // The clone is the worker's: under its work dir, never under an API node's data dir.
+  assert.match(worker.err(), new RegExp(`index job ${repoId} `));
+
+  fs.writeFileSync(path.join(WIDGET, 'src', 'cog.ts'), 'export function cogwheel(): number {\n  return 7;\n}\n');
+  gitIn('add', '.');
+  gitIn('commit', '-q', '-m', 'second');
+  const head = gitIn('rev-parse', 'HEAD').toString().trim();
+  const refresh = await call(a.base, 'POST', '/v2/repos/index/new', { url: github, update: true });
+  assert.equal(refresh.status, 200, JSON.stringify(refresh.body));
+  assert.equal(refresh.body.data.queued, true);
+  await indexed(['src/cog.ts', 'src/gear.ts', 'src/widget.ts']);
+  const search = await call(b.base, 'POST', '/v2/search', { query: 'cogwheel', scope: 'code', repo_ids: [repoId] });
+  assert.equal(search.status, 200, JSON.stringify(search.body));
+  assert.match(JSON.stringify(search.body.data), /src\/cog\.ts/);
+  const listed = await call(b.base, 'GET', '/v2/repos?limit=50');
+  assert.equal(listed.status, 200, JSON.stringify(listed.body));
+  assert.equal(listed.body.data.find((r: { repo_id: string }) => r.repo_id === repoId)?.head_commit, head, 'the fetched commit is recorded');
 });
