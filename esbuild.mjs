@@ -68,6 +68,7 @@ export default new Proxy({}, {
 const SIDECAR = [
   'fastify', 'find-my-way', '@fastify/swagger', '@a2a-js/sdk/server', '@modelcontextprotocol/sdk/server/mcp.js',
   '@modelcontextprotocol/sdk/server/streamableHttp.js', '@modelcontextprotocol/sdk/server/stdio.js', 'zod', 'ajv', 'ajv-formats', 'typebox',
+  '@fastify/fast-json-stringify-compiler',
 ];
 const ON_FIRST_CALL = ['undici', 'nodemailer', 'yaml', 'fast-xml-parser', 'smol-toml'];
 const packageOf = (spec) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/');
@@ -174,9 +175,11 @@ const builds = [
     // The three ways in; what they load late is in dist/vendor.js.
     ...node,
     plugins: [lazyTypescript, deferToVendor, firstLensPath],
+    // dist/cli.js turns Node's compile cache on, then requires dist/cli-main.js (server/cli.ts).
+    external: [...nodeExternals, './cli-main.js'],
     outdir: 'dist',
     entryNames: '[name]',
-    entryPoints: { cli: 'server/cli.ts', mcp: 'server/mcp-cli.ts', server: 'server/main.ts' },
+    entryPoints: { cli: 'server/cli.ts', 'cli-main': 'server/cli-main.ts', mcp: 'server/mcp-cli.ts', server: 'server/main.ts' },
   },
   { ...node, stdin: vendorEntry, outfile: 'dist/vendor.js' },
   {

@@ -2,7 +2,8 @@
  * A no-change restart of the whole CLI, on two builds side by side (issue 17's "≤ 1 s" target): each
  * build's `dist/cli.js <folder> --no-watch --port 0` is spawned on a data dir that already holds the
  * folder's index (after a clean stop), and timed from spawn to the catch-up run's `indexed …` line on
- * stderr; also to its `Loupe API:` line on stdout (printed once the HTTP application is built).
+ * stderr; also to its `Loupe API:` line on stdout (printed once the HTTP application is built). "Ready and
+ * answering" is the later of the two; RSS is the process's at the `indexed` line.
  *
  *   node --import tsx bench/restart-cli.ts --folder <dir> --baseline <checkout> [--candidate <checkout>] [--runs 5]
  *
@@ -19,7 +20,7 @@ import { parseArgs } from 'node:util';
 const ROOT = path.join(__dirname, '..');
 const KEY = '6f5e4d3c-2b1a-4f0e-9d8c-7b6a5f4e3d2c';
 
-interface Run { indexedMs: number; apiMs: number; line: string; cpuMs: number; mainCpuMs: number }
+interface Run { indexedMs: number; apiMs: number; readyMs: number; line: string; cpuMs: number; mainCpuMs: number; rssMb: number }
 
 /** User + system CPU of a process (all its threads, exited ones included) or of one of its threads, ms. */
 const cpuMs = (file: string) => {
@@ -39,11 +40,12 @@ function once(checkout: string, folder: string, dataDir: string, timeoutMs = 600
     let err = '';
     let result: Run | null = null;
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    let indexed: { ms: number; line: string; cpuMs: number; mainCpuMs: number } | null = null;
+    let indexed: { ms: number; line: string; cpuMs: number; mainCpuMs: number; rssMb: number } | null = null;
     // Stopped (a clean close) once both lines are out, whichever comes first.
     const check = () => {
       if (!indexed || Number.isNaN(apiMs) || result) return;
-      result = { indexedMs: indexed.ms, apiMs, line: indexed.line, cpuMs: indexed.cpuMs, mainCpuMs: indexed.mainCpuMs };
+      // Ready and answering: the catch-up run is done and the API is up, whichever came last.
+      result = { indexedMs: indexed.ms, apiMs, readyMs: Math.max(indexed.ms, apiMs), line: indexed.line, cpuMs: indexed.cpuMs, mainCpuMs: indexed.mainCpuMs, rssMb: indexed.rssMb };
       child.kill('SIGTERM');
     };
     child.stdout!.on('data', (d) => {
@@ -56,7 +58,10 @@ function once(checkout: string, folder: string, dataDir: string, timeoutMs = 600
       const m = /^indexed .*$/m.exec(err);
       if (m && !indexed) {
         // CPU time is what the load changes least: the process's (the writer thread's included) and its main thread's.
-        indexed = { ms: performance.now() - t0, line: m[0], cpuMs: cpuMs(`/proc/${child.pid}/stat`), mainCpuMs: cpuMs(`/proc/${child.pid}/task/${child.pid}/stat`) };
+        indexed = {
+          ms: performance.now() - t0, line: m[0], cpuMs: cpuMs(`/proc/${child.pid}/stat`), mainCpuMs: cpuMs(`/proc/${child.pid}/task/${child.pid}/stat`),
+          rssMb: Number(/^VmRSS:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024,
+        };
       }
       check();
     });
@@ -102,7 +107,7 @@ async function main(): Promise<void> {
       for (const side of order) {
         const r = await once(sides[side], folder, dirs[side]);
         (runs[side] ??= []).push(r);
-        process.stderr.write(`${side}: indexed ${r.indexedMs.toFixed(0)} ms, API ${r.apiMs.toFixed(0)} ms, CPU ${r.cpuMs} ms (main thread ${r.mainCpuMs}) (${r.line}) load ${load()}\n`);
+        process.stderr.write(`${side}: ready ${r.readyMs.toFixed(0)} ms, indexed ${r.indexedMs.toFixed(0)} ms, API ${r.apiMs.toFixed(0)} ms, RSS ${r.rssMb.toFixed(0)} MB, CPU ${r.cpuMs} ms (main thread ${r.mainCpuMs}) (${r.line}) load ${load()}\n`);
       }
       loads.push(load());
     }
@@ -110,12 +115,13 @@ async function main(): Promise<void> {
     for (const dir of Object.values(dirs)) fs.rmSync(dir, { recursive: true, force: true });
     if (!values['data-dir']) fs.rmSync(source, { recursive: true, force: true });
   }
-  const m = (side: string, k: 'indexedMs' | 'apiMs' | 'cpuMs' | 'mainCpuMs') => median(runs[side].map((r) => r[k]));
-  const rows = Object.keys(sides).map((side) => `| ${side} | ${runs[side].map((r) => r.indexedMs.toFixed(0)).join(', ')} | ${m(side, 'apiMs').toFixed(0)} | **${m(side, 'indexedMs').toFixed(0)}** | ${m(side, 'cpuMs')} | ${m(side, 'mainCpuMs')} |`);
-  const ratio = (k: 'indexedMs' | 'apiMs' | 'cpuMs' | 'mainCpuMs') => (m('candidate', k) / m('baseline', k)).toFixed(2);
+  type Key = 'indexedMs' | 'apiMs' | 'readyMs' | 'cpuMs' | 'mainCpuMs' | 'rssMb';
+  const m = (side: string, k: Key) => median(runs[side].map((r) => r[k]));
+  const rows = Object.keys(sides).map((side) => `| ${side} | ${runs[side].map((r) => r.readyMs.toFixed(0)).join(', ')} | **${m(side, 'readyMs').toFixed(0)}** | ${m(side, 'apiMs').toFixed(0)} | ${m(side, 'indexedMs').toFixed(0)} | ${m(side, 'cpuMs')} | ${m(side, 'mainCpuMs')} | ${m(side, 'rssMb').toFixed(0)} |`);
+  const ratio = (k: Key) => (m('candidate', k) / m('baseline', k)).toFixed(2);
   process.stdout.write(`No-change restart of the CLI on ${folder}, ${values.runs} runs each, alternating; ${os.cpus().length} cores; load average ${loads.join(' → ')}.\n\n` +
-    '| build | spawn → `indexed` line, each run (ms) | spawn → `Loupe API:` (median, ms) | spawn → `indexed` (median, ms) | CPU to `indexed`, all threads (ms) | of it the main thread (ms) |\n|---|---|---|---|---|---|\n' +
-    `${rows.join('\n')}\n| candidate / baseline | | ${ratio('apiMs')} | ${ratio('indexedMs')} | ${ratio('cpuMs')} | ${ratio('mainCpuMs')} |\n`);
+    '| build | ready and answering, each run (ms) | ready and answering (median, ms) | spawn → `Loupe API:` (ms) | spawn → `indexed` (ms) | CPU to `indexed`, all threads (ms) | of it the main thread (ms) | RSS at `indexed` (MB) |\n|---|---|---|---|---|---|---|---|\n' +
+    `${rows.join('\n')}\n| candidate / baseline | | ${ratio('readyMs')} | ${ratio('apiMs')} | ${ratio('indexedMs')} | ${ratio('cpuMs')} | ${ratio('mainCpuMs')} | ${ratio('rssMb')} |\n`);
 }
 
 main().catch((error) => {

@@ -116,7 +116,7 @@ fs.cpSync(path.join(root, 'media'), path.join(stage, 'media'), { recursive: true
 fs.cpSync(path.join(root, 'docs', 'marketplace', 'images'), path.join(stage, 'images'), { recursive: true });
 // The headless entries (npm start, the MCP stdio server) are not part of the extension; the
 // sidecar's /mcp endpoint is in server.js.
-const NOT_IN_EXTENSION = new Set(['cli.js', 'mcp.js']);
+const NOT_IN_EXTENSION = new Set(['cli.js', 'cli-main.js', 'mcp.js']);
 fs.cpSync(path.join(root, 'dist'), path.join(stage, 'dist'), {
   recursive: true,
   filter: (src) => !src.endsWith('.map') && !src.includes(`${path.sep}node_modules${path.sep}`) && !NOT_IN_EXTENSION.has(path.basename(src)),

@@ -4,7 +4,6 @@
  * The environment is read here and nowhere else, so the editor's sidecar gets `GITHUB_TOKEN`,
  * `LOUPE_DOCS_MODEL`, `LOUPE_SMTP_*` and the chat and embedding servers exactly as the CLI does.
  */
-import os from 'node:os';
 import path from 'node:path';
 import type { EngineConfig } from './engine/engine';
 import type { AccountsConfig } from './engine/accounts/accounts';
@@ -16,6 +15,7 @@ import type { Logger, LogLevel } from './engine/log';
 import type { GuardOptions } from './transport/http/guard';
 import type { LoupeInitOptions } from '../protocol/lsp';
 import type { LoupeSettings } from '../protocol/settings';
+import { homeDataDir } from './data-dir';
 
 export interface HttpSettings {
   host: string;
@@ -97,7 +97,7 @@ export interface CliFlags {
 }
 
 /** The default data directory: $LOUPE_HOME, else ~/.loupe. */
-export const defaultDataDir = (env: EnvironmentSettings) => path.resolve(env.home ?? path.join(os.homedir(), '.loupe'));
+export const defaultDataDir = (env: EnvironmentSettings) => homeDataDir(env.home);
 
 /** `npm start -- <folder> [flags]`: flags first, then the environment, then DATA_DIR/accounts.json. */
 export function settingsFromCli(flags: CliFlags, processEnv: NodeJS.ProcessEnv): HostSettings {

@@ -22,11 +22,17 @@ export interface IndexRunResult {
   durationMs: number;
 }
 
-/** What a run starts from: the folder's files and what the index holds of them. */
+/**
+ * What a run starts from: the folder's files and what the index holds of them. A writer may leave out
+ * the files whose size and mtime match the index (or its skipped list), from `entries` and from both
+ * lists, and count them in `unchanged` / `stillSkipped` instead: the run's outcome is the same.
+ */
 export interface Scan {
   entries: WalkEntry[];
   known: [string, Fingerprint][];
   skipped: [string, SkippedFile][];
+  unchanged?: number;
+  stillSkipped?: number;
 }
 
 /** Where a run's progress stands when a write begins (files_done is moved with each commit). */
@@ -54,13 +60,29 @@ export class IndexWrites {
     private readonly transaction: (work: () => void) => void = (work) => work(),
   ) {}
 
-  /** Lists the folder and reads the index's fingerprints of it. */
+  /**
+   * Lists the folder and reads the index's fingerprints of it. The files whose size and mtime match are
+   * counted here and left out (see Scan): a no-change run then hands the calling thread a few numbers
+   * instead of every path twice (a structured clone of ~17,700 objects on payload, on both threads).
+   */
   scan(repoId: string, root: string): Scan {
-    return {
-      entries: walk(root, this.options),
-      known: [...this.files.fingerprints(repoId)],
-      skipped: [...this.files.skipped(repoId)],
-    };
+    const entries: WalkEntry[] = [];
+    const known = this.files.fingerprints(repoId);
+    const skipped = this.files.skipped(repoId);
+    let unchanged = 0;
+    let stillSkipped = 0;
+    for (const e of walk(root, this.options)) {
+      // As the Indexer decides: the index's fingerprint, else the skipped list's.
+      const fp = known.get(e.relPath) ?? skipped.get(e.relPath);
+      if (fp && fp.size === e.size && fp.mtimeMs === e.mtimeMs) {
+        if (known.delete(e.relPath)) unchanged++;
+        else stillSkipped++;
+        skipped.delete(e.relPath); // seen: neither removed nor forgotten
+        continue;
+      }
+      entries.push(e);
+    }
+    return { entries, known: [...known], skipped: [...skipped], unchanged, stillSkipped };
   }
 
   /**

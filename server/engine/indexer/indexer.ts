@@ -115,7 +115,8 @@ export class Indexer {
     if (forgotten.length) await this.writer.deletePaths(repo.id, forgotten);
 
     const jobs: ParseJob[] = [];
-    let stillSkipped = 0;
+    // Files the writer found unchanged are counted in the scan, not listed (see Scan).
+    let stillSkipped = scan.stillSkipped ?? 0;
     for (const e of entries) {
       const fp = known.get(e.relPath) ?? skipped.get(e.relPath);
       if (fp && fp.size === e.size && fp.mtimeMs === e.mtimeMs) {
@@ -124,7 +125,7 @@ export class Indexer {
       }
       jobs.push({ relPath: e.relPath, size: e.size, mtimeMs: e.mtimeMs, knownHash: known.get(e.relPath)?.hash });
     }
-    const total = entries.length;
+    const total = entries.length + (scan.unchanged ?? 0) + (scan.stillSkipped ?? 0);
     onParsed(jobs.length);
     let done = total - jobs.length;
     // Files whose size and mtime match the index are unchanged without being read; the hash check

@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyServerFactory } from 'fastif
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import FindMyWay from 'find-my-way';
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import path from 'node:path';
 import fs from 'node:fs';
 import type { Operations } from '../../engine/operations';
@@ -50,6 +51,8 @@ export async function createApp(ops: Operations, log: Logger, options: AppOption
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     ajv: undefined,
     frameworkErrors,
+    // Response serializers are built on a route's first answer (see lazySerializers).
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers(SerializerSelector()) } },
     // Fastify's 10 s for a plugin to load is missed on a loaded machine (swagger-ui's, seen at load 17): the sidecar then never started.
     pluginTimeout: 120_000,
     ...serverLimits(options.guard),
@@ -143,6 +146,23 @@ export async function createApp(ops: Operations, log: Logger, options: AppOption
     await searchRoutes(v2, ops, log);
   });
   return app;
+}
+
+type SerializerFactory = ReturnType<typeof SerializerSelector>;
+
+/**
+ * Fastify's own serializers (fast-json-stringify, as its default compiler builds them), each built when
+ * its route first answers with that status instead of when the application is built: building every
+ * route's was ~0.45 s of a start's main thread (issue 17), for routes most starts never answer.
+ */
+function lazySerializers(build: SerializerFactory): SerializerFactory {
+  return (externalSchemas, options) => {
+    const compile = build(externalSchemas, options);
+    return (route) => {
+      let serialize: ((doc: unknown) => string) | null = null;
+      return (doc) => (serialize ??= compile(route))(doc);
+    };
+  };
 }
 
 /** Swagger UI's assets come from node_modules (no CDN); in a packaged extension they sit beside dist/. */
