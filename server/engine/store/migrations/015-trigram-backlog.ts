@@ -1,7 +1,8 @@
 /**
  * The trigram index filled in bulk during a large run. Kept row by row by a trigger inside each write
- * slice, it cost the index writer more than half of its time on a cold index (phaser ×4: 5.2 of 11.8 s of
- * CPU); the same rows added afterwards with `INSERT … SELECT` over ~1,000 chunks per transaction cost 0.9 s.
+ * slice, it cost the index writer nearly half of its time on a cold index (phaser ×4: 5.2 of 11.8 s of
+ * CPU); with the same rows added afterwards by `INSERT … SELECT` over ~1,000 chunks per transaction the whole
+ * write took 6.5 s (docs/benchmarks.md, h17w).
  *
  * `trigram_backlog` (at most one row): the chunks whose id is `from_id` or above have no trigram rows yet.
  * The triggers leave those chunks alone (an insert adds nothing, a delete takes nothing out: FTS5's external
