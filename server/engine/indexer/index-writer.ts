@@ -29,6 +29,13 @@ export interface IndexWriter {
   relink(repoId: string, root: string): Promise<void>;
   refreshNames(repoId: string, root: string, names: NameChanges, skip: string[]): Promise<void>;
   edit(repo: { id: string; rootPath: string }, relPaths: string[], contents: Map<string, string>): Promise<EditOutcome>;
+  /**
+   * A large run: the trigram rows of the chunks written from now on wait for fillTrigram(), which adds them
+   * in bulk (SQLite, migration 015); absent, the writer keeps them as it writes.
+   */
+  deferTrigram?(): Promise<void>;
+  /** Fills the trigram backlog (a deferred run's, or one a killed run left), in short transactions. */
+  fillTrigram?(): Promise<void>;
   /** Lets the worker go (its connection, parsers and TypeScript compiler); the next call starts another. */
   release(): Promise<void>;
   /**
@@ -87,6 +94,10 @@ export class LocalIndexWriter implements IndexWriter {
   }
   edit(repo: { id: string; rootPath: string }, relPaths: string[], contents: Map<string, string>): Promise<EditOutcome> {
     return this.writes.edit(repo, relPaths, contents);
+  }
+  async deferTrigram(): Promise<void> { this.writes.deferTrigram(); }
+  fillTrigram(): Promise<void> {
+    return this.writes.fillTrigram(() => new Promise((resolve) => setImmediate(resolve)));
   }
   async release(): Promise<void> {}
 }
@@ -148,6 +159,8 @@ export class WorkerIndexWriter implements IndexWriter {
   edit(repo: { id: string; rootPath: string }, relPaths: string[], contents: Map<string, string>): Promise<EditOutcome> {
     return this.call('edit', [{ id: repo.id, rootPath: repo.rootPath }, relPaths, contents]) as Promise<EditOutcome>;
   }
+  async deferTrigram(): Promise<void> { await this.call('deferTrigram', []); }
+  async fillTrigram(): Promise<void> { await this.call('fillTrigram', []); }
 
   async release(): Promise<void> {
     const worker = this.worker;

@@ -1,6 +1,6 @@
 import type { Logger } from '../log';
 import type { Db } from '../store/db';
-import type { FilesStore, SkippedFile } from '../store/files-store';
+import { TrigramBacklog, type FilesStore, type SkippedFile } from '../store/files-store';
 import type { ReposStore } from '../store/repos-store';
 import type { RepoRecord } from '../types';
 import type { DerivedIndex } from './derived-index';
@@ -45,6 +45,8 @@ const RELEASE_AFTER_FILES = 500;
 /** Files parsed before they are sent to the writer (which commits them in slices). */
 const BATCH_FILES = 256;
 const JOBS_PER_MESSAGE = 16;
+/** A run with at least this many files to parse fills the trigram index after its files (migration 015). */
+const DEFER_TRIGRAM_FILES = 256;
 
 /**
  * Brings a repository's index in line with its folder. Only new, changed and removed files are
@@ -73,7 +75,7 @@ export class Indexer {
     const writeOptions = { maxFileBytes: options.maxFileBytes, ignoreGlobs: options.ignoreGlobs, excludeDirs: options.excludeDirs };
     this.writer = writer ?? (db && !db.memory && options.writerThread !== false
       ? new WorkerIndexWriter(db, writeOptions)
-      : new LocalIndexWriter(new IndexWrites(repos as ReposStore, files as FilesStore, writeOptions)));
+      : new LocalIndexWriter(new IndexWrites(repos as ReposStore, files as FilesStore, writeOptions, undefined, db ? new TrigramBacklog(db) : undefined)));
   }
 
   addDerivedIndex(index: DerivedIndex): void {
@@ -138,6 +140,8 @@ export class Indexer {
     onProgress({ repoId: repo.id, phase: 'parsing', done, total, rate: 0 });
 
     if (jobs.length) this.pool.reset(root);
+    // A large run's trigram rows are added in bulk once its files are written (a fraction of a trigger's cost).
+    if (jobs.length >= DEFER_TRIGRAM_FILES) await this.writer.deferTrigram?.();
     const parseOptions: ParseOptions = { maxFileBytes: this.options.maxFileBytes };
     // Parsed files stay the parse workers' bytes here: moved on to the writer, read there.
     let pendingWrite: ParsedBatch[] = [];
@@ -215,6 +219,8 @@ export class Indexer {
       await this.repos.setState(repo.id, 'queued');
       throw new DOMException('indexing was cancelled', 'AbortError');
     }
+    // Before name lookups, which read the trigram index; also a backlog a killed run left.
+    await this.writer.fillTrigram?.();
 
     if (result.added || result.removed) {
       onProgress({ repoId: repo.id, phase: 'linking', done, total, rate: rate() });

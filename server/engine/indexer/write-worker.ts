@@ -6,7 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openWriterConnection, shareWriteTurns, WriteTurns } from '../store/db';
-import { SqliteFilesStore } from '../store/files-store';
+import { SqliteFilesStore, TrigramBacklog } from '../store/files-store';
 import { SqliteReposStore } from '../store/repos-store';
 import { IndexWrites, type WriteOptions } from './index-writes';
 import { LoupeError } from '../errors';
@@ -18,6 +18,7 @@ import { parsedFiles, type ParsedBatch } from './parsed-batch';
 export type WriterRequest = {
   id: number;
   method: 'scan' | 'writeFiles' | 'writeSerialized' | 'stamp' | 'deletePaths' | 'setProgress' | 'relink' | 'refreshNames' | 'edit'
+    | 'deferTrigram' | 'fillTrigram'
     | 'embedSlice' | 'countMissing' | 'chunkCount' | 'packed' | 'sampleTexts' | 'addModel' | 'close';
   args: unknown[];
 };
@@ -33,7 +34,7 @@ const db = openWriterConnection(file);
 db.pragma(`max_page_count = ${Math.trunc(maxPageCount)}`);
 // Each transaction waits while the main connection writes (a charge, a repository's state).
 shareWriteTurns(db, new WriteTurns('writer', turns));
-const writes = new IndexWrites(new SqliteReposStore(db), new SqliteFilesStore(db), options, (work) => db.transaction(work)());
+const writes = new IndexWrites(new SqliteReposStore(db), new SqliteFilesStore(db), options, (work) => db.transaction(work)(), new TrigramBacklog(db));
 // The corpus model's vectors: the chunks read, embedded and written here (the derived phase and the catch-up after an edit).
 let vectors: VectorWrites | null = null;
 const vectorWrites = () => (vectors ??= new VectorWrites(new SqliteVectorsStore(db)));
@@ -63,6 +64,8 @@ async function handle(request: WriterRequest): Promise<unknown> {
     case 'relink': return writes.relink(...(a as Args<'relink'>));
     case 'refreshNames': return writes.refreshNames(...(a as Args<'refreshNames'>));
     case 'edit': return writes.edit(...(a as Args<'edit'>));
+    case 'deferTrigram': return writes.deferTrigram();
+    case 'fillTrigram': return writes.fillTrigram();
     case 'embedSlice': return vectorWrites().embedSlice(...(a as Parameters<VectorWrites['embedSlice']>));
     case 'countMissing': return vectorWrites().countMissing(...(a as Parameters<VectorWrites['countMissing']>));
     case 'chunkCount': return vectorWrites().chunkCount();

@@ -183,8 +183,11 @@ export class SqliteSearchStore {
     const rows = this.db.prepare(
       `SELECT DISTINCT c.file_id AS id FROM chunks_trigram JOIN chunks c ON c.id = chunks_trigram.rowid
        JOIN files f ON f.id = c.file_id
-       WHERE chunks_trigram MATCH ? AND f.repo_id IN (SELECT value FROM json_each(?))`,
-    ).all(match, JSON.stringify(repoIds)) as { id: number }[];
+       WHERE chunks_trigram MATCH ? AND f.repo_id IN (SELECT value FROM json_each(?))
+       UNION
+       SELECT c.file_id FROM chunks c JOIN files f ON f.id = c.file_id
+       WHERE c.id >= (SELECT from_id FROM trigram_backlog) AND f.repo_id IN (SELECT value FROM json_each(?))`,
+    ).all(match, JSON.stringify(repoIds), JSON.stringify(repoIds)) as { id: number }[];
     return rows.map((r) => r.id);
   }
 

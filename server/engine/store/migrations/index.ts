@@ -8,6 +8,7 @@ import * as historyConversationIndex from './011-history-conversation-index';
 import * as skippedFiles from './012-skipped-files';
 import * as graphUnits from './013-graph-units';
 import * as splitAccounts from './014-split-accounts';
+import * as trigramBacklog from './015-trigram-backlog';
 import type { Db } from '../db';
 
 export interface Migration {
@@ -33,4 +34,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 12, name: 'skipped-files', sql: skippedFiles.sql },
   { version: 13, name: 'graph-units', sql: graphUnits.sql },
   { version: 14, name: 'split-accounts', sql: splitAccounts.sql, before: splitAccounts.copy },
+  { version: 15, name: 'trigram-backlog', sql: trigramBacklog.sql },
 ];
