@@ -7,8 +7,8 @@
  * 1. search: the 14 evaluation queries of bench/pg-index.ts as `POST /v2/search` (scope code, the
  *    repository's id) on one node, one at a time, `--rounds` rounds after a warm-up round: p50/p95
  *    of the client-side time (HTTP, key, credits, the search on PostgreSQL's index);
- * 2. cheap GETs: `--clients` keep-alive clients call `GET /v2/repos?limit=5` (1 credit: key, ledger)
- *    and `GET /health` (nothing) as fast as they can for `--seconds`, against one node and then
+ * 2. cheap GETs: `--clients` keep-alive clients call `GET /v2/repos?limit=5` (1 credit: key, a charge
+ *    in the ledger), `GET /v2/models` (the key, no charge) and `GET /health` (nothing) as fast as they can for `--seconds`, against one node and then
  *    spread over two nodes: requests per second and p50/p95 latency, per route.
  * Prints one JSON object (and the load average beside each part).
  */
@@ -70,6 +70,8 @@ async function main() {
   } });
   const folder = corpus(values.corpus!);
   const team = await startTeamServer();
+  // Interrupted: the processes and the cluster go too.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => { void team.stop().finally(() => process.exit(130)); });
   try {
     const a = await team.node('a', { allow: [folder] });
     const b = await team.node('b', { allow: [folder] });
@@ -104,7 +106,7 @@ async function main() {
     const clients = Number(values.clients);
     const seconds = Number(values.seconds);
     const gets: Record<string, unknown[]> = {};
-    for (const path of ['/v2/repos?limit=5', '/health']) {
+    for (const path of ['/v2/repos?limit=5', '/v2/models', '/health']) {
       gets[path] = [];
       for (let round = 0; round < Number(values.rounds); round++) {
         for (const nodes of [[a], [a, b]]) {
