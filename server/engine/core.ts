@@ -2,6 +2,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import type { Logger } from './log';
 import type { Db } from './store/db';
+import { sqliteHealth, type DatabaseHealth } from './store/health';
 import { indexReads, openSqliteStorage, type AsyncStorage, type IndexReads, type Storage } from './store/storage';
 import { asyncAccountSide, sqliteAccountSide, type AccountSide } from './store/account-side';
 import type { ReposStore } from './store/repos-store';
@@ -207,6 +208,7 @@ export class EngineCore {
       files: this.files, research: this.research, codeOps: new CodeOps(this.research.models, this.accounts), analysis: this.analysis,
       docs: this.docs, search: this.search, editorFacts: new EditorFacts(this.analysis), reposStore: this.reposStore,
       filesStore: this.filesStore, a2aTasks: this.accountSide.stores.a2aTasks, github: this.github,
+      health: healthProbes(this.db, this.accountStorage),
     });
     // The accounts database stays bounded (ledger compaction, history retention): soon after the
     // start, off the start's own path, then every six hours.
@@ -239,6 +241,13 @@ export class EngineCore {
     this.storage.close();
     await this.accountStorage?.close();
   }
+}
+
+/** The health route's readiness probes: the data dir's SQLite, and the team server's database when there is one. */
+function healthProbes(db: Db, accountStorage: AsyncStorage | null): (() => Promise<DatabaseHealth>)[] {
+  const probes = [async () => sqliteHealth(db)];
+  if (accountStorage?.health) probes.push(() => accountStorage.health!());
+  return probes;
 }
 
 const MAINTENANCE_DELAY_MS = 60_000;

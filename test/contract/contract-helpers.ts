@@ -16,8 +16,13 @@ export interface Contract {
   responseSchema(op: Operation, status: number, contentType: string): unknown;
 }
 
-export async function loadContract(app: FastifyInstance): Promise<Contract> {
-  const res = await app.inject({ method: 'GET', url: '/openapi.json' });
+/** What the suite sends requests through: Fastify's inject(), or real HTTP to a team server (backends.ts). */
+export interface Injector {
+  inject(o: { method: string; url: string; payload?: string; headers?: Record<string, string> }): Promise<{ statusCode: number; headers: Record<string, unknown>; body: string }>;
+}
+
+export async function loadContract(app: FastifyInstance | Injector): Promise<Contract> {
+  const res = await (app as Injector).inject({ method: 'GET', url: '/openapi.json' });
   if (res.statusCode !== 200) throw new Error(`/openapi.json answered ${res.statusCode}`);
   const doc = JSON.parse(res.body) as OpenApiDocument;
   const ajv = addFormats(new Ajv({ strict: false, allErrors: false, validateSchema: false }));

@@ -19,8 +19,10 @@ import { EditorOperations } from './editor';
 import { IndexingOperations } from './indexing';
 import { A2aTaskOperations } from './a2a-tasks';
 import { OwnerOperations } from './owner';
+import { HealthOperations } from './health';
 
 export type { Answer, AnswerMeta, CallContext, Caller } from './call';
+export type { HealthAnswer, HealthCheck, ReadyAnswer } from './health';
 export { refundAnswer } from './metering';
 // What transports may know of the engine besides operations: the shapes these hand out or take.
 export type { ResearchRun } from './search';
@@ -54,6 +56,8 @@ export class Operations {
   readonly a2aTasks: A2aTaskOperations;
   /** The machine's owner and their key (the host's). */
   readonly owner: OwnerOperations;
+  /** Liveness and readiness for load balancers (no caller, no credits). */
+  readonly health: HealthOperations;
 
   constructor(parts: EngineParts) {
     this.repos = new RepoOperations(parts);
@@ -70,5 +74,6 @@ export class Operations {
     this.indexing = new IndexingOperations(parts);
     this.a2aTasks = new A2aTaskOperations(parts);
     this.owner = new OwnerOperations(parts);
+    this.health = new HealthOperations(parts.health, parts.log);
   }
 }

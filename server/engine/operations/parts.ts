@@ -18,6 +18,7 @@ import type { FilesStore } from '../store/files-store';
 import type { A2aTasksStore } from '../store/a2a-tasks-store';
 import type { Either } from '../store/account-side';
 import type { GithubTokens } from '../accounts/github-tokens';
+import type { DatabaseHealth } from '../store/health';
 
 /** The engine's services and stores the operations are built on (nothing outside the engine sees them). */
 export interface EngineParts {
@@ -42,4 +43,6 @@ export interface EngineParts {
   /** The account side's A2A tasks (SQLite or PostgreSQL). */
   a2aTasks: Either<A2aTasksStore>;
   github: GithubTokens;
+  /** Readiness probes of the databases this engine serves from (store/health.ts). */
+  health: (() => Promise<DatabaseHealth>)[];
 }

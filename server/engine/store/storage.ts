@@ -13,6 +13,7 @@
 import path from 'node:path';
 import type { Logger } from '../log';
 import { closeDatabase, openDatabase, type Db } from './db';
+import type { DatabaseHealth } from './health';
 import { SqliteReposStore, type ReposStore } from './repos-store';
 import { SqliteFilesStore, type FilesStore } from './files-store';
 import { SqliteA2aTasksStore, type A2aTasksStore } from './a2a-tasks-store';
@@ -52,6 +53,8 @@ export type AsyncStorage = { [K in Exclude<keyof Storage, 'transaction' | 'close
   /** Runs `work` in one transaction; a nested call becomes a savepoint; a throw keeps nothing. */
   transaction<T>(work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /** Readiness: does the database answer, is its schema current (the health route; store/health.ts). */
+  health?(): Promise<DatabaseHealth>;
 };
 
 /**

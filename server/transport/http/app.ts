@@ -25,6 +25,7 @@ import { fundiRoutes } from './routes/v1/fundi';
 import { analysisRoutes } from './routes/v2/analysis';
 import { fileDocsRoutes } from './routes/v2/file-docs';
 import { searchRoutes } from './routes/v2/search';
+import { healthRoutes } from './routes/health';
 import { installGuard, serverLimits, type GuardOptions } from './guard';
 import { servedDocument } from './openapi-doc';
 
@@ -118,6 +119,7 @@ export async function createApp(ops: Operations, log: Logger, options: AppOption
         { name: 'v1', description: 'Legacy /v1/fundi adapters over V2 (deprecated)' },
         { name: 'analysis', description: 'Blast radius, blueprint, scope, dependency map, review signals, coverage gaps' },
         { name: 'research', description: 'Chat models for research (POST /v2/search with chat: true streams the answer)' },
+        { name: 'health', description: 'Liveness and readiness for load balancers and orchestrators (no key, free)' },
         { name: 'a2a', description: 'Agent-to-agent (A2A v0.3.0): the agent card; JSON-RPC at /a2a/jsonrpc and HTTP+JSON under /a2a/rest run these same operations' },
       ],
     },
@@ -144,6 +146,7 @@ export async function createApp(ops: Operations, log: Logger, options: AppOption
     await analysisRoutes(v2, ops);
     await fileDocsRoutes(v2, ops);
     await searchRoutes(v2, ops, log);
+    await healthRoutes(v2, ops);
   });
   return app;
 }

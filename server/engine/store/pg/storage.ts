@@ -17,6 +17,7 @@ import { PgAuthStore } from './auth-store';
 import { PgHistoryStore } from './history-store';
 import { PgA2aTasksStore } from './a2a-tasks-store';
 import { openPgIndexStores } from './index-stores';
+import { PgHealthProbe } from './health';
 
 /**
  * Every store on PostgreSQL. The connection is exposed for the services that need PostgreSQL itself
@@ -41,6 +42,7 @@ export async function openPgStorage(url: string, log: Logger, options: PgStorage
     await db.close();
     throw error;
   }
+  const health = new PgHealthProbe(url);
   return {
     async: true,
     db,
@@ -50,6 +52,7 @@ export async function openPgStorage(url: string, log: Logger, options: PgStorage
     a2aTasks: new PgA2aTasksStore(db),
     ...openPgIndexStores(db),
     transaction: <T>(work: () => Promise<T>): Promise<T> => db.transaction(work),
-    close: () => db.close(),
+    health: () => health.check(),
+    close: async () => { await health.close(); await db.close(); },
   };
 }
