@@ -2,6 +2,7 @@ import type { FileRecord, ImportKind, ParsedFile, ParsedImport, ParsedSymbol } f
 import { nowIso } from '../../util/ids';
 import { fileUid, type FileListItem, type FileListQuery, type FilesStore, type Fingerprint, type SkippedFile } from '../files-store';
 import type { Async } from '../surface';
+import { bulkInsert } from './copy';
 import { indexChunks, unindexFiles, type ChunkToIndex } from './fts-write';
 import { likeEscape, type PgSql } from './sql';
 
@@ -72,28 +73,29 @@ export class PgFilesStore implements Async<FilesStore> {
       await this.clearChildren(repoId, ids);
 
       const symbols = files.flatMap((f, i) => f.symbols.map((s) => ({ fileId: ids[i]!, s })));
-      if (symbols.length) {
-        await this.db.query(
-          `INSERT INTO symbols (file_id, name, kind, parent, start_line, end_line, exported, signature, doc)
-           SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::int[], $6::int[], $7::bool[], $8::text[], $9::text[])`,
-          [symbols.map((x) => x.fileId), symbols.map((x) => x.s.name), symbols.map((x) => x.s.kind), symbols.map((x) => x.s.parent),
-            symbols.map((x) => x.s.startLine), symbols.map((x) => x.s.endLine), symbols.map((x) => x.s.exported),
-            symbols.map((x) => x.s.signature), symbols.map((x) => x.s.doc)],
-        );
-      }
+      await bulkInsert(this.db, 'symbols', [
+        { name: 'file_id', type: 'int', values: symbols.map((x) => x.fileId) }, { name: 'name', type: 'text', values: symbols.map((x) => x.s.name) },
+        { name: 'kind', type: 'text', values: symbols.map((x) => x.s.kind) }, { name: 'parent', type: 'text', values: symbols.map((x) => x.s.parent) },
+        { name: 'start_line', type: 'int', values: symbols.map((x) => x.s.startLine) }, { name: 'end_line', type: 'int', values: symbols.map((x) => x.s.endLine) },
+        { name: 'exported', type: 'bool', values: symbols.map((x) => x.s.exported) }, { name: 'signature', type: 'text', values: symbols.map((x) => x.s.signature) },
+        { name: 'doc', type: 'text', values: symbols.map((x) => x.s.doc) },
+      ]);
       await this.insertImports(files.flatMap((f, i) => f.imports.map((imp) => ({ fileId: ids[i]!, imp }))));
 
       const chunks = files.flatMap((f, i) => f.chunks.map((c, seq) => ({ fileId: ids[i]!, path: f.path, seq, c })));
       if (chunks.length) {
-        const made = await this.db.rows<{ id: number; file_id: number; seq: number }>(
-          `INSERT INTO chunks (file_id, seq, start_line, end_line, symbols, content)
-           SELECT * FROM unnest($1::int[], $2::int[], $3::int[], $4::int[], $5::text[], $6::text[]) RETURNING id, file_id, seq`,
-          [chunks.map((x) => x.fileId), chunks.map((x) => x.seq), chunks.map((x) => x.c.startLine), chunks.map((x) => x.c.endLine),
-            chunks.map((x) => x.c.symbols.join(' ') || null), chunks.map((x) => x.c.content)],
-        );
-        const chunkId = new Map(made.map((r) => [`${r.file_id}:${r.seq}`, r.id]));
-        await indexChunks(this.db, repoId, chunks.map((x): ChunkToIndex => ({
-          id: chunkId.get(`${x.fileId}:${x.seq}`)!, fileId: x.fileId, path: x.path, symbols: x.c.symbols, content: x.c.content,
+        // Ids first (one statement), so the chunks, their postings and lengths can each be one COPY.
+        const chunkIds = (await this.db.rows<{ id: number }>(
+          "SELECT nextval(pg_get_serial_sequence('chunks', 'id'))::int AS id FROM generate_series(1, $1)", [chunks.length])).map((r) => r.id);
+        await bulkInsert(this.db, 'chunks', [
+          { name: 'id', type: 'int', values: chunkIds }, { name: 'file_id', type: 'int', values: chunks.map((x) => x.fileId) },
+          { name: 'seq', type: 'int', values: chunks.map((x) => x.seq) }, { name: 'start_line', type: 'int', values: chunks.map((x) => x.c.startLine) },
+          { name: 'end_line', type: 'int', values: chunks.map((x) => x.c.endLine) },
+          { name: 'symbols', type: 'text', values: chunks.map((x) => x.c.symbols.join(' ') || null) },
+          { name: 'content', type: 'text', values: chunks.map((x) => x.c.content) },
+        ]);
+        await indexChunks(this.db, repoId, chunks.map((x, i): ChunkToIndex => ({
+          id: chunkIds[i]!, fileId: x.fileId, path: x.path, symbols: x.c.symbols, content: x.c.content,
         })));
       }
       return given.map((f) => idOf.get(f.path)!);
@@ -101,14 +103,13 @@ export class PgFilesStore implements Async<FilesStore> {
   }
 
   private async insertImports(rows: { fileId: number; imp: ParsedImport }[]): Promise<void> {
-    if (!rows.length) return;
-    await this.db.query(
-      `INSERT INTO imports (file_id, specifier, kind, type_only, target_path, package, names, line)
-       SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::bool[], $5::text[], $6::text[], $7::text[], $8::int[])`,
-      [rows.map((x) => x.fileId), rows.map((x) => x.imp.specifier), rows.map((x) => x.imp.kind), rows.map((x) => x.imp.typeOnly),
-        rows.map((x) => x.imp.targetPath), rows.map((x) => x.imp.packageName),
-        rows.map((x) => (x.imp.names.length ? JSON.stringify(x.imp.names) : null)), rows.map((x) => x.imp.line)],
-    );
+    await bulkInsert(this.db, 'imports', [
+      { name: 'file_id', type: 'int', values: rows.map((x) => x.fileId) }, { name: 'specifier', type: 'text', values: rows.map((x) => x.imp.specifier) },
+      { name: 'kind', type: 'text', values: rows.map((x) => x.imp.kind) }, { name: 'type_only', type: 'bool', values: rows.map((x) => x.imp.typeOnly) },
+      { name: 'target_path', type: 'text', values: rows.map((x) => x.imp.targetPath) }, { name: 'package', type: 'text', values: rows.map((x) => x.imp.packageName) },
+      { name: 'names', type: 'text', values: rows.map((x) => (x.imp.names.length ? JSON.stringify(x.imp.names) : null)) },
+      { name: 'line', type: 'int', values: rows.map((x) => x.imp.line) },
+    ]);
   }
 
   private async clearChildren(repoId: string, fileIds: number[]): Promise<void> {

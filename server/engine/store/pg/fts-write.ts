@@ -3,6 +3,7 @@
  * calls these inside its transactions, so the BM25 statistics always describe the chunks committed.
  */
 import { ftsColumns, ftsPostings } from './fts-tokens';
+import { bulkInsert, copyRows, copyTextArray } from './copy';
 import type { PgSql } from './sql';
 
 export interface ChunkToIndex { id: number; fileId: number; path: string; symbols: string[]; content: string }
@@ -10,7 +11,7 @@ export interface ChunkToIndex { id: number; fileId: number; path: string; symbol
 /** Adds chunks of one repository: their postings, lengths, the repository's document frequencies and totals. */
 export async function indexChunks(db: PgSql, repoId: string, chunks: ChunkToIndex[]): Promise<void> {
   if (!chunks.length) return;
-  const docIds: number[] = [], docFiles: number[] = [], docTokens: number[] = [], docTerms: string[] = [];
+  const docIds: number[] = [], docFiles: number[] = [], docTokens: number[] = [], docTermLists: string[][] = [];
   // Each term's postings in chunk order: emitted term by term, they reach the B-tree in key order
   // (term, chunk), one leaf page after another.
   const byTerm = new Map<string, number[]>();
@@ -18,8 +19,7 @@ export async function indexChunks(db: PgSql, repoId: string, chunks: ChunkToInde
   for (const c of [...chunks].sort((x, y) => x.id - y.id)) {
     const posting = ftsPostings(ftsColumns(c.path, c.symbols, c.content));
     docIds.push(c.id); docFiles.push(c.fileId); docTokens.push(posting.tokens);
-    // One text per chunk (terms never hold a space): a two-dimensional array would need equal lengths.
-    docTerms.push([...posting.terms.keys()].join(' '));
+    docTermLists.push([...posting.terms.keys()]);
     tokens += posting.tokens;
     for (const [term, [a, b, d]] of posting.terms) {
       let list = byTerm.get(term);
@@ -36,13 +36,22 @@ export async function indexChunks(db: PgSql, repoId: string, chunks: ChunkToInde
       pTerm.push(term); pChunk.push(list[i]!); pPath.push(list[i + 1]!); pSymbols.push(list[i + 2]!); pBody.push(list[i + 3]!);
     }
   }
-  await db.query(
-    `INSERT INTO fts_docs (chunk_id, repo_id, file_id, tokens, terms)
-     SELECT d.id, $1, d.file, d.tokens, CASE WHEN d.terms = '' THEN '{}'::text[] ELSE string_to_array(d.terms, ' ') END
-     FROM unnest($2::int[], $3::int[], $4::int[], $5::text[]) AS d(id, file, tokens, terms)`, [repoId, docIds, docFiles, docTokens, docTerms]);
-  await db.query(
-    `INSERT INTO fts_postings (term, chunk_id, tf_path, tf_symbols, tf_body)
-     SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::int[], $5::int[])`, [pTerm, pChunk, pPath, pSymbols, pBody]);
+  if (db.copyFrom) {
+    // The terms column as array literals, each element quoted (copy.ts): one COPY per table.
+    await db.copyFrom('COPY fts_docs (chunk_id, repo_id, file_id, tokens, terms) FROM STDIN',
+      copyRows([docIds, docIds.map(() => repoId), docFiles, docTokens, docTermLists.map(copyTextArray)], [false, false, false, false, true]));
+  } else {
+    await db.query(
+      `INSERT INTO fts_docs (chunk_id, repo_id, file_id, tokens, terms)
+       SELECT d.id, $1, d.file, d.tokens, CASE WHEN d.terms = '' THEN '{}'::text[] ELSE string_to_array(d.terms, ' ') END
+       FROM unnest($2::int[], $3::int[], $4::int[], $5::text[]) AS d(id, file, tokens, terms)`,
+      // One text per chunk (terms never hold a space): a two-dimensional array would need equal lengths.
+      [repoId, docIds, docFiles, docTokens, docTermLists.map((t) => t.join(' '))]);
+  }
+  await bulkInsert(db, 'fts_postings', [
+    { name: 'term', type: 'text', values: pTerm }, { name: 'chunk_id', type: 'int', values: pChunk },
+    { name: 'tf_path', type: 'int', values: pPath }, { name: 'tf_symbols', type: 'int', values: pSymbols }, { name: 'tf_body', type: 'int', values: pBody },
+  ]);
   await db.query(
     `INSERT INTO fts_terms (term, repo_id, df) SELECT t.term, $1, t.df FROM unnest($2::text[], $3::int[]) AS t(term, df)
      ON CONFLICT (term, repo_id) DO UPDATE SET df = fts_terms.df + excluded.df`, [repoId, terms, terms.map((t) => byTerm.get(t)!.length / 4)]);
