@@ -20,6 +20,9 @@ const SPECIAL = /[\\\t\n\r\0]/;
 const SPECIAL_ALL = /[\\\t\n\r\0]/g;
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\0': '\uFFFD' };
 
+/** A text as PostgreSQL can keep it (a NUL as U+FFFD), for the values that go as statement parameters. */
+export const pgText = <T extends string | null>(text: T): T => (text !== null && text.includes('\0') ? text.replace(/\0/g, '\uFFFD') as T : text);
+
 /** One value as a field of COPY's text format. */
 export function copyField(value: CopyValue): string {
   if (value === null || value === undefined) return '\\N';

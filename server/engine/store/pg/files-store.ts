@@ -2,7 +2,7 @@ import type { FileRecord, ImportKind, ParsedFile, ParsedImport, ParsedSymbol } f
 import { nowIso } from '../../util/ids';
 import { fileUid, type FileListItem, type FileListQuery, type FilesStore, type Fingerprint, type SkippedFile } from '../files-store';
 import type { Async } from '../surface';
-import { bulkInsert } from './copy';
+import { bulkInsert, pgText } from './copy';
 import { indexChunks, unindexFiles, type ChunkToIndex } from './fts-write';
 import { likeEscape, type PgSql } from './sql';
 
@@ -43,8 +43,11 @@ export class PgFilesStore implements Async<FilesStore> {
   }
 
   /**
-   * Writes parsed files in one transaction, set by set: a statement per table for the whole batch
-   * (arrays through unnest), not one per row, since every statement is a round trip to the server.
+   * Writes parsed files in one transaction, set by set: a statement per table for the whole batch, not
+   * one per row, since every statement is a round trip to the server. The files are an upsert (their
+   * ids come back); symbols, imports, chunks and the lexical rows go through COPY FROM STDIN (pg/copy.ts:
+   * no value quoted into an array literal and parsed back), the chunks with ids taken from their
+   * sequence first, so that their postings can be copied in the same round.
    */
   async writeBatch(repoId: string, files: ParsedFile[]): Promise<number[]> {
     if (!files.length) return [];
@@ -66,7 +69,7 @@ export class PgFilesStore implements Async<FilesStore> {
          RETURNING id, path`,
         [repoId, now, files.map((f) => fileUid(repoId, f.path)), paths, paths.map((p) => p.slice(p.lastIndexOf('/') + 1)),
           files.map((f) => f.language), files.map((f) => f.size), files.map((f) => f.lines), files.map((f) => f.hash),
-          files.map((f) => Math.trunc(f.mtimeMs)), files.map((f) => f.description), files.map((f) => f.generated), files.map((f) => f.unit)],
+          files.map((f) => Math.trunc(f.mtimeMs)), files.map((f) => pgText(f.description)), files.map((f) => f.generated), files.map((f) => f.unit)],
       );
       const idOf = new Map(written.map((r) => [r.path, r.id]));
       const ids = files.map((f) => idOf.get(f.path)!);
