@@ -2,7 +2,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { copyField, copyRows, copyTextArray, pgText } from '../../server/engine/store/pg/copy';
+import pg from 'pg';
+import { copyField, copyFrom, copyRows, copyTextArray, pgText } from '../../server/engine/store/pg/copy';
 import { PgDb } from '../../server/engine/store/pg/pg-db';
 import { migratePg } from '../../server/engine/store/pg/migrate';
 import { openPgIndexStores, PG_INDEX_MIGRATIONS } from '../../server/engine/store/pg/index-stores';
@@ -44,7 +45,8 @@ test('COPY text format: fields, NULL, escapes, arrays', () => {
 });
 
 test('COPY round trip on a real server: every hostile value comes back as it was (NUL as U+FFFD)', async () => {
-  const db = new PgDb({ url: await cluster.createDatabase(), max: 2 });
+  const url = await cluster.createDatabase();
+  const db = new PgDb({ url, max: 2 });
   try {
     await db.query('CREATE TABLE t (n int, s text, a text[], b bool, f float8)');
     const values = ['', ' ', '\t', '\n', '\r\n', '\\', '\\N', '\\.', '\\t', 'a\\\\b', '"q"', "'s'", '{a,b}', 'NULL', 'é', 'e\u0301', '🎉', '\u2028\u2029',
@@ -67,6 +69,23 @@ test('COPY round trip on a real server: every hostile value comes back as it was
     await assert.rejects(db.transaction(() => db.copyFrom('COPY t (n, s) FROM STDIN', 'not a number\tx\n')), /invalid input syntax for type integer/);
     await assert.rejects(db.copyFrom('COPY missing (n) FROM STDIN', '1\n'), /does not exist/);
     assert.equal((await db.one<{ n: number }>('SELECT count(*)::int AS n FROM t'))!.n, values.length + 1, 'nothing of the failed COPYs was kept');
+    // The data goes right behind the statement: when the statement itself fails, the server drops the
+    // data that follows, and the same session answers the next statements (several queued at once).
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const queued = [copyFrom(client, 'COPY missing (n) FROM STDIN', '1\n2\n'), client.query('SELECT 41 + 1 AS n'),
+        copyFrom(client, 'COPY t (n, s) FROM STDIN', '1000\tafter\n'), copyFrom(client, 'COPY t (n, s) FROM STDIN', 'bad\tx\n'), client.query('SELECT 7 AS n')];
+      const settled = await Promise.allSettled(queued);
+      assert.match(String((settled[0] as PromiseRejectedResult).reason), /does not exist/);
+      assert.equal((settled[1] as PromiseFulfilledResult<pg.QueryResult>).value.rows[0].n, 42);
+      assert.equal((settled[2] as PromiseFulfilledResult<number>).value, 1);
+      assert.match(String((settled[3] as PromiseRejectedResult).reason), /invalid input syntax/);
+      assert.equal((settled[4] as PromiseFulfilledResult<pg.QueryResult>).value.rows[0].n, 7);
+      assert.equal((await client.query('SELECT s FROM t WHERE n = 1000')).rows[0].s, 'after');
+    } finally {
+      await client.end();
+    }
   } finally {
     await db.close();
   }

@@ -69,9 +69,10 @@ const CHUNK_BYTES = 1 << 20;
 
 /**
  * Runs `COPY … FROM STDIN` on `client` with `data` (COPY text rows, above) as its input; answers the
- * number of rows copied. A `pg` submittable: the client hands it the connection when its turn comes,
- * and the server's answers (CopyInResponse, CommandComplete, ReadyForQuery, or an error) come to its
- * handlers, as pg's own Query gets them.
+ * number of rows copied. A `pg` submittable: the client hands it the connection when its turn comes
+ * (queries given before it go first), and the server's answers (CommandComplete, ReadyForQuery, or an
+ * error) come to its handlers, as pg's own Query gets them. The statement is handed to the client at
+ * once, synchronously: calls made one after another run in that order.
  */
 export function copyFrom(client: pg.ClientBase, text: string, data: string): Promise<number> {
   if (!/^\s*COPY\s[\s\S]*\sFROM\s+STDIN\b/i.test(text)) throw new Error(`not a COPY … FROM STDIN statement: ${text.slice(0, 60)}`);
@@ -79,14 +80,17 @@ export function copyFrom(client: pg.ClientBase, text: string, data: string): Pro
     let rows = 0;
     let settled = false;
     const submittable = {
+      // The data goes right behind the statement, without waiting for the server's CopyInResponse: the
+      // server reads it from the socket once in copy mode, and the caller's next work (the postings of
+      // the chunks being copied) runs meanwhile. Should the statement fail before copy mode, the server
+      // drops the CopyData and CopyDone that follow ("accept but ignore", per the protocol).
       submit(connection: Connection) {
         connection.query(text);
-      },
-      handleCopyInResponse(connection: Connection) {
         const bytes = Buffer.from(data, 'utf8');
         for (let at = 0; at < bytes.length; at += CHUNK_BYTES) connection.sendCopyFromChunk(bytes.subarray(at, at + CHUNK_BYTES));
         connection.endCopyFrom();
       },
+      handleCopyInResponse() {},
       handleCommandComplete(msg: { text?: string }) {
         const m = /^COPY (\d+)/.exec(msg.text ?? '');
         rows = m ? Number(m[1]) : 0;
@@ -132,4 +136,27 @@ export async function bulkInsert(db: { query(text: string, values?: unknown[]): 
   }
   await db.query(`INSERT INTO ${table} (${names}) SELECT * FROM unnest(${columns.map((c, i) => `$${i + 1}::${c.type}[]`).join(', ')})`,
     columns.map((c) => c.values));
+}
+
+/**
+ * Statements handed to one connection one after another without waiting for each answer (pg runs
+ * them in the order given): `issue(p)` keeps each promise, `done()` waits for them all and throws the
+ * first failure, which is the cause (in a transaction, the statements after it fail as aborted).
+ */
+export class Issued {
+  private readonly all: Promise<unknown>[] = [];
+  private failure: { error: unknown } | null = null;
+
+  readonly issue = <T>(p: Promise<T>): Promise<T> => {
+    p.catch((error: unknown) => { this.failure ??= { error }; });
+    this.all.push(p);
+    return p;
+  };
+
+  /** Waits for every statement; throws the first failure, else `error` when one is given. */
+  async done(error?: { error: unknown }): Promise<void> {
+    await Promise.allSettled(this.all);
+    const failed = this.failure ?? error;
+    if (failed) throw failed.error;
+  }
 }
