@@ -25,7 +25,7 @@ import { startPostgres } from '../test/helpers/postgres';
 import { parsedFiles } from '../test/helpers/parsed-files';
 import { corpus } from './corpora';
 
-const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]!; };
+const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2; };
 
 async function parse(): Promise<ParsedFile[]> {
   const cache = path.join(__dirname, '..', '.tmp', 'pg-write-profile-phaser.json');

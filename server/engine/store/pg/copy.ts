@@ -13,6 +13,7 @@
  * parse-file.ts; its tokens are made from the text before it is stored, so ranking is unchanged).
  */
 import type pg from 'pg';
+import { LoupeError } from '../../errors';
 
 export type CopyValue = string | number | boolean | null | undefined;
 
@@ -27,7 +28,7 @@ export const pgText = <T extends string | null>(text: T): T => (text !== null &&
 export function copyField(value: CopyValue): string {
   if (value === null || value === undefined) return '\\N';
   if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new Error(`COPY: ${value} is not a finite number`);
+    if (!Number.isFinite(value)) throw new LoupeError('INTERNAL', `COPY: ${value} is not a finite number`);
     return String(value);
   }
   if (typeof value === 'boolean') return value ? 't' : 'f';
@@ -49,7 +50,7 @@ export function copyTextArray(values: readonly string[]): string {
  */
 export function copyRows(columns: readonly (readonly CopyValue[])[], encoded?: readonly boolean[]): string {
   const n = columns[0]?.length ?? 0;
-  for (const c of columns) if (c.length !== n) throw new Error('COPY: columns of different lengths');
+  for (const c of columns) if (c.length !== n) throw new LoupeError('INTERNAL', 'COPY: columns of different lengths');
   const parts: string[] = new Array(n);
   const last = columns.length - 1;
   for (let i = 0; i < n; i++) {
@@ -75,7 +76,7 @@ const CHUNK_BYTES = 1 << 20;
  * once, synchronously: calls made one after another run in that order.
  */
 export function copyFrom(client: pg.ClientBase, text: string, data: string): Promise<number> {
-  if (!/^\s*COPY\s[\s\S]*\sFROM\s+STDIN\b/i.test(text)) throw new Error(`not a COPY … FROM STDIN statement: ${text.slice(0, 60)}`);
+  if (!/^\s*COPY\s[\s\S]*\sFROM\s+STDIN\b/i.test(text)) throw new LoupeError('INTERNAL', `not a COPY … FROM STDIN statement: ${text.slice(0, 60)}`);
   return new Promise<number>((resolve, reject) => {
     let rows = 0;
     let settled = false;
