@@ -183,6 +183,16 @@ const builds = [
   },
   { ...node, stdin: vendorEntry, outfile: 'dist/vendor.js' },
   {
+    // The team server's ways in (npm run serve, npm run worker): the API node loads the sidecar's
+    // transports from dist/vendor.js as the CLI does; pg's optional native binding is not installed.
+    ...node,
+    external: [...nodeExternals, 'pg-native'],
+    plugins: [lazyTypescript, deferToVendor],
+    outdir: 'dist',
+    entryNames: '[name]',
+    entryPoints: { serve: 'server/serve.ts', worker: 'server/worker.ts' },
+  },
+  {
     // Worker threads: each bundle complete in itself.
     ...node,
     plugins: [lazyTypescript],

@@ -27,6 +27,7 @@ import { startPostgres, type PgCluster } from '../test/helpers/postgres';
 import { npmPackage } from '../test/helpers/real-code';
 
 const ROOT = path.join(__dirname, '..');
+const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2; };
 const load = () => fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
 function copies(times: number): string {
@@ -106,13 +107,16 @@ async function main(): Promise<void> {
   try {
     if (values.part !== 'workers') {
       const folder = copies(times);
+      const ratios: number[] = [], sq: number[] = [], pgs: number[] = [];
       for (let r = 0; r < rounds; r++) {
         const l0 = load();
         const s = await sqliteCold(folder);
         const l1 = load();
         const p = await pgRun(cluster, [folder], 1);
         console.log(`cold phaser-src x${times}: SQLite (Indexer) ${(s.ms / 1000).toFixed(1)} s [${s.files} files, load ${l0}] | PostgreSQL (1 worker) ${(p.ms / 1000).toFixed(1)} s [${p.files} files, load ${l1}] | ratio ${(p.ms / s.ms).toFixed(2)}`);
+        sq.push(s.ms); pgs.push(p.ms); ratios.push(p.ms / s.ms);
       }
+      if (rounds > 1) console.log(`cold phaser-src x${times}, median of ${rounds}: SQLite ${(median(sq) / 1000).toFixed(1)} s | PostgreSQL ${(median(pgs) / 1000).toFixed(1)} s | ratio (median of the paired ratios) ${median(ratios).toFixed(2)}`);
     }
     if (values.part !== 'cold') {
       const four = Array.from({ length: 4 }, () => copies(1));

@@ -114,9 +114,9 @@ fs.copyFileSync(path.join(root, 'docs', 'marketplace', 'README.md'), path.join(s
 for (const file of ['LICENSE', 'CHANGELOG.md']) fs.copyFileSync(path.join(root, file), path.join(stage, file));
 fs.cpSync(path.join(root, 'media'), path.join(stage, 'media'), { recursive: true, filter: (src) => !src.endsWith('icon.svg') });
 fs.cpSync(path.join(root, 'docs', 'marketplace', 'images'), path.join(stage, 'images'), { recursive: true });
-// The headless entries (npm start, the MCP stdio server) are not part of the extension; the
+// The headless entries (npm start, the MCP stdio server, the team server's serve and worker) are not part of the extension; the
 // sidecar's /mcp endpoint is in server.js.
-const NOT_IN_EXTENSION = new Set(['cli.js', 'cli-main.js', 'mcp.js']);
+const NOT_IN_EXTENSION = new Set(['cli.js', 'cli-main.js', 'mcp.js', 'serve.js', 'worker.js']);
 fs.cpSync(path.join(root, 'dist'), path.join(stage, 'dist'), {
   recursive: true,
   filter: (src) => !src.endsWith('.map') && !src.includes(`${path.sep}node_modules${path.sep}`) && !NOT_IN_EXTENSION.has(path.basename(src)),

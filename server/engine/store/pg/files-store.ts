@@ -2,7 +2,8 @@ import type { FileRecord, ImportKind, ParsedFile, ParsedImport, ParsedSymbol } f
 import { nowIso } from '../../util/ids';
 import { fileUid, type FileListItem, type FileListQuery, type FilesStore, type Fingerprint, type SkippedFile } from '../files-store';
 import type { Async } from '../surface';
-import { indexChunks, unindexFiles, type ChunkToIndex } from './fts-write';
+import { bulkInsert, Issued, pgText } from './copy';
+import { lexicalRows, unindexFiles, writeLexicalRows, type ChunkToIndex } from './fts-write';
 import { likeEscape, type PgSql } from './sql';
 
 type FileRow = {
@@ -42,8 +43,11 @@ export class PgFilesStore implements Async<FilesStore> {
   }
 
   /**
-   * Writes parsed files in one transaction, set by set: a statement per table for the whole batch
-   * (arrays through unnest), not one per row, since every statement is a round trip to the server.
+   * Writes parsed files in one transaction, set by set: a statement per table for the whole batch, not
+   * one per row, since every statement is a round trip to the server. The files are an upsert (their
+   * ids come back); symbols, imports, chunks and the lexical rows go through COPY FROM STDIN (pg/copy.ts:
+   * no value quoted into an array literal and parsed back), the chunks with ids taken from their
+   * sequence first, so that their postings can be copied in the same round.
    */
   async writeBatch(repoId: string, files: ParsedFile[]): Promise<number[]> {
     if (!files.length) return [];
@@ -51,64 +55,89 @@ export class PgFilesStore implements Async<FilesStore> {
     // One upsert cannot touch a row twice: a path given twice is written once, as its last entry.
     files = [...new Map(files.map((f) => [f.path, f])).values()];
     return this.db.transaction(async () => {
-      const paths = files.map((f) => f.path);
-      await this.db.query('DELETE FROM skipped_files WHERE repo_id = $1 AND path = ANY($2::text[])', [repoId, paths]);
-      const now = nowIso();
-      const written = await this.db.rows<{ id: number; path: string }>(
-        `INSERT INTO files (uid, repo_id, path, name, language, size, lines, hash, mtime_ms, description, indexed_at, generated, unit)
-         SELECT f.uid, $1, f.path, f.name, f.language, f.size, f.lines, f.hash, f.mtime, f.description, $2, f.generated, f.unit
-         FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::float8[], $8::int[], $9::text[], $10::float8[], $11::text[], $12::bool[], $13::text[])
-           AS f(uid, path, name, language, size, lines, hash, mtime, description, generated, unit)
-         ON CONFLICT (repo_id, path) DO UPDATE SET language = excluded.language, size = excluded.size,
-           lines = excluded.lines, hash = excluded.hash, mtime_ms = excluded.mtime_ms,
-           description = excluded.description, indexed_at = excluded.indexed_at, generated = excluded.generated, unit = excluded.unit
-         RETURNING id, path`,
-        [repoId, now, files.map((f) => fileUid(repoId, f.path)), paths, paths.map((p) => p.slice(p.lastIndexOf('/') + 1)),
-          files.map((f) => f.language), files.map((f) => f.size), files.map((f) => f.lines), files.map((f) => f.hash),
-          files.map((f) => Math.trunc(f.mtimeMs)), files.map((f) => f.description), files.map((f) => f.generated), files.map((f) => f.unit)],
-      );
-      const idOf = new Map(written.map((r) => [r.path, r.id]));
-      const ids = files.map((f) => idOf.get(f.path)!);
-      await this.clearChildren(repoId, ids);
-
-      const symbols = files.flatMap((f, i) => f.symbols.map((s) => ({ fileId: ids[i]!, s })));
-      if (symbols.length) {
-        await this.db.query(
-          `INSERT INTO symbols (file_id, name, kind, parent, start_line, end_line, exported, signature, doc)
-           SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::int[], $6::int[], $7::bool[], $8::text[], $9::text[])`,
-          [symbols.map((x) => x.fileId), symbols.map((x) => x.s.name), symbols.map((x) => x.s.kind), symbols.map((x) => x.s.parent),
-            symbols.map((x) => x.s.startLine), symbols.map((x) => x.s.endLine), symbols.map((x) => x.s.exported),
-            symbols.map((x) => x.s.signature), symbols.map((x) => x.s.doc)],
-        );
+      const issued = new Issued();
+      const { issue } = issued;
+      try {
+        const ids = await this.writeFiles(repoId, files, issue);
+        await issued.done();
+        return given.map((f) => ids.get(f.path)!);
+      } catch (error) {
+        await issued.done({ error });
+        throw error;
       }
-      await this.insertImports(files.flatMap((f, i) => f.imports.map((imp) => ({ fileId: ids[i]!, imp }))));
-
-      const chunks = files.flatMap((f, i) => f.chunks.map((c, seq) => ({ fileId: ids[i]!, path: f.path, seq, c })));
-      if (chunks.length) {
-        const made = await this.db.rows<{ id: number; file_id: number; seq: number }>(
-          `INSERT INTO chunks (file_id, seq, start_line, end_line, symbols, content)
-           SELECT * FROM unnest($1::int[], $2::int[], $3::int[], $4::int[], $5::text[], $6::text[]) RETURNING id, file_id, seq`,
-          [chunks.map((x) => x.fileId), chunks.map((x) => x.seq), chunks.map((x) => x.c.startLine), chunks.map((x) => x.c.endLine),
-            chunks.map((x) => x.c.symbols.join(' ') || null), chunks.map((x) => x.c.content)],
-        );
-        const chunkId = new Map(made.map((r) => [`${r.file_id}:${r.seq}`, r.id]));
-        await indexChunks(this.db, repoId, chunks.map((x): ChunkToIndex => ({
-          id: chunkId.get(`${x.fileId}:${x.seq}`)!, fileId: x.fileId, path: x.path, symbols: x.c.symbols, content: x.c.content,
-        })));
-      }
-      return given.map((f) => idOf.get(f.path)!);
     });
   }
 
+  /**
+   * writeBatch's statements, each handed to the connection as soon as what it needs is known: the
+   * client makes the next one (the chunks' postings: the tokenizer's work) while the server runs the
+   * ones before it. Answers the files' ids by path.
+   */
+  private async writeFiles(repoId: string, files: ParsedFile[], issue: <T>(p: Promise<T>) => Promise<T>): Promise<Map<string, number>> {
+    const paths = files.map((f) => f.path);
+    issue(this.db.query('DELETE FROM skipped_files WHERE repo_id = $1 AND path = ANY($2::text[])', [repoId, paths]));
+    // Files indexed before keep their ids (an upsert): their old symbols, edges, chunks and lexical rows
+    // go first. A cold index has none, and skips those deletes.
+    const before = (await issue(this.db.rows<{ id: number }>('SELECT id FROM files WHERE repo_id = $1 AND path = ANY($2::text[])', [repoId, paths]))).map((r) => r.id);
+    if (before.length) await this.clearChildren(repoId, before);
+    const chunkCount = files.reduce((n, f) => n + f.chunks.length, 0);
+    // The chunks' ids from their sequence, so that the chunks, their postings and lengths are each one COPY.
+    const chunkIds = chunkCount ? issue(this.db.rows<{ id: number }>(
+      "SELECT nextval(pg_get_serial_sequence('chunks', 'id'))::int AS id FROM generate_series(1, $1)", [chunkCount])) : Promise.resolve([]);
+    const now = nowIso();
+    const written = await issue(this.db.rows<{ id: number; path: string }>(
+      `INSERT INTO files (uid, repo_id, path, name, language, size, lines, hash, mtime_ms, description, indexed_at, generated, unit)
+       SELECT f.uid, $1, f.path, f.name, f.language, f.size, f.lines, f.hash, f.mtime, f.description, $2, f.generated, f.unit
+       FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::float8[], $8::int[], $9::text[], $10::float8[], $11::text[], $12::bool[], $13::text[])
+         AS f(uid, path, name, language, size, lines, hash, mtime, description, generated, unit)
+       ON CONFLICT (repo_id, path) DO UPDATE SET language = excluded.language, size = excluded.size,
+         lines = excluded.lines, hash = excluded.hash, mtime_ms = excluded.mtime_ms,
+         description = excluded.description, indexed_at = excluded.indexed_at, generated = excluded.generated, unit = excluded.unit
+       RETURNING id, path`,
+      [repoId, now, files.map((f) => fileUid(repoId, f.path)), paths, paths.map((p) => p.slice(p.lastIndexOf('/') + 1)),
+        files.map((f) => f.language), files.map((f) => f.size), files.map((f) => f.lines), files.map((f) => f.hash),
+        files.map((f) => Math.trunc(f.mtimeMs)), files.map((f) => pgText(f.description)), files.map((f) => f.generated), files.map((f) => f.unit)],
+    ));
+    const idOf = new Map(written.map((r) => [r.path, r.id]));
+    const ids = files.map((f) => idOf.get(f.path)!);
+
+    const symbols = files.flatMap((f, i) => f.symbols.map((s) => ({ fileId: ids[i]!, s })));
+    issue(bulkInsert(this.db, 'symbols', [
+      { name: 'file_id', type: 'int', values: symbols.map((x) => x.fileId) }, { name: 'name', type: 'text', values: symbols.map((x) => x.s.name) },
+      { name: 'kind', type: 'text', values: symbols.map((x) => x.s.kind) }, { name: 'parent', type: 'text', values: symbols.map((x) => x.s.parent) },
+      { name: 'start_line', type: 'int', values: symbols.map((x) => x.s.startLine) }, { name: 'end_line', type: 'int', values: symbols.map((x) => x.s.endLine) },
+      { name: 'exported', type: 'bool', values: symbols.map((x) => x.s.exported) }, { name: 'signature', type: 'text', values: symbols.map((x) => x.s.signature) },
+      { name: 'doc', type: 'text', values: symbols.map((x) => x.s.doc) },
+    ]));
+    issue(this.insertImports(files.flatMap((f, i) => f.imports.map((imp) => ({ fileId: ids[i]!, imp })))));
+
+    if (chunkCount) {
+      const chunkId = (await chunkIds).map((r) => r.id);
+      const chunks = files.flatMap((f, i) => f.chunks.map((c, seq) => ({ fileId: ids[i]!, path: f.path, seq, c })));
+      issue(bulkInsert(this.db, 'chunks', [
+        { name: 'id', type: 'int', values: chunkId }, { name: 'file_id', type: 'int', values: chunks.map((x) => x.fileId) },
+        { name: 'seq', type: 'int', values: chunks.map((x) => x.seq) }, { name: 'start_line', type: 'int', values: chunks.map((x) => x.c.startLine) },
+        { name: 'end_line', type: 'int', values: chunks.map((x) => x.c.endLine) },
+        { name: 'symbols', type: 'text', values: chunks.map((x) => x.c.symbols.join(' ') || null) },
+        { name: 'content', type: 'text', values: chunks.map((x) => x.c.content) },
+      ]));
+      // While the server writes the chunks (and their trigram index), the client makes their postings.
+      const lexical = lexicalRows(chunks.map((x, i): ChunkToIndex => ({
+        id: chunkId[i]!, fileId: x.fileId, path: x.path, symbols: x.c.symbols, content: x.c.content,
+      })));
+      writeLexicalRows(this.db, repoId, lexical, issue);
+    }
+    return idOf;
+  }
+
   private async insertImports(rows: { fileId: number; imp: ParsedImport }[]): Promise<void> {
-    if (!rows.length) return;
-    await this.db.query(
-      `INSERT INTO imports (file_id, specifier, kind, type_only, target_path, package, names, line)
-       SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::bool[], $5::text[], $6::text[], $7::text[], $8::int[])`,
-      [rows.map((x) => x.fileId), rows.map((x) => x.imp.specifier), rows.map((x) => x.imp.kind), rows.map((x) => x.imp.typeOnly),
-        rows.map((x) => x.imp.targetPath), rows.map((x) => x.imp.packageName),
-        rows.map((x) => (x.imp.names.length ? JSON.stringify(x.imp.names) : null)), rows.map((x) => x.imp.line)],
-    );
+    await bulkInsert(this.db, 'imports', [
+      { name: 'file_id', type: 'int', values: rows.map((x) => x.fileId) }, { name: 'specifier', type: 'text', values: rows.map((x) => x.imp.specifier) },
+      { name: 'kind', type: 'text', values: rows.map((x) => x.imp.kind) }, { name: 'type_only', type: 'bool', values: rows.map((x) => x.imp.typeOnly) },
+      { name: 'target_path', type: 'text', values: rows.map((x) => x.imp.targetPath) }, { name: 'package', type: 'text', values: rows.map((x) => x.imp.packageName) },
+      { name: 'names', type: 'text', values: rows.map((x) => (x.imp.names.length ? JSON.stringify(x.imp.names) : null)) },
+      { name: 'line', type: 'int', values: rows.map((x) => x.imp.line) },
+    ]);
   }
 
   private async clearChildren(repoId: string, fileIds: number[]): Promise<void> {

@@ -3,14 +3,22 @@
  * calls these inside its transactions, so the BM25 statistics always describe the chunks committed.
  */
 import { ftsColumns, ftsPostings } from './fts-tokens';
+import { bulkInsert, copyRows, copyTextArray } from './copy';
 import type { PgSql } from './sql';
 
 export interface ChunkToIndex { id: number; fileId: number; path: string; symbols: string[]; content: string }
 
-/** Adds chunks of one repository: their postings, lengths, the repository's document frequencies and totals. */
-export async function indexChunks(db: PgSql, repoId: string, chunks: ChunkToIndex[]): Promise<void> {
-  if (!chunks.length) return;
-  const docIds: number[] = [], docFiles: number[] = [], docTokens: number[] = [], docTerms: string[] = [];
+/** A batch of chunks' lexical rows, made on the client (the tokens, fts-tokens.ts) before anything is sent. */
+export interface LexicalRows {
+  docIds: number[]; docFiles: number[]; docTokens: number[]; docTermLists: string[][];
+  terms: string[]; df: number[];
+  pTerm: string[]; pChunk: number[]; pPath: number[]; pSymbols: number[]; pBody: number[];
+  docs: number; tokens: number;
+}
+
+/** The postings, lengths and document frequencies of some chunks (client-side work only). */
+export function lexicalRows(chunks: ChunkToIndex[]): LexicalRows {
+  const docIds: number[] = [], docFiles: number[] = [], docTokens: number[] = [], docTermLists: string[][] = [];
   // Each term's postings in chunk order: emitted term by term, they reach the B-tree in key order
   // (term, chunk), one leaf page after another.
   const byTerm = new Map<string, number[]>();
@@ -18,8 +26,7 @@ export async function indexChunks(db: PgSql, repoId: string, chunks: ChunkToInde
   for (const c of [...chunks].sort((x, y) => x.id - y.id)) {
     const posting = ftsPostings(ftsColumns(c.path, c.symbols, c.content));
     docIds.push(c.id); docFiles.push(c.fileId); docTokens.push(posting.tokens);
-    // One text per chunk (terms never hold a space): a two-dimensional array would need equal lengths.
-    docTerms.push([...posting.terms.keys()].join(' '));
+    docTermLists.push([...posting.terms.keys()]);
     tokens += posting.tokens;
     for (const [term, [a, b, d]] of posting.terms) {
       let list = byTerm.get(term);
@@ -36,20 +43,43 @@ export async function indexChunks(db: PgSql, repoId: string, chunks: ChunkToInde
       pTerm.push(term); pChunk.push(list[i]!); pPath.push(list[i + 1]!); pSymbols.push(list[i + 2]!); pBody.push(list[i + 3]!);
     }
   }
-  await db.query(
-    `INSERT INTO fts_docs (chunk_id, repo_id, file_id, tokens, terms)
-     SELECT d.id, $1, d.file, d.tokens, CASE WHEN d.terms = '' THEN '{}'::text[] ELSE string_to_array(d.terms, ' ') END
-     FROM unnest($2::int[], $3::int[], $4::int[], $5::text[]) AS d(id, file, tokens, terms)`, [repoId, docIds, docFiles, docTokens, docTerms]);
-  await db.query(
-    `INSERT INTO fts_postings (term, chunk_id, tf_path, tf_symbols, tf_body)
-     SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::int[], $5::int[])`, [pTerm, pChunk, pPath, pSymbols, pBody]);
-  await db.query(
+  return {
+    docIds, docFiles, docTokens, docTermLists, terms, df: terms.map((t) => byTerm.get(t)!.length / 4),
+    pTerm, pChunk, pPath, pSymbols, pBody, docs: chunks.length, tokens,
+  };
+}
+
+/**
+ * Adds chunks of one repository to its lexical index: their postings, lengths, the repository's
+ * document frequencies and totals. Each statement is handed to the connection at once, in order
+ * (`issue` gathers their promises: the caller awaits them together, so the client does not wait
+ * for one before sending the next).
+ */
+export function writeLexicalRows(db: PgSql, repoId: string, rows: LexicalRows, issue: <T>(p: Promise<T>) => Promise<T>): void {
+  if (!rows.docs) return;
+  if (db.copyFrom) {
+    // The terms column as array literals, each element quoted (copy.ts): one COPY per table.
+    issue(db.copyFrom('COPY fts_docs (chunk_id, repo_id, file_id, tokens, terms) FROM STDIN',
+      copyRows([rows.docIds, rows.docIds.map(() => repoId), rows.docFiles, rows.docTokens, rows.docTermLists.map(copyTextArray)], [false, false, false, false, true])));
+  } else {
+    issue(db.query(
+      `INSERT INTO fts_docs (chunk_id, repo_id, file_id, tokens, terms)
+       SELECT d.id, $1, d.file, d.tokens, CASE WHEN d.terms = '' THEN '{}'::text[] ELSE string_to_array(d.terms, ' ') END
+       FROM unnest($2::int[], $3::int[], $4::int[], $5::text[]) AS d(id, file, tokens, terms)`,
+      // One text per chunk (terms never hold a space): a two-dimensional array would need equal lengths.
+      [repoId, rows.docIds, rows.docFiles, rows.docTokens, rows.docTermLists.map((t) => t.join(' '))]));
+  }
+  issue(bulkInsert(db, 'fts_postings', [
+    { name: 'term', type: 'text', values: rows.pTerm }, { name: 'chunk_id', type: 'int', values: rows.pChunk },
+    { name: 'tf_path', type: 'int', values: rows.pPath }, { name: 'tf_symbols', type: 'int', values: rows.pSymbols }, { name: 'tf_body', type: 'int', values: rows.pBody },
+  ]));
+  issue(db.query(
     `INSERT INTO fts_terms (term, repo_id, df) SELECT t.term, $1, t.df FROM unnest($2::text[], $3::int[]) AS t(term, df)
-     ON CONFLICT (term, repo_id) DO UPDATE SET df = fts_terms.df + excluded.df`, [repoId, terms, terms.map((t) => byTerm.get(t)!.length / 4)]);
-  await db.query(
+     ON CONFLICT (term, repo_id) DO UPDATE SET df = fts_terms.df + excluded.df`, [repoId, rows.terms, rows.df]));
+  issue(db.query(
     `INSERT INTO fts_stats (repo_id, docs, tokens) VALUES ($1, $2, $3)
      ON CONFLICT (repo_id) DO UPDATE SET docs = fts_stats.docs + excluded.docs, tokens = fts_stats.tokens + excluded.tokens`,
-    [repoId, chunks.length, tokens]);
+    [repoId, rows.docs, rows.tokens]));
 }
 
 /** Takes the chunks of some files of one repository out of the lexical index (before the chunks themselves go). */

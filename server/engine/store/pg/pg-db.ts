@@ -8,6 +8,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { LoupeError } from '../../errors';
+import { copyFrom } from './copy';
 
 export type Row = Record<string, unknown>;
 
@@ -67,6 +68,30 @@ export class PgDb {
     const tx = this.tx.getStore();
     try {
       return tx ? await tx.client.query<R>(text, values) : await this.pool.query<R>(text, values);
+    } catch (error) {
+      throw pgError(error) ?? error;
+    }
+  }
+
+  /**
+   * `COPY … FROM STDIN` (pg/copy.ts) with `data` in COPY's text format, on the current transaction's
+   * client, or on a pooled one; answers the rows copied.
+   */
+  async copyFrom(text: string, data: string): Promise<number> {
+    const tx = this.tx.getStore();
+    try {
+      if (tx) return await copyFrom(tx.client, text, data);
+      const client = await this.pool.connect();
+      let broken = false;
+      try {
+        return await copyFrom(client, text, data);
+      } catch (error) {
+        // The server's own refusal (a DatabaseError, with a severity) leaves the session usable; anything else may not.
+        broken = !(error as { severity?: unknown }).severity;
+        throw error;
+      } finally {
+        client.release(broken);
+      }
     } catch (error) {
       throw pgError(error) ?? error;
     }

@@ -9,6 +9,11 @@ export interface PgConnection {
   query(text: string, values?: unknown[]): Promise<{ rows: Row[]; rowCount?: number | null }>;
   /** One transaction (nested: a savepoint) that every query made by `work` joins. */
   transaction<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * `COPY … FROM STDIN` with `data` in COPY's text format (pg/copy.ts), on the current transaction's
+   * session; answers the rows copied. Absent (PGlite in tests), the stores insert through unnest.
+   */
+  copyFrom?(text: string, data: string): Promise<number>;
 }
 
 export interface PgSql extends PgConnection {
@@ -20,6 +25,7 @@ export function sqlOf(connection: PgConnection): PgSql {
   return {
     query: (text, values) => connection.query(text, values),
     transaction: (work) => connection.transaction(work),
+    copyFrom: connection.copyFrom && ((text, data) => connection.copyFrom!(text, data)),
     rows: async <R>(text: string, values?: unknown[]) => (await connection.query(text, values)).rows as R[],
     one: async <R>(text: string, values?: unknown[]) => (await connection.query(text, values)).rows[0] as R | undefined,
   };
