@@ -127,9 +127,13 @@ export async function startIndexWorker(options: IndexWorkerOptions): Promise<Ind
     },
     {
       name: 'docs',
-      update(repoId: string, signal: AbortSignal): AsyncGenerator<IndexProgress> {
+      async *update(repoId: string, signal: AbortSignal): AsyncGenerator<IndexProgress> {
         graphs.forget(repoId);
-        return docs.update(repoId, signal);
+        try {
+          yield* docs.update(repoId, signal);
+        } finally {
+          graphs.forget(repoId); // not kept between runs: the next run may be another worker's
+        }
       },
     },
     {
