@@ -158,6 +158,12 @@ test('the worker builds vectors and docs on PostgreSQL; an API node searches by 
 
 /** Edits the folder, has the worker index it, and measures when each node sees it (ms after the commit's NOTIFY). */
 async function editSeenWithin(label: string): Promise<number[]> {
+  // The previous run (and its last notification, after its derived indexes) is over: the next one heard is this edit's.
+  await until('the previous run is over', worker, async () => {
+    const s = await call(a.base, 'POST', '/v2/repos/status', { url: folder });
+    return s.body.data.state === 'ready' ? true : undefined;
+  });
+  await new Promise((r) => setTimeout(r, 200));
   const marker = `loupe_probe_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
   const module = `${marker}.py`;
   fs.writeFileSync(path.join(folder, module), `from .helpers import get_root_path\n\n\ndef ${marker}():\n    return get_root_path(__name__)\n`);
@@ -174,15 +180,30 @@ async function editSeenWithin(label: string): Promise<number[]> {
     const inRadius = JSON.stringify(radius.body.data ?? {}).includes(module);
     return inSearch && inRadius;
   };
-  const seenAt = await Promise.all([a, b].map(async (node) => {
+  // A probe starts every 40 ms whether or not the previous one answered (a probe takes longer than that on a
+  // loaded machine): the first probe that sees the edit tells when it was visible, to within 40 ms.
+  const seenAt = await Promise.all([a, b].map((node) => new Promise<number>((resolve, reject) => {
     const deadline = Date.now() + 120_000;
-    for (;;) {
+    let seen: number | null = null;
+    const inFlight = new Set<Promise<void>>();
+    const timer = setInterval(() => {
+      if (seen !== null) return;
+      if (Date.now() > deadline) {
+        clearInterval(timer);
+        reject(new Error(`${label}: ${node.base} never saw ${module}: ${worker.err().slice(-2000)}`));
+        return;
+      }
+      if (inFlight.size >= 8) return;
       const t = Date.now();
-      if (await sees(node.base)) return t;
-      if (Date.now() > deadline) throw new Error(`${label}: ${node.base} never saw ${module}: ${worker.err().slice(-2000)}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }));
+      const probe = sees(node.base).then((ok) => {
+        if (ok && (seen === null || t < seen)) seen = t;
+      }, () => undefined).finally(() => {
+        inFlight.delete(probe);
+        if (seen !== null && ![...inFlight].length) { clearInterval(timer); resolve(seen); }
+      });
+      inFlight.add(probe);
+    }, 40);
+  })));
   assert.ok(heard.length > from, 'the commit was announced');
   const commit = heard[from]!;
   const lags = seenAt.map((t) => t - commit);
