@@ -236,5 +236,6 @@ test('an edit indexed by the worker is seen by both API nodes within 1 s of its 
   }
   const second = await editSeenWithin('after reconnecting');
   process.stderr.write(`seen after the commit (ms): first edit ${first.join(', ')}; after reconnecting ${second.join(', ')}\n`);
+  process.stderr.write(`notifications heard at ${heard.join(', ')}\n`);
   process.stderr.write(`${worker.err().split('\n').filter((l) => /index job|trained the corpus|announced/.test(l)).join('\n')}\n`);
 });
