@@ -436,11 +436,17 @@ export class VectorIndex implements DerivedIndex {
       // (the worker's event loop answers nothing else; each batch is one round trip each way).
     }
     let embedder: Embedder | null = null;
+    // The corpus model embeds on this thread: its batches follow the measured time per chunk so that one
+    // holds the event loop about WRITER_SLICE_MS (the team server's worker must keep its heartbeat).
+    const sliced = target.row.provider === 'corpus';
+    let size = sliced ? 32 : this.options.batchSize;
     return async (repoId, after) => {
-      const batch = await this.writes.missing(target.id, repoId, this.options.batchSize, after);
+      const batch = await this.writes.missing(target.id, repoId, size, after);
       if (!batch.length) return { count: 0, last: after, top: 0 };
       embedder ??= await this.embedderAsync(target.row);
+      const t0 = performance.now();
       const vectors = await embedder.embed(batch.map(documentText), 'document', signal);
+      if (sliced) size = Math.max(8, Math.min(this.options.batchSize, Math.floor(WRITER_SLICE_MS / Math.max(0.005, (performance.now() - t0) / batch.length))));
       await this.writes.put(target.id, batch.map((c, i) => ({ chunkId: c.id, repoId: c.repoId, vector: vectors[i] })));
       return { count: batch.length, last: batch[batch.length - 1].id, top: batch.reduce((m, c) => Math.max(m, c.id), 0) };
     };
