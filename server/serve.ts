@@ -14,6 +14,7 @@ import { stderrLogger } from './engine/log';
 import { LoupeError } from './engine/errors';
 import { openPgStorage } from './engine/store/pg/storage';
 import { WorkerQueue } from './engine/team/worker-queue';
+import { IndexListener } from './engine/team/notify';
 import { Host } from './host';
 import { LISTEN_FLAGS, settingsFromCli, SettingsError, type HostSettings } from './settings';
 
@@ -82,17 +83,21 @@ async function main(): Promise<void> {
     await storage.close();
     throw error;
   }
+  // One LISTEN connection: a repository's new generation drops this node's caches of it (team/notify.ts).
+  const listener = new IndexListener(url, log);
   // The engine closes the storage (its account side; the index reads are the same stores).
-  settings.engine = { ...settings.engine, accountStorage: storage, indexReads: storage, repositoryQueue: queue };
+  settings.engine = { ...settings.engine, accountStorage: storage, indexReads: storage, repositoryQueue: queue, indexEvents: listener };
   let loupe: Host;
   try {
     loupe = await Host.open(settings, log);
   } catch (error) {
+    await listener.close();
     await queue.close();
     if (error instanceof LoupeError) fail(error.message);
     throw error;
   }
   const close = async () => {
+    await listener.close();
     await loupe.close();
     await queue.close();
   };

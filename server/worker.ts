@@ -9,6 +9,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createLogger } from './engine/log';
 import { startIndexWorker } from './engine/team/index-worker';
+import { embedderConfigFromEnv } from './engine/embed/embedder';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -29,6 +30,7 @@ async function main(): Promise<void> {
     concurrency: num(values.concurrency),
     workDir: values['work-dir'] ?? path.join(os.homedir(), '.loupe-worker'),
     heartbeatMs: num(values['heartbeat-ms']), staleMs: num(values['stale-ms']), pollMs: num(values['poll-ms']),
+    embedder: embedderConfigFromEnv(process.env),
   });
   log.info(`index worker ready (${[...worker.workerIds].join(', ')})`);
   const stop = () => { log.info('index worker stopping'); void worker.stop(); };

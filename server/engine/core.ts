@@ -34,6 +34,7 @@ import { CodeOps } from './research/code-ops';
 import { RetrievalAssist, type RetrievalAssistConfig } from './research/retrieval-assist';
 import { EditorFacts } from './editor/editor-facts';
 import { Operations } from './operations';
+import type { IndexEvents } from './team/index-events';
 
 export interface EngineConfig {
   dataDir: string;
@@ -63,6 +64,11 @@ export interface EngineConfig {
    * team/worker-queue.ts); default: this engine's own IndexQueue, which indexes locally.
    */
   repositoryQueue?: RepositoryQueue;
+  /**
+   * Changes to `indexReads` made by other processes (a team server's API node: team/notify.ts's
+   * LISTEN connection): the import graph cache and the vector memory are dropped per repository.
+   */
+  indexEvents?: IndexEvents;
   /** Chat models for research besides the built-in one: an OpenAI-compatible server, and the default model id. */
   research?: { openai?: OpenAICompatibleConfig | null; defaultModel?: string; retrieval?: RetrievalAssistConfig | null };
   /** File docs: a language model (an id among the research models) that writes each doc's narrative; static only without it. */
@@ -184,12 +190,27 @@ export class EngineCore {
     if (config.research?.retrieval?.model) this.research.assist = new RetrievalAssist(models, this.reads.research, config.research.retrieval, this.log);
     const analysisStore = storage.analysis;
     this.analysis = new Analysis(this.reads.analysis, this.log, { githubApiUrl: config.githubApiUrl });
-    this.docs = new FileDocs(analysisStore, this.reads.analysis, this.filesStore, this.analysis.ctx, this.log);
+    // An index read from elsewhere (a team server's PostgreSQL) is derived there (the worker builds
+    // vectors and docs); this process's own indexer does not touch it. A doc asked for before the
+    // worker built it is built here, into that index.
+    const remote = config.indexReads !== undefined;
+    this.docs = remote
+      ? new FileDocs(this.reads.analysis, this.reads.analysis, this.reads.files, this.analysis.ctx, this.log)
+      : new FileDocs(analysisStore, this.reads.analysis, this.filesStore, this.analysis.ctx, this.log);
     if (config.docs?.model) this.docs.setNarrator(new RegistryNarrator(this.research.models, config.docs.model));
-    this.indexer.addDerivedIndex(this.docs);
+    if (!remote) this.indexer.addDerivedIndex(this.docs);
     const vectorsStore = storage.vectors;
-    this.vectors = new VectorIndex(vectorsStore, this.log, config.search?.embedder, config.search?.vectors, this.reads.vectors);
-    this.indexer.addDerivedIndex(this.vectors);
+    this.vectors = new VectorIndex(remote ? null : vectorsStore, this.log, config.search?.embedder, config.search?.vectors, this.reads.vectors);
+    if (!remote) this.indexer.addDerivedIndex(this.vectors);
+    const events = config.indexEvents;
+    if (events) {
+      this.analysis.ctx.graphs.trustWhile(() => events.live);
+      this.vectors.keepInMemoryWhile(() => events.live);
+      events.subscribe({
+        changed: (repoId) => { this.analysis.ctx.graphs.forget(repoId); this.vectors.forgetRepository(repoId); },
+        reset: () => { this.analysis.ctx.graphs.forgetAll(); this.vectors.forgetAll(); },
+      });
+    }
     this.search = new SearchService(this.reads.search, this.vectors, this.reads.repos, this.access, this.log, config.search);
     this.search.setDocSource({
       markdown: async (repoId, filePath, depth) => {
@@ -215,7 +236,7 @@ export class EngineCore {
     const maintain = () => void this.maintainAccounts();
     this.maintenance.push(setTimeout(maintain, MAINTENANCE_DELAY_MS).unref(), setInterval(maintain, MAINTENANCE_EVERY_MS).unref());
     // A configured provider other than the default loads (and fills anything missing) in the background.
-    if (config.search?.embedder && config.search.embedder.kind !== 'corpus') void this.vectors.refreshAll();
+    if (!remote && config.search?.embedder && config.search.embedder.kind !== 'corpus') void this.vectors.refreshAll();
   }
 
   /** Compacts the ledger and applies the history retention (Accounts.maintain); a failure is logged, never thrown. */

@@ -173,18 +173,35 @@ export class ImportGraph {
 /**
  * Keeps one graph per repository and rebuilds it only when the repository's generation counter
  * (bumped by triggers on every index write) has moved. Checking the counter is one indexed read.
+ * On a team server's API node, while `trusted()` (its LISTEN connection hears every change, team/notify.ts),
+ * a cached graph is used without that read until `forget` says the repository changed.
  */
 export class GraphCache {
   private readonly graphs = new Map<string, ImportGraph>();
   /** A load in flight per repository and generation, so concurrent requests read the graph once. */
   private readonly loading = new Map<string, { generation: number; graph: Promise<ImportGraph> }>();
+  /** Bumped by `forget`; a graph is trusted without a read only if loaded in the current epoch. */
+  private readonly epochs = new Map<string, number>();
+  private readonly loadedIn = new WeakMap<ImportGraph, number>();
+  private trusted: () => boolean = () => false;
 
   constructor(private readonly store: Async<AnalysisStore>) {}
 
+  /** Trust cached graphs without reading the generation while `trusted()` (every change is heard and forgotten). */
+  trustWhile(trusted: () => boolean): void {
+    this.trusted = trusted;
+  }
+
   async get(repoId: string): Promise<ImportGraph> {
+    const epoch = this.epochs.get(repoId) ?? 0;
+    const known = this.graphs.get(repoId);
+    if (known && this.trusted() && this.loadedIn.get(known) === epoch) return known;
     const generation = await this.store.generation(repoId);
     const cached = this.graphs.get(repoId);
-    if (cached && cached.generation === generation) return cached;
+    if (cached && cached.generation === generation) {
+      if ((this.epochs.get(repoId) ?? 0) === epoch) this.loadedIn.set(cached, epoch);
+      return cached;
+    }
     const inFlight = this.loading.get(repoId);
     if (inFlight && inFlight.generation === generation) return inFlight.graph;
     const graph = ImportGraph.load(this.store, repoId);
@@ -194,7 +211,11 @@ export class GraphCache {
       const loaded = await graph;
       // A newer generation may have been loaded meanwhile: keep whichever is newer.
       const now = this.graphs.get(repoId);
-      if (!now || now.generation <= loaded.generation) this.graphs.set(repoId, loaded);
+      if (!now || now.generation <= loaded.generation) {
+        this.graphs.set(repoId, loaded);
+        // Read after the epoch began: trusted until the next change is heard.
+        if ((this.epochs.get(repoId) ?? 0) === epoch) this.loadedIn.set(loaded, epoch);
+      }
       return loaded;
     } finally {
       if (this.loading.get(repoId) === entry) this.loading.delete(repoId);
@@ -207,7 +228,13 @@ export class GraphCache {
   }
 
   forget(repoId: string): void {
+    this.epochs.set(repoId, (this.epochs.get(repoId) ?? 0) + 1);
     this.graphs.delete(repoId);
     this.loading.delete(repoId);
+  }
+
+  /** Every repository may have changed (the listener reconnected). */
+  forgetAll(): void {
+    for (const repoId of new Set([...this.graphs.keys(), ...this.loading.keys(), ...this.epochs.keys()])) this.forget(repoId);
   }
 }

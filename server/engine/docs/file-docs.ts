@@ -29,6 +29,9 @@ export type FileDocAnswer =
  * written, requests render it (with live dependents from the import graph) at the asked depth.
  * As a DerivedIndex it regenerates, after each index update, the docs whose file has changed.
  */
+/** Docs built at once by `update` over a remote store (each is a few round trips). */
+const DOCS_IN_FLIGHT = 8;
+
 export class FileDocs implements DerivedIndex {
   readonly name = 'docs';
   private readonly queue = new Map<number, string>();
@@ -36,15 +39,20 @@ export class FileDocs implements DerivedIndex {
   private narrator: DocNarrator | null = null;
 
   /**
-   * `store` takes the docs' writes and the stale list (the derived index's side, SQLite); `reads` is
-   * what a request reads (`get`), through the async surface, so it answers over SQLite and PostgreSQL.
+   * `store` takes the docs' writes and the stale list (the derived index's side: SQLite, or the team
+   * server's PostgreSQL, awaited); `reads` is what a request reads (`get`), through the async surface,
+   * so it answers over SQLite and PostgreSQL. `files` is where a doc's file is read from to build it.
+   * `pending`: the files whose doc is missing or stale; given, `update` builds every one of them (the
+   * team server's worker builds all docs ahead of requests), else only the stale ones (docs are made
+   * when first asked for).
    */
   constructor(
-    private readonly store: AnalysisStore,
+    private readonly store: AnalysisStore | Async<AnalysisStore>,
     private readonly reads: Async<AnalysisStore>,
-    private readonly files: FilesStore,
-    private readonly analysis: AnalysisContext,
+    private readonly files: FilesStore | Async<FilesStore>,
+    private readonly analysis: Pick<AnalysisContext, 'graph' | 'entries'>,
     private readonly log: Logger,
+    private readonly pending?: (repoId: string) => Promise<{ fileId: number }[]>,
   ) {}
 
   setNarrator(narrator: DocNarrator | null): void {
@@ -68,12 +76,16 @@ export class FileDocs implements DerivedIndex {
   }
 
   async *update(repoId: string, signal: AbortSignal): AsyncGenerator<IndexProgress> {
-    const stale = this.store.staleDocs(repoId);
+    const stale = this.pending ? await this.pending(repoId) : await this.store.staleDocs(repoId);
     let done = 0;
-    for (const s of stale) {
+    // Over a remote store each doc is a few round trips: several are built at once.
+    const width = this.pending ? DOCS_IN_FLIGHT : 1;
+    for (let i = 0; i < stale.length; i += width) {
       if (signal.aborted) return;
-      await this.generate(repoId, s.fileId, signal);
-      yield { index: this.name, done: ++done, total: stale.length };
+      const group = stale.slice(i, i + width);
+      await Promise.all(group.map((s) => this.generate(repoId, s.fileId, signal)));
+      done += group.length;
+      yield { index: this.name, done, total: stale.length };
     }
   }
 
@@ -98,10 +110,10 @@ export class FileDocs implements DerivedIndex {
   private async generate(repoId: string, fileId: number, signal: AbortSignal): Promise<void> {
     const path = await this.pathOf(repoId, fileId);
     if (!path) return;
-    const record = this.files.getByPath(repoId, path);
+    const record = await this.files.getByPath(repoId, path);
     if (!record) return;
-    const text = this.files.content(record.id);
-    const doc = buildStaticDoc(record, this.files.symbols(record.id), this.files.imports(record.id), text);
+    const [text, symbols, imports] = await Promise.all([this.files.content(record.id), this.files.symbols(record.id), this.files.imports(record.id)]);
+    const doc = buildStaticDoc(record, symbols, imports, text);
     let generator = 'static';
     if (this.narrator) {
       try {
@@ -112,7 +124,7 @@ export class FileDocs implements DerivedIndex {
       }
     }
     // The file may have changed while a narrator ran: store the hash the doc was built from.
-    this.store.putFileDoc(record.id, record.hash, generator, JSON.stringify(doc));
+    await this.store.putFileDoc(record.id, record.hash, generator, JSON.stringify(doc));
   }
 
   private async pathOf(repoId: string, fileId: number): Promise<string | null> {

@@ -70,8 +70,23 @@ export class VectorIndex implements DerivedIndex {
   private filling = 0;
   /** The highest chunk id embedded in this process, by model (where an edit's new chunks start). */
   private readonly highest = new Map<number, number>();
-  /** The corpus model's embedding on this thread (no writer thread: an in-memory index, tests). */
-  private readonly local: VectorWrites;
+  /** The corpus model's embedding on this thread (no writer thread: an in-memory index, tests); null over an async store. */
+  private readonly local: VectorWrites | null;
+  /** What the derived index writes (models, vectors): the sync store, or the async one (the team server's worker, PostgreSQL). */
+  private readonly writes: VectorsStore | Async<VectorsStore>;
+  /** The sync store, when this process writes the index it searches (SQLite); null when it reads another backend. */
+  private readonly store: VectorsStore | null;
+  /**
+   * Over another backend (an API node): the active model's vectors of a repository, read once and kept
+   * while `trusted()` (every change to the repository is heard: LISTEN/NOTIFY) until `forgetRepository`.
+   */
+  private readonly repoMemory = new Map<string, { modelId: number; ids: Int32Array; data: Float32Array }>();
+  private readonly repoLoading = new Map<string, Promise<void>>();
+  /** Bumped when a repository's memory is forgotten: a read started before is not kept. */
+  private readonly repoEpochs = new Map<string, number>();
+  /** Repositories whose vectors did not fit (until they change). */
+  private readonly repoTooLarge = new Set<string>();
+  private trusted: () => boolean = () => false;
   /** The index writer's thread, which reads, embeds and writes the corpus model's vectors when there is one. */
   private writer: VectorWriter | null = null;
 
@@ -81,17 +96,50 @@ export class VectorIndex implements DerivedIndex {
   /**
    * `store` is what this index writes (and reads to write); `reads`, what a search reads through
    * (`EngineCore.reads.vectors`, or PostgreSQL's vectors store), by default `store` seen as async.
+   * `store` null: the index is another backend's (`reads`), which it also writes when it is the
+   * derived index of that backend's indexer (the team server's worker) and only reads on an API node.
    */
   constructor(
-    private readonly store: VectorsStore,
+    store: VectorsStore | null,
     private readonly log: Logger,
     private config: EmbedderConfig = { kind: 'corpus' },
     options: Partial<VectorIndexOptions> = {},
     reads?: Async<VectorsStore>,
   ) {
     this.options = { ...DEFAULT_VECTOR_OPTIONS, ...options };
-    this.local = new VectorWrites(store);
-    this.reads = reads ?? asyncStore(store);
+    if (!store && !reads) throw new LoupeError('INTERNAL', 'a vector index needs a store');
+    this.store = store;
+    this.local = store ? new VectorWrites(store) : null;
+    this.reads = reads ?? asyncStore(store!);
+    this.writes = store ?? this.reads;
+  }
+
+  /**
+   * Over another backend: keep repositories' vectors in memory while `trusted()` says every change is
+   * heard (team/notify.ts's listener is connected); `forgetRepository` drops one when it changes.
+   */
+  keepInMemoryWhile(trusted: () => boolean): void {
+    this.trusted = trusted;
+  }
+
+  /** A repository changed (its chunks, or its vectors): what this process holds of it is read again. */
+  forgetRepository(repoId: string): void {
+    this.repoEpochs.set(repoId, (this.repoEpochs.get(repoId) ?? 0) + 1);
+    this.repoMemory.delete(repoId);
+    this.repoTooLarge.delete(repoId);
+  }
+
+  /** Everything may have changed (the listener reconnected): drop every repository's vectors. */
+  forgetAll(): void {
+    for (const repoId of new Set([...this.repoMemory.keys(), ...this.repoEpochs.keys(), ...this.repoLoading.keys()])) this.forgetRepository(repoId);
+    this.repoTooLarge.clear();
+  }
+
+  /** Floats held in memory for repositories (tests, the API node's log). */
+  get repositoryMemory(): { repos: number; floats: number } {
+    let floats = 0;
+    for (const m of this.repoMemory.values()) floats += m.data.length;
+    return { repos: this.repoMemory.size, floats };
   }
 
   /** The indexer's writer: with a thread of its own, the corpus model's vectors are made there. */
@@ -101,7 +149,7 @@ export class VectorIndex implements DerivedIndex {
 
   /** The model search should use now, or null before any vector exists. */
   active(): ActiveModel | null {
-    const row = this.store.models().find((m) => m.state === 'active');
+    const row = this.syncStore().models().find((m) => m.state === 'active');
     if (!row) return null;
     try {
       return { id: row.id, row, embedder: this.embedderFor(row) };
@@ -132,6 +180,7 @@ export class VectorIndex implements DerivedIndex {
    * through the async surface (sqlite-vec's vec0, or PostgreSQL's pgvector / bytea scan).
    */
   async nearestAsync(model: ActiveModel, query: Float32Array, repoIds: string[], k: number): Promise<{ chunkId: number; distance: number }[]> {
+    if (!this.store) return this.nearestRemote(model, query, repoIds, k);
     const mem = this.loadMemory(model);
     if (!mem) return this.reads.nearest(model.id, query, repoIds, k);
     return this.nearestIn(mem, model, query, repoIds, k);
@@ -143,8 +192,62 @@ export class VectorIndex implements DerivedIndex {
    */
   nearest(model: ActiveModel, query: Float32Array, repoIds: string[], k: number): { chunkId: number; distance: number }[] {
     const mem = this.loadMemory(model);
-    if (!mem) return this.store.nearest(model.id, query, repoIds, k);
+    if (!mem) return this.syncStore().nearest(model.id, query, repoIds, k);
     return this.nearestIn(mem, model, query, repoIds, k);
+  }
+
+  private syncStore(): VectorsStore {
+    if (!this.store) throw new LoupeError('INTERNAL', 'this vector index reads another backend: use activeAsync and nearestAsync');
+    return this.store;
+  }
+
+  /**
+   * Over another backend: the repositories held in memory are scanned here, the others asked of the
+   * store (pgvector's HNSW, or the bytea scan) while their vectors are read for the next search.
+   */
+  private async nearestRemote(model: ActiveModel, query: Float32Array, repoIds: string[], k: number): Promise<{ chunkId: number; distance: number }[]> {
+    if (!this.options.memoryFloats || !this.trusted()) return this.reads.nearest(model.id, query, repoIds, k);
+    const held: { modelId: number; ids: Int32Array; data: Float32Array }[] = [];
+    const rest: string[] = [];
+    for (const repoId of repoIds) {
+      const mem = this.repoMemory.get(repoId);
+      if (mem && mem.modelId === model.id) held.push(mem);
+      else {
+        rest.push(repoId);
+        this.loadRepository(model, repoId);
+      }
+    }
+    const out = rest.length ? await this.reads.nearest(model.id, query, rest, k) : [];
+    const dims = model.row.dims;
+    for (const mem of held) {
+      for (let i = 0; i < mem.ids.length; i++) {
+        let dot = 0;
+        const o = i * dims;
+        for (let d = 0; d < dims; d++) dot += mem.data[o + d] * query[d];
+        out.push({ chunkId: mem.ids[i], distance: 1 - dot });
+      }
+    }
+    return out.sort((a, b) => a.distance - b.distance || a.chunkId - b.chunkId).slice(0, k);
+  }
+
+  /** Reads a repository's vectors of the active model in the background, kept unless it changed meanwhile. */
+  private loadRepository(model: ActiveModel, repoId: string): void {
+    if (this.repoLoading.has(repoId) || this.repoTooLarge.has(repoId)) return;
+    const epoch = this.repoEpochs.get(repoId) ?? 0;
+    const loading = (async () => {
+      const { ids, data } = await this.reads.all(model.id, model.row.dims, repoId);
+      if ((this.repoEpochs.get(repoId) ?? 0) !== epoch || !this.trusted()) return;
+      // Vectors of other models (a retrained one replaced them) go.
+      for (const [r, m] of this.repoMemory) if (m.modelId !== model.id) this.repoMemory.delete(r);
+      if (this.repositoryMemory.floats + data.length > this.options.memoryFloats) {
+        this.repoTooLarge.add(repoId);
+        return;
+      }
+      // Unit vectors (the store's scan normalizes; these are written normalized): a dot product is the cosine.
+      this.repoMemory.set(repoId, { modelId: model.id, ids, data });
+    })().catch((error) => this.log.warn(`reading the vectors of ${repoId} into memory failed:`, error as Error))
+      .finally(() => { if (this.repoLoading.get(repoId) === loading) this.repoLoading.delete(repoId); });
+    this.repoLoading.set(repoId, loading);
   }
 
   private nearestIn(
@@ -180,7 +283,7 @@ export class VectorIndex implements DerivedIndex {
       this.readMemory(this.writer, model);
       return null;
     }
-    if (this.store.chunkCount() * model.embedder.dims > this.options.memoryFloats) return null;
+    if (!this.store || this.store.chunkCount() * model.embedder.dims > this.options.memoryFloats) return null;
     this.memory = { modelId: model.id, ...this.store.all(model.id, model.embedder.dims) };
     return this.memory;
   }
@@ -313,7 +416,7 @@ export class VectorIndex implements DerivedIndex {
   }
 
   private countMissing(target: ActiveModel, repoId: string | null): Promise<number> | number {
-    return this.writer && target.row.provider === 'corpus' ? this.writer.countMissing(target.id, repoId) : this.store.countMissing(target.id, repoId);
+    return this.writer && target.row.provider === 'corpus' ? this.writer.countMissing(target.id, repoId) : this.writes.countMissing(target.id, repoId);
   }
 
   /**
@@ -326,74 +429,93 @@ export class VectorIndex implements DerivedIndex {
       const { name, dims, createdAt, trainedChunks } = target.row;
       const ref: CorpusModelRef = { id: target.id, name, dims, createdAt, trainedChunks };
       const writer = this.writer;
+      const local = this.local;
       if (writer) return (repoId, after) => writer.embedSlice(ref, repoId, after, WRITER_SLICE_MS);
-      return async (repoId, after) => this.local.embedSlice(ref, repoId, after, EMBED_SLICE_MS);
+      if (local) return async (repoId, after) => local.embedSlice(ref, repoId, after, EMBED_SLICE_MS);
+      // Over an async store (the team server's worker): the same corpus embedder, in whole batches
+      // (the worker's event loop answers nothing else; each batch is one round trip each way).
     }
+    let embedder: Embedder | null = null;
+    // The corpus model embeds on this thread: its batches follow the measured time per chunk so that one
+    // holds the event loop about WRITER_SLICE_MS (the team server's worker must keep its heartbeat).
+    const sliced = target.row.provider === 'corpus';
+    let size = sliced ? 32 : this.options.batchSize;
     return async (repoId, after) => {
-      const batch = this.store.missing(target.id, repoId, this.options.batchSize, after);
+      const batch = await this.writes.missing(target.id, repoId, size, after);
       if (!batch.length) return { count: 0, last: after, top: 0 };
-      const vectors = await target.embedder.embed(batch.map(documentText), 'document', signal);
-      this.store.put(target.id, batch.map((c, i) => ({ chunkId: c.id, repoId: c.repoId, vector: vectors[i] })));
+      embedder ??= await this.embedderAsync(target.row);
+      const t0 = performance.now();
+      const vectors = await embedder.embed(batch.map(documentText), 'document', signal);
+      if (sliced) size = Math.max(8, Math.min(this.options.batchSize, Math.floor(WRITER_SLICE_MS / Math.max(0.005, (performance.now() - t0) / batch.length))));
+      await this.writes.put(target.id, batch.map((c, i) => ({ chunkId: c.id, repoId: c.repoId, vector: vectors[i] })));
       return { count: batch.length, last: batch[batch.length - 1].id, top: batch.reduce((m, c) => Math.max(m, c.id), 0) };
     };
   }
 
+  /** A model's embedder, its data read through the store that writes (awaited). */
+  private async embedderAsync(row: EmbeddingModelRow): Promise<Embedder> {
+    const known = this.embedders.get(row.id);
+    if (known) return known;
+    const data = row.provider === 'corpus' && row.name === 'lsa' ? await this.writes.modelData(row.id) : null;
+    return this.embedderFor(row, data);
+  }
+
   /** Activates a complete model and drops the ones it replaces. */
   private async finish(id: number): Promise<void> {
-    const row = this.store.models().find((m) => m.id === id);
+    const row = (await this.writes.models()).find((m) => m.id === id);
     if (!row || await this.countMissing({ id, row } as ActiveModel, null) > 0) return;
-    if (row.state !== 'active') this.store.activate(id);
-    for (const old of this.store.models().filter((m) => m.state === 'retired')) {
-      this.store.dropModel(old.id);
-      this.store.forget(old.id);
+    if (row.state !== 'active') await this.writes.activate(id);
+    for (const old of (await this.writes.models()).filter((m) => m.state === 'retired')) {
+      await this.writes.dropModel(old.id);
+      await this.writes.forget(old.id);
       this.embedders.delete(old.id);
     }
   }
 
   /** The model new vectors go into: the newest non-retired one of the configured provider, made if needed. */
   private async target(signal?: AbortSignal): Promise<ActiveModel> {
-    const live = this.store.models().filter((m) => m.state !== 'retired');
+    const live = (await this.writes.models()).filter((m) => m.state !== 'retired');
     if (this.config.kind === 'corpus') return this.corpusTarget(live, signal);
     const embedder = this.providerEmbedder ??= await createEmbedder(this.config);
     const name = embedder.id;
     let row = live.filter((m) => m.provider === this.config.kind && m.name === name).pop();
     if (!row) {
-      this.retireBuilding(live);
-      const id = this.store.addModel(this.config.kind, name, embedder.dims, null, 0);
-      row = this.store.models().find((m) => m.id === id)!;
+      await this.retireBuilding(live);
+      const id = await this.writes.addModel(this.config.kind, name, embedder.dims, null, 0);
+      row = (await this.writes.models()).find((m) => m.id === id)!;
     }
     this.embedders.set(row.id, embedder);
     return { id: row.id, row, embedder };
   }
 
   private async corpusTarget(live: EmbeddingModelRow[], signal?: AbortSignal): Promise<ActiveModel> {
-    const chunks = this.writer ? await this.writer.chunkCount() : this.store.chunkCount();
+    const chunks = this.writer ? await this.writer.chunkCount() : await this.writes.chunkCount();
     const current = live.filter((m) => m.provider === 'corpus').pop();
     const wantsTraining = chunks >= this.options.minTrainChunks
       && (!current || current.name === 'hashed' || chunks >= current.trainedChunks * this.options.retrainGrowth);
     if (current && !wantsTraining) return this.lazy(current);
-    this.retireBuilding(live);
+    await this.retireBuilding(live);
     let id: number;
     if (wantsTraining) {
       const started = Date.now();
       // The sample (about 8,000 chunk texts) is read by the writer's thread when there is one.
-      const sample = this.writer ? await this.writer.sampleTexts(this.options.maxTrainDocs) : this.store.sampleTexts(this.options.maxTrainDocs);
+      const sample = this.writer ? await this.writer.sampleTexts(this.options.maxTrainDocs) : await this.writes.sampleTexts(this.options.maxTrainDocs);
       // The model comes back serialized: stored as it is (by the writer's thread), parsed here only
       // when a search needs it.
       const model = await trainSerializedOffThread(sample, { dims: this.options.corpusDims }, chunks, signal);
       if (model) {
         const dims = this.options.corpusDims;
-        id = this.writer ? await this.writer.addModel('corpus', 'lsa', dims, model.data, chunks) : this.store.addModel('corpus', 'lsa', dims, model.data, chunks);
+        id = this.writer ? await this.writer.addModel('corpus', 'lsa', dims, model.data, chunks) : await this.writes.addModel('corpus', 'lsa', dims, model.data, chunks);
         this.log.info(`trained the corpus embedding model on ${chunks} chunks (${model.terms} words) in ${Date.now() - started} ms`);
       } else if (current) {
         return this.lazy(current);
       } else {
-        id = this.store.addModel('corpus', 'hashed', new HashedEmbedder().dims, null, 0);
+        id = await this.writes.addModel('corpus', 'hashed', new HashedEmbedder().dims, null, 0);
       }
     } else {
-      id = this.store.addModel('corpus', 'hashed', new HashedEmbedder().dims, null, 0);
+      id = await this.writes.addModel('corpus', 'hashed', new HashedEmbedder().dims, null, 0);
     }
-    return this.lazy(this.store.models().find((m) => m.id === id)!);
+    return this.lazy((await this.writes.models()).find((m) => m.id === id)!);
   }
 
   /** A model whose embedder is made on first use: the writer's thread embeds for the corpus model, this one only for searches. */
@@ -403,10 +525,10 @@ export class VectorIndex implements DerivedIndex {
   }
 
   /** A half-built model of another kind is abandoned when a newer target replaces it. */
-  private retireBuilding(live: EmbeddingModelRow[]): void {
+  private async retireBuilding(live: EmbeddingModelRow[]): Promise<void> {
     for (const m of live.filter((r) => r.state === 'building')) {
-      this.store.dropModel(m.id);
-      this.store.forget(m.id);
+      await this.writes.dropModel(m.id);
+      await this.writes.forget(m.id);
       this.embedders.delete(m.id);
     }
   }
@@ -415,7 +537,7 @@ export class VectorIndex implements DerivedIndex {
   private embedderFor(row: EmbeddingModelRow, data?: Buffer | null): Embedder {
     let e = this.embedders.get(row.id);
     if (e) return e;
-    if (row.provider === 'corpus' && row.name === 'lsa') e = new CorpusEmbedder(`corpus-lsa-${row.id}`, deserializeModel((data === undefined ? this.store.modelData(row.id) : data)!));
+    if (row.provider === 'corpus' && row.name === 'lsa') e = new CorpusEmbedder(`corpus-lsa-${row.id}`, deserializeModel((data === undefined ? this.syncStore().modelData(row.id) : data)!));
     else if (row.provider === 'corpus') e = new HashedEmbedder(row.dims);
     else if (this.providerEmbedder && this.providerEmbedder.id === row.name) e = this.providerEmbedder;
     else throw new LoupeError('SERVICE_UNAVAILABLE', `the embedding model ${row.provider}:${row.name} is not configured in this process`);

@@ -168,9 +168,10 @@ export class SqliteVectorsStore {
   }
 
   /** Every vector of a model, packed (for the in-memory scan that serves small indexes). */
-  all(id: number, dims: number): { ids: Int32Array; repos: string[]; data: Float32Array } {
-    const rows = this.db.prepare(`SELECT chunk_id AS chunkId, repo_id AS repoId, embedding FROM vec_m${id}`).all() as
+  all(id: number, dims: number, repoId?: string): { ids: Int32Array; repos: string[]; data: Float32Array } {
+    let rows = this.db.prepare(`SELECT chunk_id AS chunkId, repo_id AS repoId, embedding FROM vec_m${id}`).all() as
       { chunkId: number; repoId: string; embedding: Buffer }[];
+    if (repoId !== undefined) rows = rows.filter((r) => r.repoId === repoId);
     const ids = new Int32Array(rows.length);
     const repos: string[] = new Array(rows.length);
     const data = new Float32Array(rows.length * dims);

@@ -14,7 +14,11 @@
  *   one committed (every slice commits its files with the progress), so its index equals a clean one.
  * - **Progress** is written to `repos` (`state`, `files_done`, `files_total`) with each slice, so
  *   `POST /v2/repos/status` on any API node sees it.
- * - Derived indexes (vectors, docs) are not built on PostgreSQL yet.
+ * - **Derived indexes.** After the files are written, the same `VectorIndex` and `FileDocs` as on SQLite,
+ *   over the PostgreSQL stores, build the repository's vectors (the corpus model trained from the
+ *   whole index; one worker at a time, under a database-wide advisory lock, since a model spans every
+ *   repository) and the doc of every file without a current one; then the repository is announced
+ *   (`NOTIFY loupe_index`, team/notify.ts) so API nodes drop what they hold of it, and marked ready.
  */
 import { EventEmitter } from 'node:events';
 import { execFileSync } from 'node:child_process';
@@ -30,6 +34,12 @@ import { migratePg } from '../store/pg/migrate';
 import { PG_MIGRATIONS } from '../store/pg/migrations';
 import { openPgIndexStores, type PgIndexStores } from '../store/pg/index-stores';
 import type { RepoRecord } from '../types';
+import type { DerivedIndex, IndexProgress } from '../indexer/derived-index';
+import { VectorIndex } from '../embed/vector-index';
+import type { EmbedderConfig } from '../embed/embedder';
+import { FileDocs } from '../docs/file-docs';
+import { GraphCache } from '../analysis/import-graph';
+import { announceRepository } from './notify';
 
 export const INDEX_TASK = 'index_repository';
 export interface IndexJobPayload { repoId: string }
@@ -57,6 +67,8 @@ export interface IndexWorkerOptions {
   /** How often idle workers look for jobs besides LISTEN/NOTIFY (ms, default 2 000). */
   pollMs?: number;
   maxFileBytes?: number;
+  /** The embedding provider (default: the corpus model learned from the index); every API node must use the same. */
+  embedder?: EmbedderConfig;
   log: Logger;
 }
 
@@ -71,6 +83,8 @@ export interface IndexWorker {
 
 /** Session advisory locks of the index worker: (namespace, hashtext(repo id)). */
 const LOCK_NAMESPACE = 0x6c6f7570;
+/** The vectors' lock (namespace, 0): one worker at a time chooses, trains, fills and activates models. */
+const VECTORS_LOCK = 0x6c6f7576;
 
 export async function startIndexWorker(options: IndexWorkerOptions): Promise<IndexWorker> {
   const log = options.log;
@@ -83,6 +97,54 @@ export async function startIndexWorker(options: IndexWorkerOptions): Promise<Ind
   const stores = openPgIndexStores(db, { vectors: 'bytea' });
   const utils = await makeWorkerUtils({ connectionString: options.url });
   await utils.migrate();
+
+  // The derived indexes, shared by this process's jobs (the vector index serialises its updates).
+  const vectors = new VectorIndex(null, log, options.embedder ?? { kind: 'corpus' }, { memoryFloats: 0 }, stores.vectors);
+  // The worker is the repository's only writer while it holds its lock: its graph is re-read once per run.
+  const graphs = new GraphCache(stores.analysis);
+  graphs.trustWhile(() => true);
+  const docs = new FileDocs(stores.analysis, stores.analysis, stores.files,
+    { graph: (repoId) => graphs.get(repoId), entries: async () => [] }, log, (repoId) => stores.analysis.pendingDocs(repoId));
+  const derived: DerivedIndex[] = [
+    {
+      name: 'vectors',
+      async *update(repoId: string, signal: AbortSignal): AsyncGenerator<IndexProgress> {
+        const lock = await db.pool.connect();
+        try {
+          while (!(await lock.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, 0) AS ok', [VECTORS_LOCK])).rows[0]!.ok) {
+            if (signal.aborted) return;
+            await new Promise((r) => setTimeout(r, 200));
+          }
+          try {
+            yield* vectors.update(repoId, signal);
+          } finally {
+            await lock.query('SELECT pg_advisory_unlock($1, 0)', [VECTORS_LOCK]).catch(() => undefined);
+          }
+        } finally {
+          lock.release();
+        }
+      },
+    },
+    {
+      name: 'docs',
+      async *update(repoId: string, signal: AbortSignal): AsyncGenerator<IndexProgress> {
+        graphs.forget(repoId);
+        try {
+          yield* docs.update(repoId, signal);
+        } finally {
+          graphs.forget(repoId); // not kept between runs: the next run may be another worker's
+        }
+      },
+    },
+    {
+      // Vectors and docs do not move the generation: API nodes are told here (files told them already).
+      name: 'announce',
+      async *update(repoId: string): AsyncGenerator<IndexProgress> {
+        await announceRepository(db, repoId);
+        log.info(`announced repository ${repoId} at ${Date.now()}`);
+      },
+    },
+  ];
 
   const workerIds = new Set<string>();
   const events = new EventEmitter();
@@ -151,6 +213,7 @@ export async function startIndexWorker(options: IndexWorkerOptions): Promise<Ind
     const writeOptions = { maxFileBytes: options.maxFileBytes ?? 1024 * 1024 };
     const writer = new PgIndexWriter(stores, db, writeOptions, signal);
     const indexer = new Indexer(stores.repos, writer.indexerFiles, log, { ...writeOptions, writerThread: false }, undefined, writer);
+    for (const index of derived) indexer.addDerivedIndex(index);
     try {
       let target = repo;
       let head: string | null = null;

@@ -87,6 +87,16 @@ export class PgAnalysisStore implements Async<AnalysisStore> {
          doc = excluded.doc, generated_at = excluded.generated_at`, [fileId, sourceHash, generator, doc, nowIso()]);
   }
 
+  /**
+   * Files of a repository without a doc of their current content (none yet, or stale): what the team
+   * server's worker builds after a run, so API nodes answer docs without building them.
+   */
+  async pendingDocs(repoId: string): Promise<{ fileId: number; path: string; hash: string }[]> {
+    return this.db.rows<{ fileId: number; path: string; hash: string }>(
+      `SELECT f.id AS "fileId", f.path, f.hash FROM files f LEFT JOIN file_docs d ON d.file_id = f.id
+       WHERE f.repo_id = $1 AND (d.file_id IS NULL OR d.source_hash <> f.hash) ORDER BY f.path COLLATE "C"`, [repoId]);
+  }
+
   async staleDocs(repoId: string): Promise<{ fileId: number; path: string; hash: string }[]> {
     return this.db.rows<{ fileId: number; path: string; hash: string }>(
       `SELECT f.id AS "fileId", f.path, f.hash FROM file_docs d JOIN files f ON f.id = d.file_id

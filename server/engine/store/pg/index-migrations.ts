@@ -215,7 +215,23 @@ const bm25Covering = `
 CREATE INDEX fts_docs_bm25 ON fts_docs (chunk_id) INCLUDE (repo_id, file_id, tokens);
 `;
 
+/**
+ * A repository's new generation is announced to every API node (LISTEN loupe_index, team/notify.ts):
+ * a row trigger on the generation counter, so nothing that writes files or relinks imports can forget
+ * it. NOTIFY is transactional (sent at COMMIT, dropped on ROLLBACK) and folds identical payloads of
+ * one transaction, so a slice of 200 files is one notification, delivered after its rows are visible.
+ */
+const generationNotify = `
+CREATE FUNCTION loupe_generation_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('loupe_index', NEW.repo_id);
+  RETURN NEW;
+END $$;
+CREATE TRIGGER repo_generations_notify AFTER INSERT OR UPDATE ON repo_generations FOR EACH ROW EXECUTE FUNCTION loupe_generation_notify();
+`;
+
 export const PG_INDEX_MIGRATIONS: PgMigration[] = [
   { version: 100, name: 'index', sql: index },
   { version: 101, name: 'bm25 covering index', sql: bm25Covering },
+  { version: 110, name: 'generation notify', sql: generationNotify },
 ];

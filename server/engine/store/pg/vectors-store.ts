@@ -170,6 +170,17 @@ export class PgVectorsStore implements Async<VectorsStore> {
 
   async nearest(id: number, query: Float32Array, repoIds: string[], k: number): Promise<{ chunkId: number; distance: number }[]> {
     if (!repoIds.length || k <= 0) return [];
+    try {
+      return await this.nearestIn(id, query, repoIds, k);
+    } catch (error) {
+      // A worker retired the model between this node reading it as active and asking for its vectors
+      // (its table dropped): no vector hits for this one search; the next reads the new model.
+      if ((error as { code?: string }).code === '42P01') return [];
+      throw error;
+    }
+  }
+
+  private async nearestIn(id: number, query: Float32Array, repoIds: string[], k: number): Promise<{ chunkId: number; distance: number }[]> {
     if ((await this.modelStorage(id)) === 'bytea') return this.scan(id, query, repoIds, k);
     return this.db.transaction(async () => {
       // Enough candidates for k, and (pgvector 0.8) scanning on while the repository filter drops rows.
@@ -198,10 +209,12 @@ export class PgVectorsStore implements Async<VectorsStore> {
     return out.sort((a, b) => a.distance - b.distance || a.chunkId - b.chunkId).slice(0, k);
   }
 
-  async all(id: number, dims: number): Promise<{ ids: Int32Array; repos: string[]; data: Float32Array }> {
+  /** Every vector of a model (of one repository when `repoId` is given), packed: an API node's in-memory copy. */
+  async all(id: number, dims: number, repoId?: string): Promise<{ ids: Int32Array; repos: string[]; data: Float32Array }> {
     const storage = await this.modelStorage(id);
     const rows = await this.db.rows<{ chunk_id: number; repo_id: string; embedding: Uint8Array | number[] }>(
-      `SELECT chunk_id, repo_id, ${storage === 'pgvector' ? 'embedding::real[]' : 'embedding'} AS embedding FROM vec_m${id} ORDER BY chunk_id`);
+      `SELECT chunk_id, repo_id, ${storage === 'pgvector' ? 'embedding::real[]' : 'embedding'} AS embedding FROM vec_m${id}
+       ${repoId === undefined ? '' : 'WHERE repo_id = $1'} ORDER BY chunk_id`, repoId === undefined ? [] : [repoId]);
     const ids = new Int32Array(rows.length);
     const repos: string[] = new Array(rows.length);
     const data = new Float32Array(rows.length * dims);
