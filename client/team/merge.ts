@@ -74,7 +74,8 @@ export function mergeSearch(local: Outcome<SearchResult>, team: { source: HitSou
   const lists: PanelHit[][] = [];
   let total = 0;
   let tookMs = 0;
-  const warnings: string[] = [];
+  // A warning both sources give (no embedding model yet) is said once, naming both.
+  const warned = new Map<string, string[]>();
   const parts: [HitSource, Outcome<SearchResult>][] = [[LOCAL_SOURCE, local], ...(team ? [[team.source, team.outcome] as [HitSource, Outcome<SearchResult>]] : [])];
   for (const [source, outcome] of parts) {
     if (!outcome.ok) {
@@ -87,7 +88,8 @@ export function mergeSearch(local: Outcome<SearchResult>, team: { source: HitSou
     sources.push({ source, total: r.total });
     total += r.total;
     tookMs = Math.max(tookMs, r.tookMs);
-    warnings.push(...(team ? r.warnings.map((w) => `${source.label}: ${w}`) : r.warnings));
+    for (const w of r.warnings) warned.set(w, [...(warned.get(w) ?? []), source.label]);
   }
+  const warnings = [...warned].map(([w, labels]) => (team ? `${labels.join(' and ')}: ${w}` : w));
   return { hits: interleave(lists[0], lists[1] ?? []), total, tookMs, warnings, sources, errors };
 }

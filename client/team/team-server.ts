@@ -34,6 +34,7 @@ export class TeamServer implements vscode.TextDocumentContentProvider, vscode.Di
   }
 
   private async parsed(): Promise<{ url: URL } | { error: string } | null> {
+    if (!this.url().trim()) return null; // no team server: undici is never loaded
     const { parseServerUrl } = await import('./team-client');
     return parseServerUrl(this.url());
   }
@@ -53,9 +54,9 @@ export class TeamServer implements vscode.TextDocumentContentProvider, vscode.Di
   /** The client for the configured server with its key, or why there is none; null when no server is set. */
   private client(): Promise<{ client: TeamClient } | { error: string; source: HitSource } | null> {
     this.current ??= (async () => {
-      const { TeamClient } = await import('./team-client');
       const parsed = await this.parsed();
       if (!parsed) return null;
+      const { TeamClient } = await import('./team-client');
       if ('error' in parsed) return { error: parsed.error, source: { kind: 'team', label: this.url().trim() || 'team server' } };
       const key = await this.ctx.extension.secrets.get(TeamServer.secretName(parsed.url));
       return { client: new TeamClient(parsed.url, key) };

@@ -60,6 +60,8 @@ test('an unreachable team server is a message and the local hits still show; a f
   assert.deepEqual(down.errors, [{ source: team, message: 'cannot reach the team server' }]);
   assert.equal(down.total, 1);
   assert.deepEqual(down.warnings, ['local: w'], 'with two sources a warning says whose it is');
+  const both = mergeSearch({ ok: true, value: result([], 0, ['no model yet', 'w']) }, { source: team, outcome: { ok: true, value: result([], 0, ['no model yet']) } });
+  assert.deepEqual(both.warnings, ['local and loupe.example.com:8443: no model yet', 'local: w'], 'the same warning from both, once');
   const localDown = mergeSearch({ ok: false, message: 'server restarting' }, { source: team, outcome: { ok: true, value: result([teamHit(apiHit('c.ts', 1), team)], 40) } });
   assert.deepEqual(localDown.hits.map((h) => h.source.kind), ['team']);
   assert.deepEqual(localDown.errors.map((e) => e.source.kind), ['local']);
