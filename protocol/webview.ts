@@ -23,6 +23,8 @@ export interface PanelSearchResult extends Omit<SearchResult, 'hits'> {
   /** Hits per source that answered, in the order shown in the status line. */
   sources: { source: HitSource; total: number }[];
   errors: { source: HitSource; message: string }[];
+  /** Sources still searching: the local hits are shown at once, the team server's join them when they come. */
+  pending?: HitSource[];
 }
 
 export type PanelTab = 'search' | 'research' | 'history';

@@ -124,8 +124,10 @@ export class SearchView {
     const rank = new Map(result.hits.map((h, i) => [h, i]));
     const wholeWords = this.state.search.mode === 'semantic';
     // With a team server, the status says what each source found ("local 12 · loupe.example.com 30").
-    const twoSources = result.sources.length + result.errors.length > 1;
-    const perSource = twoSources ? ` (${result.sources.map((s) => `${s.source.label} ${s.total}`).join(' · ')})` : '';
+    const pending = result.pending ?? [];
+    const twoSources = result.sources.length + result.errors.length + pending.length > 1;
+    const counts = [...result.sources.map((s) => `${s.source.label} ${s.total}`), ...pending.map((p) => `searching ${p.label}…`)];
+    const perSource = twoSources ? ` (${counts.join(' · ')})` : '';
     document.getElementById('search-status')!.textContent =
       `${result.total} results for “${this.state.search.query}” in ${result.tookMs} ms${perSource}${result.warnings.length ? ` — ${result.warnings.join('; ')}` : ''}`;
     const errors = result.errors.map((e) => `<div class="source-error" role="alert" data-source="${e.source.kind}">${

@@ -18,6 +18,13 @@ export function teamSource(base: URL): HitSource {
   return { kind: 'team', label: base.host };
 }
 
+/** The source a configured `loupe.server.url` stands for (labelled as written when it is not a usable URL); null when unset. */
+export function configuredSource(raw: string): HitSource | null {
+  const parsed = parseServerUrl(raw);
+  if (!parsed) return null;
+  return 'url' in parsed ? teamSource(parsed.url) : { kind: 'team', label: raw.trim() };
+}
+
 /** An answer, or why there is none. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; message: string };
 
@@ -92,4 +99,20 @@ export function mergeSearch(local: Outcome<SearchResult>, team: { source: HitSou
   }
   const warnings = [...warned].map(([w, labels]) => (team ? `${labels.join(' and ')}: ${w}` : w));
   return { hits: interleave(lists[0], lists[1] ?? []), total, tookMs, warnings, sources, errors };
+}
+
+/** `loupe.server.url` as a base URL, or why it is not one. Empty: no team server. */
+export function parseServerUrl(raw: string): { url: URL } | { error: string } | null {
+  const text = raw.trim();
+  if (!text) return null;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { error: `loupe.server.url is not a URL: "${text}"` };
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { error: `loupe.server.url must be an http:// or https:// URL, not "${text}"` };
+  if (url.username || url.password) return { error: 'loupe.server.url must not hold credentials: the API key is kept in the secret storage ("Loupe: Set Team Server API Key")' };
+  if (url.search || url.hash) return { error: `loupe.server.url must be the server's base URL, without ?query or #fragment: "${text}"` };
+  return { url };
 }

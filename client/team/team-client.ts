@@ -13,22 +13,6 @@ import { teamHit, teamSource } from './merge';
 /** Hits per kind asked of the team server: what the language server asks of the local index for the panel. */
 const PANEL_LIMIT = 50;
 
-/** `loupe.server.url` as a base URL, or why it is not one. Empty: no team server. */
-export function parseServerUrl(raw: string): { url: URL } | { error: string } | null {
-  const text = raw.trim();
-  if (!text) return null;
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return { error: `loupe.server.url is not a URL: "${text}"` };
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { error: `loupe.server.url must be an http:// or https:// URL, not "${text}"` };
-  if (url.username || url.password) return { error: 'loupe.server.url must not hold credentials: the API key is kept in the secret storage ("Loupe: Set Team Server API Key")' };
-  if (url.search || url.hash) return { error: `loupe.server.url must be the server's base URL, without ?query or #fragment: "${text}"` };
-  return { url };
-}
-
 export class TeamServerError extends Error {}
 
 const SET_KEY = 'run "Loupe: Set Team Server API Key"';

@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import type { SearchParams, SearchResult } from '../../protocol/lsp';
 import type { HitSource } from '../../protocol/webview';
 import type { Ctx } from '../ctx';
-import { TEAM_SCHEME, teamDocument, type Outcome } from './merge';
+import { configuredSource, parseServerUrl, TEAM_SCHEME, teamDocument, type Outcome } from './merge';
 import type { TeamClient } from './team-client';
 
 const SECRET_PREFIX = 'loupe.server.apiKey:';
@@ -28,14 +28,17 @@ export class TeamServer implements vscode.TextDocumentContentProvider, vscode.Di
     );
   }
 
+  /** The team server the panel asks beside the local index, if one is set (without loading anything). */
+  source(): HitSource | null {
+    return configuredSource(this.url());
+  }
+
   /** The configured URL as written (empty: no team server). */
   private url(): string {
     return vscode.workspace.getConfiguration('loupe').get<string>('server.url') ?? '';
   }
 
-  private async parsed(): Promise<{ url: URL } | { error: string } | null> {
-    if (!this.url().trim()) return null; // no team server: undici is never loaded
-    const { parseServerUrl } = await import('./team-client');
+  private parsed(): { url: URL } | { error: string } | null {
     return parseServerUrl(this.url());
   }
 
@@ -54,7 +57,7 @@ export class TeamServer implements vscode.TextDocumentContentProvider, vscode.Di
   /** The client for the configured server with its key, or why there is none; null when no server is set. */
   private client(): Promise<{ client: TeamClient } | { error: string; source: HitSource } | null> {
     this.current ??= (async () => {
-      const parsed = await this.parsed();
+      const parsed = this.parsed();
       if (!parsed) return null;
       const { TeamClient } = await import('./team-client');
       if ('error' in parsed) return { error: parsed.error, source: { kind: 'team', label: this.url().trim() || 'team server' } };
@@ -98,7 +101,7 @@ export class TeamServer implements vscode.TextDocumentContentProvider, vscode.Di
   }
 
   private async setKey(): Promise<void> {
-    const parsed = await this.parsed();
+    const parsed = this.parsed();
     if (!parsed || 'error' in parsed) {
       const choice = await vscode.window.showWarningMessage(
         parsed ? `Loupe: ${parsed.error}` : 'Loupe: set loupe.server.url (the team server\'s URL) first; the key is kept for that server.', 'Open Settings');
@@ -118,7 +121,7 @@ export class TeamServer implements vscode.TextDocumentContentProvider, vscode.Di
   }
 
   private async clearKey(): Promise<void> {
-    const parsed = await this.parsed();
+    const parsed = this.parsed();
     if (!parsed || 'error' in parsed) return;
     await this.ctx.extension.secrets.delete(TeamServer.secretName(parsed.url));
     this.reset('its API key was cleared');

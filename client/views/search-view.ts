@@ -87,14 +87,17 @@ export class SearchViewHost implements vscode.WebviewViewProvider, vscode.Dispos
         case 'search': {
           const active = vscode.window.activeTextEditor?.document.uri.toString();
           const params = { ...message.params, activeUri: message.params.activeUri ?? active };
-          // Both sources at once; one that fails is a message beside the other's hits.
-          const [local, team] = await Promise.all([
-            this.ctx.request('loupe/search', params).then(
-              (value): Outcome<typeof value> => ({ ok: true, value }),
-              (error: Error): Outcome<never> => ({ ok: false, message: error.message }),
-            ),
-            this.team.search(params),
-          ]);
+          // Both sources at once; one that fails is a message beside the other's hits. The local hits show as soon
+          // as they come; the team server's join them (a slow team server does not hold the local ones back).
+          const teamSource = this.team.source();
+          let teamAnswered = false;
+          const teamSearch = teamSource ? this.team.search(params).finally(() => { teamAnswered = true; }) : Promise.resolve(null);
+          const local = await this.ctx.request('loupe/search', params).then(
+            (value): Outcome<typeof value> => ({ ok: true, value }),
+            (error: Error): Outcome<never> => ({ ok: false, message: error.message }),
+          );
+          if (teamSource && !teamAnswered) this.post({ type: 'searchResult', requestId: message.requestId, result: { ...mergeSearch(local, null), pending: [teamSource] } });
+          const team = await teamSearch;
           if (!team && !local.ok) this.post({ type: 'searchError', requestId: message.requestId, message: local.message });
           else this.post({ type: 'searchResult', requestId: message.requestId, result: mergeSearch(local, team) });
           return;

@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { interleave, LOCAL_SOURCE, mergeSearch, teamDocument, teamDocumentUri, teamHit, teamSource } from '../../client/team/merge';
-import { parseServerUrl } from '../../client/team/team-client';
+import { configuredSource, interleave, LOCAL_SOURCE, mergeSearch, parseServerUrl, teamDocument, teamDocumentUri, teamHit, teamSource } from '../../client/team/merge';
 import { displayOrder, groupHits } from '../../webview/highlight';
 import type { SearchHit, SearchResult } from '../../protocol/lsp';
 import type { SearchHit as ApiSearchHit } from '../../protocol/api/search';
@@ -91,4 +90,8 @@ test('loupe.server.url: an http(s) base URL; anything else says what is wrong', 
   assert.match((parseServerUrl('ftp://loupe.example.com') as { error: string }).error, /http:\/\/ or https:\/\//);
   assert.match((parseServerUrl('https://me:secret@loupe.example.com') as { error: string }).error, /must not hold credentials.*secret storage/);
   assert.match((parseServerUrl('https://loupe.example.com/?key=1') as { error: string }).error, /without \?query/);
+  // What the panel labels while the team server is asked: its host, or the setting as written when it is no URL.
+  assert.deepEqual(configuredSource('http://127.0.0.1:7345/'), { kind: 'team', label: '127.0.0.1:7345' });
+  assert.deepEqual(configuredSource(' loupe '), { kind: 'team', label: 'loupe' });
+  assert.equal(configuredSource(''), null);
 });
