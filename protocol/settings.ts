@@ -23,6 +23,11 @@ export interface LoupeSettings {
   };
   /** gitignore-style patterns skipped in addition to .gitignore and .loupeignore. */
   ignore: string[];
+  /**
+   * A team server (`npm run serve`) the panel searches beside the local index; its key is in the editor's secret
+   * storage, never here. The client's own: the language server keeps it and restarts for nothing.
+   */
+  server: { url: string };
 }
 
 export const DEFAULT_SETTINGS: LoupeSettings = {
@@ -32,6 +37,7 @@ export const DEFAULT_SETTINGS: LoupeSettings = {
   retrieval: { model: '' },
   codeLens: { enabled: true, minDependents: 1, minSymbolUsers: 1 },
   ignore: [],
+  server: { url: '' },
 };
 
 /** Every setting key, flattened (`codeLens.minDependents`) with its default. */
@@ -64,7 +70,7 @@ export function readSettings(get: (key: string) => unknown): LoupeSettings {
  * Settings the language server applies while it runs; the others (the sidecar's port too: the host
  * binds it when it starts) configure the engine when it starts, and the client restarts the server.
  */
-export const LIVE_SETTINGS = ['codeLens'] as const;
+export const LIVE_SETTINGS = ['codeLens', 'server'] as const;
 
 /** The top-level groups (`codeLens`, `embedding`, …) whose values differ. */
 export function changedGroups(before: LoupeSettings, after: LoupeSettings): (keyof LoupeSettings)[] {

@@ -3,8 +3,29 @@
  * host forwards requests to the language server; the webview never computes results itself.
  */
 import type {
-  ConversationResult, HistoryEntry, ModelInfo, ResearchChunk, ScanMode, SearchParams, SearchResult, SearchScope,
+  ConversationResult, HistoryEntry, ModelInfo, ResearchChunk, ScanMode, SearchHit, SearchParams, SearchResult, SearchScope,
 } from './lsp';
+
+/**
+ * Where a hit of the panel comes from: the language server's index of this window's folders (`local`), or the
+ * team server that `loupe.server.url` names (`team`, labelled with its host).
+ */
+export interface HitSource { kind: 'local' | 'team'; label: string }
+
+export type PanelHit = SearchHit & { source: HitSource };
+
+/**
+ * The panel's search: the local index's answer and the team server's, merged (client/team/merge.ts). A source
+ * that failed (unreachable, refused key) is in `errors`, and the other source's hits still show.
+ */
+export interface PanelSearchResult extends Omit<SearchResult, 'hits'> {
+  hits: PanelHit[];
+  /** Hits per source that answered, in the order shown in the status line. */
+  sources: { source: HitSource; total: number }[];
+  errors: { source: HitSource; message: string }[];
+  /** Sources still searching: the local hits are shown at once, the team server's join them when they come. */
+  pending?: HitSource[];
+}
 
 export type PanelTab = 'search' | 'research' | 'history';
 
@@ -24,7 +45,7 @@ export type WebviewMessage =
 
 /** Host → webview. */
 export type HostMessage =
-  | { type: 'searchResult'; requestId: number; result: SearchResult }
+  | { type: 'searchResult'; requestId: number; result: PanelSearchResult }
   | { type: 'searchError'; requestId: number; message: string }
   | { type: 'researchChunk'; chunk: ResearchChunk }
   | { type: 'models'; models: ModelInfo[] }

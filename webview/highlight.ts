@@ -40,31 +40,39 @@ export function widenToWord<T extends { start: number; end: number }>(line: stri
   return { ...range, start, end };
 }
 
+/** What the grouping reads of a hit: its repository, file and, when the panel searched two places, its source. */
+export interface GroupableHit { repo_name: string; file_path: string | null; source?: { kind: string; label: string } }
+
+export interface HitGroup<T> { repo: string; source?: { kind: string; label: string }; files: { path: string | null; hits: T[] }[] }
+
 /**
  * Hits grouped by file, the files in the order of each one's first hit in the answer, which is its best (the API
  * ranks hits best first, and for scope `all` lists the files by their own rank before functions and code): the
  * panel shows the API's order. Consecutive files of one repository share a repository heading; a repository whose
- * files are not adjacent in the ranking gets a heading again. Rows are drawn in this order, so selecting and
- * opening must index `displayOrder()`, not the list as it came.
+ * files are not adjacent in the ranking gets a heading again. A hit's source (the local index or the team server)
+ * is part of its file's identity: a repository of the same name in both places is two groups, each labelled.
+ * Rows are drawn in this order, so selecting and opening must index `displayOrder()`, not the list as it came.
  */
-export function groupHits<T extends { repo_name: string; file_path: string | null }>(hits: T[]): { repo: string; files: { path: string | null; hits: T[] }[] }[] {
-  const files = new Map<string, { repo: string; path: string | null; hits: T[] }>();
+export function groupHits<T extends GroupableHit>(hits: T[]): HitGroup<T>[] {
+  const sourceKey = (hit: T) => (hit.source ? `${hit.source.kind}:${hit.source.label}` : '');
+  const files = new Map<string, { repo: string; source: T['source']; key: string; path: string | null; hits: T[] }>();
   for (const hit of hits) {
-    const key = `${hit.repo_name}\0${hit.file_path ?? ''}`;
-    let file = files.get(key);
-    if (!file) files.set(key, (file = { repo: hit.repo_name, path: hit.file_path ?? null, hits: [] }));
+    const key = `${sourceKey(hit)}\0${hit.repo_name}`;
+    const fileKey = `${key}\0${hit.file_path ?? ''}`;
+    let file = files.get(fileKey);
+    if (!file) files.set(fileKey, (file = { repo: hit.repo_name, source: hit.source, key, path: hit.file_path ?? null, hits: [] }));
     file.hits.push(hit);
   }
-  const runs: { repo: string; files: { path: string | null; hits: T[] }[] }[] = [];
-  for (const { repo, path, hits: list } of files.values()) {
+  const runs: (HitGroup<T> & { key: string })[] = [];
+  for (const { repo, source, key, path, hits: list } of files.values()) {
     const last = runs[runs.length - 1];
-    if (last?.repo === repo) last.files.push({ path, hits: list });
-    else runs.push({ repo, files: [{ path, hits: list }] });
+    if (last?.key === key) last.files.push({ path, hits: list });
+    else runs.push({ repo, ...(source ? { source } : {}), key, files: [{ path, hits: list }] });
   }
-  return runs;
+  return runs.map(({ key: _key, ...run }) => run as HitGroup<T>);
 }
 
 /** The hits in the order the grouped list draws them: row i of the panel is element i. */
-export function displayOrder<T extends { repo_name: string; file_path: string | null }>(hits: T[]): T[] {
+export function displayOrder<T extends GroupableHit>(hits: T[]): T[] {
   return groupHits(hits).flatMap((repo) => repo.files.flatMap((file) => file.hits));
 }

@@ -1,5 +1,5 @@
 /** The Search tab: query, scope, scan mode, filters, and results grouped by file. */
-import type { SearchHit, SearchResult } from '../protocol/lsp';
+import type { HitSource, PanelHit, PanelSearchResult } from '../protocol/webview';
 import { focusField, setPlaceholder, setValue, ui, valueOf } from './components';
 import { displayOrder, groupHits, snippetLines } from './highlight';
 import { escapeHtml } from './markdown';
@@ -35,7 +35,7 @@ export const searchHtml = () => `
 export class SearchView {
   private requestId = 0;
   /** The hits as drawn (grouped by file): row i is hits[i]. */
-  private hits: SearchHit[] = [];
+  private hits: PanelHit[] = [];
 
   constructor(private readonly api: VsCodeApi, private readonly state: PanelState, private readonly save: () => void) {}
 
@@ -97,7 +97,7 @@ export class SearchView {
     });
   }
 
-  onResult(requestId: number, result: SearchResult): void {
+  onResult(requestId: number, result: PanelSearchResult): void {
     if (requestId !== this.requestId) return;
     this.state.search.result = result;
     this.render(result, result.hits.length ? 0 : -1);
@@ -118,22 +118,30 @@ export class SearchView {
     document.getElementById('grep-hint')!.hidden = mode === 'semantic';
   }
 
-  private render(result: SearchResult, selected: number): void {
+  private render(result: PanelSearchResult, selected: number): void {
     // The rows are grouped by file; `hits` holds them in that drawn order so row i opens hits[i].
     this.hits = displayOrder(result.hits);
     const rank = new Map(result.hits.map((h, i) => [h, i]));
     const wholeWords = this.state.search.mode === 'semantic';
+    // With a team server, the status says what each source found ("local 12 · loupe.example.com 30").
+    const pending = result.pending ?? [];
+    const twoSources = result.sources.length + result.errors.length + pending.length > 1;
+    const counts = [...result.sources.map((s) => `${s.source.label} ${s.total}`), ...pending.map((p) => `searching ${p.label}…`)];
+    const perSource = twoSources ? ` (${counts.join(' · ')})` : '';
     document.getElementById('search-status')!.textContent =
-      `${result.total} results for “${this.state.search.query}” in ${result.tookMs} ms${result.warnings.length ? ` — ${result.warnings.join('; ')}` : ''}`;
+      `${result.total} results for “${this.state.search.query}” in ${result.tookMs} ms${perSource}${result.warnings.length ? ` — ${result.warnings.join('; ')}` : ''}`;
+    const errors = result.errors.map((e) => `<div class="source-error" role="alert" data-source="${e.source.kind}">${
+      e.source.kind === 'team' ? `Team server ${escapeHtml(e.source.label)}` : 'Local index'}: ${escapeHtml(e.message)}${
+      result.sources.length ? ` — showing the ${escapeHtml(result.sources.map((s) => s.source.label).join(' and '))} results.` : ''}</div>`).join('');
     let index = 0;
     const html = groupHits(this.hits).map((repo) => `
-      <div class="repo"><div class="repo-name">${escapeHtml(repo.repo)}</div>
+      <div class="repo"><div class="repo-name">${twoSources && repo.source ? sourceBadge(repo.source as HitSource) : ''}${escapeHtml(repo.repo)}</div>
       ${repo.files.map((file) => `
         <div class="file"><div class="file-path" title="${escapeHtml(file.path ?? '')}">${escapeHtml(file.path ?? '(repository)')}</div>
         ${file.hits.map((hit) => renderHit(hit, index++, rank.get(hit) ?? -1, wholeWords)).join('')}
         </div>`).join('')}
       </div>`).join('');
-    document.getElementById('results')!.innerHTML = html || '<div class="empty">No results.</div>';
+    document.getElementById('results')!.innerHTML = errors + (html || '<div class="empty">No results.</div>');
     this.select(Math.min(selected, this.hits.length - 1));
   }
 
@@ -203,9 +211,16 @@ export class SearchView {
 }
 
 /** `data-index`: the row's place as drawn (what keys and clicks use); `data-rank`: its place in the API's answer. */
-function renderHit(hit: SearchHit, index: number, rank: number, wholeWords: boolean): string {
+function renderHit(hit: PanelHit, index: number, rank: number, wholeWords: boolean): string {
   const title = hit.name ? `<div class="hit-title">${escapeHtml(hit.name)}${hit.signature ? ` <span class="sig">${escapeHtml(hit.signature)}</span>` : ''}</div>` : '';
   const lines = hit.snippet ? snippetLines(hit.snippet.start_line, hit.snippet.text, hit.snippet.highlights, wholeWords)
     .map((l) => `<div class="line${l.hasMatch ? ' match' : ''}"><span class="ln">${l.number}</span><span class="code">${l.html || ' '}</span></div>`).join('') : '';
-  return `<div class="hit" role="option" data-index="${index}" data-rank="${rank}" title="${escapeHtml(hit.file_path ?? '')}:${hit.line}">${title}${lines ? `<div class="snippet">${lines}</div>` : ''}</div>`;
+  const from = hit.source.kind === 'team' ? ` (team server ${hit.source.label})` : ' (local)';
+  return `<div class="hit" role="option" data-index="${index}" data-rank="${rank}" data-source="${hit.source.kind}" title="${escapeHtml(hit.file_path ?? '')}:${hit.line}${escapeHtml(from)}">${title}${lines ? `<div class="snippet">${lines}</div>` : ''}</div>`;
+}
+
+/** Where a repository's hits are from: "local", or the team server's host. */
+function sourceBadge(source: HitSource): string {
+  const title = source.kind === 'team' ? `from the team server ${source.label} (loupe.server.url)` : 'from this window\'s own index';
+  return `<span class="source source-${source.kind}" title="${escapeHtml(title)}">${escapeHtml(source.label)}</span>`;
 }

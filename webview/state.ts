@@ -2,8 +2,8 @@
  * What the panel remembers across being hidden, moved, closed or the window reloading: VS Code keeps
  * it for the view (`setState`/`getState`), so search results and the conversation come back as they were.
  */
-import type { Citation, ModelInfo, ScanMode, SearchResult, SearchScope } from '../protocol/lsp';
-import type { PanelTab, WebviewMessage } from '../protocol/webview';
+import type { Citation, ModelInfo, ScanMode, SearchScope } from '../protocol/lsp';
+import type { PanelSearchResult, PanelTab, WebviewMessage } from '../protocol/webview';
 
 export interface Turn {
   question: string;
@@ -18,7 +18,7 @@ export interface Turn {
 export interface PanelState {
   version: 1;
   tab: PanelTab;
-  search: { query: string; scope: SearchScope; mode: ScanMode; types: string[]; paths: string[]; result: SearchResult | null; selected: number };
+  search: { query: string; scope: SearchScope; mode: ScanMode; types: string[]; paths: string[]; result: PanelSearchResult | null; selected: number };
   /** `models`: the last list the server sent, shown at once when the view comes back (a window reload). */
   research: { turns: Turn[]; threadId: string | null; model: string; draft: string; models: ModelInfo[] };
 }
@@ -37,6 +37,13 @@ export function restoreState(saved: unknown): PanelState {
   const state = saved as Partial<PanelState> | undefined;
   if (!state || state.version !== 1 || !state.search || !state.research) return initialState();
   state.research.models ??= [];
+  // Results saved before hits said where they are from were all the local index's.
+  const result = state.search.result as (Partial<PanelSearchResult> & { hits: PanelSearchResult['hits'] }) | null;
+  if (result) {
+    result.sources ??= [{ source: { kind: 'local', label: 'local' }, total: result.total ?? result.hits.length }];
+    result.errors ??= [];
+    for (const hit of result.hits) hit.source ??= { kind: 'local', label: 'local' };
+  }
   for (const turn of state.research.turns) {
     if (!turn.done) Object.assign(turn, { done: true, status: '', error: turn.error ?? 'interrupted (the panel was closed while it streamed)' });
   }

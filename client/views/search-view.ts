@@ -2,6 +2,8 @@ import * as vscode from 'vscode';
 import type { HistoryEntry } from '../../protocol/lsp';
 import type { HostMessage, PanelTab, WebviewMessage } from '../../protocol/webview';
 import type { Ctx } from '../ctx';
+import { mergeSearch, type Outcome } from '../team/merge';
+import type { TeamServer } from '../team/team-server';
 import { viewHtml } from './view-html';
 
 export const SEARCH_VIEW_ID = 'loupe.search';
@@ -10,7 +12,8 @@ const HISTORY_CLEARED_AT = 'loupe.historyClearedAt';
 /**
  * The search and research view: a `WebviewView` in Loupe's sidebar container (drag it to the
  * secondary sidebar or the panel like any view). It only relays: every result comes from a
- * `loupe/…` request to the language server, which runs the same engine operations as the HTTP API.
+ * `loupe/…` request to the language server, which runs the same engine operations as the HTTP API, and a
+ * search also goes to the team server when `loupe.server.url` names one (each hit labelled with its source).
  * The webview keeps its own state (`setState`), so closing or moving the view loses nothing.
  */
 export class SearchViewHost implements vscode.WebviewViewProvider, vscode.Disposable {
@@ -21,7 +24,7 @@ export class SearchViewHost implements vscode.WebviewViewProvider, vscode.Dispos
   private queued: HostMessage[] = [];
   private readonly subscriptions: vscode.Disposable[] = [];
 
-  constructor(private readonly ctx: Ctx) {
+  constructor(private readonly ctx: Ctx, private readonly team: TeamServer) {
     this.subscriptions.push(vscode.window.registerWebviewViewProvider(SEARCH_VIEW_ID, this, {
       // Research answers stream while the view may be hidden behind another one.
       webviewOptions: { retainContextWhenHidden: true },
@@ -83,12 +86,20 @@ export class SearchViewHost implements vscode.WebviewViewProvider, vscode.Dispos
         }
         case 'search': {
           const active = vscode.window.activeTextEditor?.document.uri.toString();
-          try {
-            const result = await this.ctx.request('loupe/search', { ...message.params, activeUri: message.params.activeUri ?? active });
-            this.post({ type: 'searchResult', requestId: message.requestId, result });
-          } catch (error) {
-            this.post({ type: 'searchError', requestId: message.requestId, message: (error as Error).message });
-          }
+          const params = { ...message.params, activeUri: message.params.activeUri ?? active };
+          // Both sources at once; one that fails is a message beside the other's hits. The local hits show as soon
+          // as they come; the team server's join them (a slow team server does not hold the local ones back).
+          const teamSource = this.team.source();
+          let teamAnswered = false;
+          const teamSearch = teamSource ? this.team.search(params).finally(() => { teamAnswered = true; }) : Promise.resolve(null);
+          const local = await this.ctx.request('loupe/search', params).then(
+            (value): Outcome<typeof value> => ({ ok: true, value }),
+            (error: Error): Outcome<never> => ({ ok: false, message: error.message }),
+          );
+          if (teamSource && !teamAnswered) this.post({ type: 'searchResult', requestId: message.requestId, result: { ...mergeSearch(local, null), pending: [teamSource] } });
+          const team = await teamSearch;
+          if (!team && !local.ok) this.post({ type: 'searchError', requestId: message.requestId, message: local.message });
+          else this.post({ type: 'searchResult', requestId: message.requestId, result: mergeSearch(local, team) });
           return;
         }
         case 'research': {

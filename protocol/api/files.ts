@@ -26,3 +26,14 @@ export const ListFilesQuery = Type.Object({
   search: Type.Optional(Type.String({ maxLength: 200, description: 'Substring of file_name or file_path.' })),
 }, { additionalProperties: false });
 export type ListFilesQuery = Static<typeof ListFilesQuery>;
+
+/** One file's text as the index holds it (its chunks are contiguous and cover the whole file). */
+export const FileContent = Type.Object({
+  id: Uuid,
+  repo_id: Uuid,
+  file_path: Type.String({ description: 'Path relative to the repository root.' }),
+  language: Nullable(Type.String()),
+  total_lines: Type.Integer(),
+  content: Type.String({ description: 'The file\'s text as indexed.' }),
+}, { $id: 'FileContent' });
+export type FileContent = Static<typeof FileContent>;

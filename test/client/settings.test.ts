@@ -24,8 +24,9 @@ test('readSettings takes what VS Code returns and falls back to defaults for mis
 });
 
 test('every command the code registers is declared in package.json, and activation is lazy but early', () => {
-  const source = ['client/commands.ts', 'client/status-bar.ts'].map((f) => fs.readFileSync(path.join(__dirname, '..', '..', f), 'utf8')).join('\n');
-  const registered = [...source.matchAll(/reg\('([\w.]+)'/g)].map((m) => m[1]);
+  const source = ['client/commands.ts', 'client/status-bar.ts', 'client/team/team-server.ts'].map((f) => fs.readFileSync(path.join(__dirname, '..', '..', f), 'utf8')).join('\n');
+  const registered = [...source.matchAll(/(?:reg|registerCommand)\('([\w.]+)'/g)].map((m) => m[1]);
+  assert.ok(registered.includes('loupe.server.setApiKey'), 'the team server\'s commands are among them');
   const contributed = (manifest.contributes.commands as { command: string }[]).map((c) => c.command);
   for (const id of registered) assert.ok(contributed.includes(id), `${id} is contributed`);
   // Lazy (never '*'), but not only onStartupFinished, which comes 2.5–5 s after the window is restored:

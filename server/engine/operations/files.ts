@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import type { FileListItem } from '../store/files-store';
 import { DOC_DEPTHS, type DocDepth } from '../docs/depth';
-import type { FileItem, ListFilesQuery } from '../../../protocol/api/files';
+import type { FileContent, FileItem, ListFilesQuery } from '../../../protocol/api/files';
 import type { FileDoc, FileDocParams, FileDocQuery } from '../../../protocol/api/analysis';
 import type { RepoIdParams } from '../../../protocol/api/repos';
 import type { DOC_DEPTHS as API_DOC_DEPTHS } from '../../../protocol/api/common';
@@ -32,6 +32,19 @@ export class FileOperations {
         pagination: page(total, q.limit, q.offset),
         history: q.search ? { category: 'files', query: q.search, repoIds: [repo.id], summary: `${total} files` } : undefined,
       });
+    });
+  }
+
+  /**
+   * One file's text as indexed (1 credit, no history row: an editor opens files as a user clicks hits). What the
+   * extension shows for a hit from a team server, whose files are not on the user's disk.
+   */
+  content(caller: Caller, q: Static<typeof FileDocParams>): Promise<Answer<FileContent>> {
+    return metered(this.e.accounts, caller, { operation: 'files.content', cost: 1 }, async (meter) => {
+      const repo = await this.e.repos.resolve(caller, q.repo_id);
+      const file = await this.e.files.resolve(repo, q.file_id);
+      const content = await this.e.files.content(file);
+      return meter.answer({ id: file.uid, repo_id: repo.id, file_path: file.path, language: file.language, total_lines: file.lines, content });
     });
   }
 

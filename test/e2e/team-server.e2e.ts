@@ -1,0 +1,218 @@
+/**
+ * The extension beside a real team server: `npm run serve` (server/serve.ts from source, as the npm script runs it)
+ * and `npm run worker` on a private PostgreSQL 15, with a repository the worker indexed after it was registered
+ * through the API node (POST /v2/repos/index/new), and VS Code (code-server, driven through Chromium) on the
+ * e2e-app fixture with `loupe.server.url` pointing at the API node. The key is set through the command, as a user
+ * does (VS Code's secret storage); the panel's search shows hits of both sources, each labelled; a team hit opens
+ * its text read through the team server's API; with the API node stopped, the panel says the server cannot be
+ * reached and still shows the local hits.
+ * Everything started here is stopped in `after()`, also when a scenario fails.
+ */
+import { before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Frame } from 'playwright-core';
+import { copyFixture, tempDir } from '../helpers/engine';
+import { startPostgres, type PgCluster } from '../helpers/postgres';
+import { ensureE2eTools } from './harness/install';
+import { startCodeServer } from './harness/code-server';
+import { launchBrowser, Workbench } from './harness/workbench';
+import { extensionUnderTest, REPO } from './harness/extension-under-test';
+import { e2e, extensionLog, scenario, waitForLog } from './harness/suite';
+
+const KEY = randomUUID();
+/** A line only the team repository holds: seeing it in the editor proves the team server's text was shown. */
+const MARKER = '// Invoices are rounded to whole cents before tax (team billing rule 7).';
+let cluster: PgCluster | undefined;
+let api = '';
+/** The API node: the last scenario stops it. */
+let apiNode: ChildProcess | undefined;
+const children = new Set<ChildProcess>();
+
+function start(script: string, args: string[]): { child: ChildProcess; out: () => string; err: () => string } {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO, 'server', script), ...args], {
+    cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, LOUPE_API_KEY: KEY, LOUPE_HOME: tempDir('loupe-team-home-'), LOUPE_LOG: 'info' },
+  });
+  children.add(child);
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d) => { out += d; });
+  child.stderr!.on('data', (d) => { err += d; });
+  return { child, out: () => out, err: () => err };
+}
+
+async function until<T>(what: string, child: ChildProcess, log: () => string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 180_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (child.exitCode !== null) throw new Error(`${what}: the process exited: ${log().slice(-3000)}`);
+    if (Date.now() > deadline) throw new Error(`${what}: timed out: ${log().slice(-3000)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** The organisation's repository on the team server: a small billing module that also formats prices. */
+function teamRepository(): string {
+  const folder = tempDir('loupe-team-billing-');
+  fs.mkdirSync(path.join(folder, 'billing'), { recursive: true });
+  fs.writeFileSync(path.join(folder, 'package.json'), JSON.stringify({ name: 'billing', version: '1.0.0' }, null, 2));
+  fs.writeFileSync(path.join(folder, 'billing', 'invoice.ts'), [
+    '/** Invoices for the billing service: totals, taxes and how a price is printed on them. */',
+    MARKER,
+    'export interface InvoiceLine { description: string; cents: number }',
+    '',
+    '/** Formats an invoice total as a price, the way the billing service prints it. */',
+    'export function formatPriceForInvoice(lines: InvoiceLine[], currency = "€"): string {',
+    '  const cents = lines.reduce((sum, line) => sum + Math.round(line.cents), 0);',
+    '  return `${currency}${(cents / 100).toFixed(2)} (formatPrice, invoice total)`;',
+    '}',
+    '',
+  ].join('\n'));
+  return folder;
+}
+
+async function call(method: string, route: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(api + route, {
+    method, headers: { 'x-api-key': KEY, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+before(async () => {
+  ensureE2eTools();
+  const billing = teamRepository();
+  cluster = await startPostgres();
+  const database = await cluster.createDatabase();
+  const node = start('serve.ts', ['--database', database, '--port', '0', '--allow', billing, '--data-dir', tempDir('loupe-team-node-')]);
+  api = await until('the API node', node.child, node.err, () => /Loupe API: (http:\/\/\S+)/.exec(node.out())?.[1]);
+  apiNode = node.child;
+  const worker = start('worker.ts', ['--database', database, '--poll-ms', '250', '--work-dir', tempDir('loupe-team-worker-')]);
+  await until('the index worker', worker.child, worker.err, () => (/index worker ready/.test(worker.err()) ? true : undefined));
+  // Registered through the API node (it queues a job), indexed by the worker.
+  const registered = await call('POST', '/v2/repos/index/new', { url: billing });
+  assert.ok(registered.status === 200 || registered.status === 201, JSON.stringify(registered.body));
+  await until('billing indexed by the worker', worker.child, worker.err, async () => {
+    const s = await call('POST', '/v2/repos/status', { url: billing });
+    assert.notEqual(s.body.data?.state, 'failed', JSON.stringify(s.body));
+    return s.body.data?.state === 'ready' ? true : undefined;
+  });
+
+  const workspace = copyFixture('e2e-app');
+  e2e.extension = await extensionUnderTest();
+  e2e.server = await startCodeServer({
+    workspace, name: 'team-server', ...e2e.extension,
+    settings: { 'loupe.sidecar.port': 0, 'loupe.server.url': api },
+  });
+  e2e.browser = await launchBrowser();
+  e2e.wb = await Workbench.open(e2e.browser, e2e.server.url, workspace);
+});
+
+after(async () => {
+  await e2e.browser?.close().catch(() => {});
+  await e2e.server?.stop().catch(() => {});
+  await Promise.all([...children].map((c) => new Promise<void>((resolve) => {
+    if (c.exitCode !== null || c.signalCode !== null) return resolve();
+    const timer = setTimeout(() => c.kill('SIGKILL'), 10_000);
+    c.once('exit', () => { clearTimeout(timer); resolve(); });
+    c.kill('SIGTERM');
+  })));
+  await cluster?.stop();
+});
+
+async function searchView(): Promise<Frame> {
+  await e2e.wb.command('Loupe: Search');
+  return e2e.wb.webviewFrame('results');
+}
+
+/**
+ * Searches until `ready` holds for the drawn results: the window's own index may still be building when the first
+ * search runs (then the local source has no hits yet), so the search is run again, as a user would.
+ */
+async function searchUntil(view: Frame, query: string, ready: () => Promise<boolean>, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let n = 1; ; n++) {
+    await view.locator('#query input').fill(query);
+    await view.locator('#query').press('Enter');
+    await view.locator('#search-status', { hasText: `results for “${query}”` }).waitFor({ timeout: 60_000 });
+    const settle = Date.now() + 5_000;
+    while (Date.now() < settle) {
+      if (await ready()) return;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    if (Date.now() > deadline) throw new Error(`after ${n} searches for ${query}: ${await view.locator('#search-status').innerText()}\n${await view.locator('#results').innerText()}`);
+    // A new search replaces the status: wait for its own.
+    await view.evaluate(() => { document.getElementById('search-status')!.textContent = ''; });
+  }
+}
+
+scenario('the panel searches the local index and the team server; each hit says where it is from; a team hit opens its text from the team server', async () => {
+  const { wb } = e2e;
+  const host = new URL(api).host;
+  // The palette lists the commands known when it opens: wait for the extension first.
+  await waitForLog(/Loupe language server ready/, 180_000);
+  // The key goes to the secret storage through the command, never into settings.json.
+  await wb.command('Loupe: Set Team Server API Key');
+  // The command's own input box (not the palette closing behind it): it names the secret storage.
+  const box = wb.page.locator('.quick-input-widget', { hasText: 'kept in the secret storage' });
+  await box.waitFor({ timeout: 60_000 });
+  await box.locator('input').fill(KEY);
+  await wb.page.keyboard.press('Enter');
+  await waitForLog(/team server: its API key was set/);
+  assert.ok(!fs.readFileSync(`${e2e.server.userDataDir}/User/settings.json`, 'utf8').includes(KEY), 'the key is not in settings.json');
+
+  const view = await searchView();
+  const teamHit = view.locator('.hit[data-source="team"]');
+  const localHit = view.locator('.hit[data-source="local"]');
+  await searchUntil(view, 'formatPrice', async () => (await teamHit.count()) > 0 && (await localHit.count()) > 0);
+  // Labelled: the local repository's heading says "local", the team's names the team server's host.
+  const badges = await view.locator('.repo-name .source').allInnerTexts();
+  assert.ok(badges.includes('local') && badges.includes(host), badges.join(', '));
+  const teamFiles = await view.locator('.repo').filter({ has: view.locator('.source-team') }).locator('.file-path').allInnerTexts();
+  assert.ok(teamFiles.includes('billing/invoice.ts'), teamFiles.join(', '));
+  const localFiles = await view.locator('.repo').filter({ has: view.locator('.source-local') }).locator('.file-path').allInnerTexts();
+  assert.ok(localFiles.includes('src/util/format.ts'), localFiles.join(', '));
+  assert.ok(!localFiles.includes('billing/invoice.ts') && !teamFiles.includes('src/util/format.ts'), 'each file under its own source');
+  assert.match(await view.locator('#search-status').innerText(), new RegExp(`\\(local \\d+ · ${host.replace(/\./g, '\\.')} \\d+\\)`));
+  assert.equal(await view.locator('.source-error').count(), 0);
+  await wb.screenshot('30-team-server-search');
+
+  // A team hit opens the team server's text (there is no such file on this machine's workspace), read-only.
+  const logFrom = extensionLog().length;
+  await view.locator('.file').filter({ has: view.locator('.file-path', { hasText: 'billing/invoice.ts' }) }).locator('.hit[data-source="team"]').first().click();
+  await wb.page.locator('.tab.active').filter({ hasText: 'invoice.ts' }).first().waitFor({ timeout: 60_000 });
+  const editor = wb.activeEditor();
+  await editor.locator('.view-lines', { hasText: 'team billing rule 7' }).waitFor({ timeout: 30_000 });
+  await waitForLog(new RegExp(`team server: opened billing/invoice\\.ts \\(\\d+ lines\\) from ${host.replace(/\./g, '\\.')}`), 30_000, logFrom);
+  const before = await editor.locator('.view-lines').innerText();
+  await editor.locator('.view-lines').click();
+  await wb.page.keyboard.type('zz');
+  await wb.page.waitForTimeout(300);
+  assert.equal(await editor.locator('.view-lines').innerText(), before, 'a team file is read-only');
+  await wb.screenshot('31-team-server-file');
+  await wb.page.keyboard.press('Control+W');
+});
+
+scenario('an unreachable team server is a clear message, and the local results still show', async () => {
+  // The team server goes away (its API node stops); the URL and the key stay as they were.
+  const host = new URL(api).host;
+  const exited = new Promise((r) => apiNode!.once('exit', r));
+  apiNode!.kill('SIGTERM');
+  await exited;
+  const view = await searchView();
+  const error = view.locator('.source-error');
+  // A kept-alive connection may first end as "other side closed"; a new one is refused: search until it says so.
+  await searchUntil(view, 'formatDate', async () => /connection refused/.test((await error.allInnerTexts()).join('\n'))
+    && (await view.locator('.hit[data-source="local"]').count()) > 0);
+  const message = await error.innerText();
+  assert.match(message, new RegExp(`Team server ${host.replace(/\./g, '\\.')}: cannot reach the team server at ${api.replace(/\./g, '\\.')}: connection refused`));
+  assert.match(message, /showing the local results/);
+  assert.equal(await view.locator('.hit[data-source="team"]').count(), 0);
+  assert.ok((await view.locator('.file-path').allInnerTexts()).includes('src/util/format.ts'));
+  await e2e.wb.screenshot('32-team-server-unreachable');
+});
