@@ -233,5 +233,5 @@ CREATE TRIGGER repo_generations_notify AFTER INSERT OR UPDATE ON repo_generation
 export const PG_INDEX_MIGRATIONS: PgMigration[] = [
   { version: 100, name: 'index', sql: index },
   { version: 101, name: 'bm25 covering index', sql: bm25Covering },
-  { version: 110, name: 'generation notify', sql: generationNotify },
+  { version: 102, name: 'generation notify', sql: generationNotify },
 ];
