@@ -1,13 +1,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { tempDir } from '../helpers/engine';
 import { copyOf, debianPackage } from '../helpers/real-code';
-import { startPostgres, type PgCluster } from '../helpers/postgres';
+import { startTeamServer, until as waitFor, type ApiNode, type TeamProcess, type TeamServer } from '../helpers/team-server';
 
 /**
  * The team server's derived indexes and NOTIFY, as real processes on one real PostgreSQL 15: two API
@@ -20,71 +18,28 @@ import { startPostgres, type PgCluster } from '../helpers/postgres';
  * while it LISTENs (so it is fresh only because the notification dropped it). The same holds after
  * the nodes' LISTEN connections are killed (they reconnect).
  */
-const ROOT = path.join(__dirname, '..', '..');
-const KEY = randomUUID();
-let cluster: PgCluster;
-let url: string;
+let team: TeamServer;
 let folder: string;
 let admin: pg.Client;
-const children = new Set<ChildProcess>();
-
-interface Proc { child: ChildProcess; out: () => string; err: () => string }
-
-function start(script: string, args: string[]): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'server', script), ...args], {
-    cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, LOUPE_API_KEY: KEY, LOUPE_HOME: tempDir('loupe-dn-home-'), LOUPE_LOG: 'info' },
-  });
-  children.add(child);
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { err += d; });
-  return { child, out: () => out, err: () => err };
-}
-
-async function until<T>(what: string, p: Proc, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 180_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (p.child.exitCode !== null) throw new Error(`${what}: the process exited: ${p.err()}`);
-    if (Date.now() > deadline) throw new Error(`${what}: timed out: ${p.err().slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function startNode(name: string): Promise<{ base: string; proc: Proc }> {
-  const proc = start('serve.ts', ['--database', url, '--port', '0', '--allow', folder, '--data-dir', tempDir(`loupe-dn-${name}-`)]);
-  const base = await until(`node ${name}`, proc, () => /Loupe API: (http:\/\/\S+)/.exec(proc.out())?.[1]);
-  return { base, proc };
-}
-
-async function call(base: string, method: string, route: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(base + route, {
-    method, headers: { 'x-api-key': KEY, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
-}
-
-let a: { base: string; proc: Proc };
-let b: { base: string; proc: Proc };
-let worker: Proc;
+let a: ApiNode;
+let b: ApiNode;
+let worker: TeamProcess;
 let repoId: string;
+
+/** Flask's first index and its derived indexes take minutes on a loaded machine. */
+const until = <T>(what: string, p: TeamProcess, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 180_000) => waitFor(what, p, probe, timeoutMs);
+const call = (base: string, method: string, route: string, body?: unknown) => team.call(base, method, route, body);
 
 /** This test's own LISTEN connection: when each notification for the repository arrived. */
 const heard: number[] = [];
 
 before(async () => {
   folder = copyOf(path.join(debianPackage('python3-flask', '2.2.2-3'), 'usr/lib/python3/dist-packages/flask'));
-  cluster = await startPostgres();
-  url = await cluster.createDatabase();
-  a = await startNode('a');
-  b = await startNode('b');
-  worker = start('worker.ts', ['--database', url, '--poll-ms', '250', '--work-dir', tempDir('loupe-dn-worker-')]);
-  await until('worker', worker, () => (/index worker ready/.test(worker.err()) ? true : undefined));
-  admin = new pg.Client({ connectionString: url });
+  team = await startTeamServer();
+  a = await team.node('a', { allow: [folder] });
+  b = await team.node('b', { allow: [folder] });
+  worker = await team.worker();
+  admin = new pg.Client({ connectionString: team.url });
   await admin.connect();
   admin.on('notification', (m) => { if (m.channel === 'loupe_index' && m.payload === repoId) heard.push(Date.now()); });
   await admin.query('LISTEN loupe_index');
@@ -92,14 +47,7 @@ before(async () => {
 
 after(async () => {
   await admin?.end().catch(() => undefined);
-  const exits = [...children].map((c) => new Promise<void>((resolve) => {
-    if (c.exitCode !== null || c.signalCode !== null) return resolve();
-    const timer = setTimeout(() => c.kill('SIGKILL'), 10_000);
-    c.once('exit', () => { clearTimeout(timer); resolve(); });
-    c.kill('SIGTERM');
-  }));
-  await Promise.all(exits);
-  await cluster?.stop();
+  await team?.stop();
 });
 
 /** Lines `start..end` (1-based) of a file of the folder, lower-cased, with its path. */
@@ -130,7 +78,7 @@ test('the worker builds vectors and docs on PostgreSQL; an API node searches by 
   assert.ok(counts.vectors > counts.chunks * 0.9, JSON.stringify(counts));
   assert.equal(counts.docs, counts.files, JSON.stringify(counts));
   assert.match(worker.err(), /trained the corpus embedding model on \d+ chunks/);
-  for (const node of [a, b]) assert.doesNotMatch(node.proc.err(), /trained the corpus embedding model/);
+  for (const node of [a, b]) assert.doesNotMatch(node.err(), /trained the corpus embedding model/);
 
   // Semantic search on node B uses the worker's model, and finds chunks by their vectors alone: hits
   // whose path and text hold none of the query's words (a lexical hit holds one). The words are rare
@@ -221,14 +169,14 @@ test('an edit indexed by the worker is seen by both API nodes within 1 s of its 
   const listening = async () => (await admin.query(
     `SELECT pid FROM pg_stat_activity WHERE application_name = 'loupe-listen' AND datname = current_database()`)).rows;
   assert.equal((await listening()).length, 2, 'each node holds one LISTEN connection');
-  for (const node of [a, b]) assert.match(node.proc.err(), /listening for index changes \(loupe_index\)/);
+  for (const node of [a, b]) assert.match(node.err(), /listening for index changes \(loupe_index\)/);
 
   const first = await editSeenWithin('first edit');
 
   // Kill both LISTEN connections: each node drops its caches, reconnects, and hears the next edit.
   const pids = (await listening()).map((r) => r.pid as number);
   await admin.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [pids]);
-  for (const node of [a, b]) await until('reconnected', node.proc, () => (/listening for index changes \(loupe_index\) again/.test(node.proc.err()) ? true : undefined), 30_000);
+  for (const node of [a, b]) await until('reconnected', node, () => (/listening for index changes \(loupe_index\) again/.test(node.err()) ? true : undefined), 30_000);
   assert.equal((await listening()).length, 2, 'both nodes listen again');
   for (const node of [a, b]) {
     const r = await call(node.base, 'POST', `/v2/repos/${repoId}/radius`, { file: 'helpers.py', include: ['dependents'] });

@@ -1,12 +1,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { tempDir } from '../helpers/engine';
 import { copyOf, debianPackage } from '../helpers/real-code';
-import { startPostgres, type PgCluster } from '../helpers/postgres';
+import { startTeamServer, until, type ApiNode, type TeamProcess, type TeamServer } from '../helpers/team-server';
 
 /**
  * The team server as real processes on one real PostgreSQL 15: two API nodes (`npm run serve`, from
@@ -15,8 +14,6 @@ import { startPostgres, type PgCluster } from '../helpers/postgres';
  * ready, finds it by keyword and reads a file's record (GET /v2/files/:repo/:file), and a paid search's credits are the same seen
  * from either node (one account side on PostgreSQL).
  */
-const ROOT = path.join(__dirname, '..', '..');
-
 /**
  * GitHub cannot be reached here: git's own `url.<base>.insteadOf`, in the environment the API nodes and the
  * worker inherit, rewrites https://github.com/ to a folder of real local repositories (as test/http/index-git.test.ts).
@@ -31,77 +28,25 @@ fs.writeFileSync(path.join(WIDGET, 'src', 'gear.ts'), 'export function gear(): n
 gitIn('add', '.');
 gitIn('commit', '-q', '-m', 'first');
 Object.assign(process.env, { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: `url.file://${HUB}/.insteadOf`, GIT_CONFIG_VALUE_0: 'https://github.com/' });
-const KEY = randomUUID();
-let cluster: PgCluster;
-let url: string;
+let team: TeamServer;
 let folder: string;
-const children = new Set<ChildProcess>();
-
-interface Proc { child: ChildProcess; out: () => string; err: () => string }
-
-function start(script: string, args: string[]): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'server', script), ...args], {
-    cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, LOUPE_API_KEY: KEY, LOUPE_HOME: tempDir('loupe-serve-home-'), LOUPE_LOG: 'info' },
-  });
-  children.add(child);
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { err += d; });
-  return { child, out: () => out, err: () => err };
-}
-
-async function until<T>(what: string, p: Proc, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (p.child.exitCode !== null) throw new Error(`${what}: the process exited: ${p.err()}`);
-    if (Date.now() > deadline) throw new Error(`${what}: timed out: ${p.err()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function startNode(name: string): Promise<{ base: string; proc: Proc }> {
-  const proc = start('serve.ts', ['--database', url, '--port', '0', '--allow', folder, '--data-dir', tempDir(`loupe-serve-${name}-`)]);
-  const base = await until(`node ${name}`, proc, () => /Loupe API: (http:\/\/\S+)/.exec(proc.out())?.[1]);
-  assert.match(proc.out(), new RegExp(`API key: ${KEY}`));
-  return { base, proc };
-}
-
-async function call(base: string, method: string, route: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(base + route, {
-    method, headers: { 'x-api-key': KEY, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
-}
-
-let a: { base: string; proc: Proc };
-let b: { base: string; proc: Proc };
-let worker: Proc;
+let a: ApiNode;
+let b: ApiNode;
+let worker: TeamProcess;
+const call = (base: string, method: string, route: string, body?: unknown) => team.call(base, method, route, body);
 
 before(async () => {
   folder = copyOf(path.join(debianPackage('golang-github-gin-gonic-gin-dev', '1.8.1-1'), 'usr/share/gocode/src/github.com/gin-gonic/gin'));
-  cluster = await startPostgres();
-  url = await cluster.createDatabase();
   // One node first (it migrates the database), then the second beside it.
-  a = await startNode('a');
-  b = await startNode('b');
-  worker = start('worker.ts', ['--database', url, '--poll-ms', '250', '--work-dir', tempDir('loupe-worker-')]);
-  await until('worker', worker, () => (/index worker ready/.test(worker.err()) ? true : undefined));
+  team = await startTeamServer();
+  a = await team.node('a', { allow: [folder] });
+  b = await team.node('b', { allow: [folder] });
+  for (const node of [a, b]) assert.match(node.out(), new RegExp(`API key: ${team.key}`));
+  worker = await team.worker();
 });
 
 after(async () => {
-  const exits = [...children].map((c) => new Promise<void>((resolve) => {
-    if (c.exitCode !== null || c.signalCode !== null) return resolve();
-    const timer = setTimeout(() => c.kill('SIGKILL'), 10_000);
-    c.once('exit', () => { clearTimeout(timer); resolve(); });
-    c.kill('SIGTERM');
-  }));
-  await Promise.all(exits);
-  await cluster?.stop();
+  await team?.stop();
 });
 
 test('a folder registered on node A is indexed by the worker and served by node B; credits are one account', async () => {
@@ -118,7 +63,7 @@ test('a folder registered on node A is indexed by the worker and served by node 
   assert.ok(ready.files_total > 50, `gin has its sources: ${JSON.stringify(ready)}`);
   // The worker indexed it (its log line per run); neither API node did.
   assert.match(worker.err(), new RegExp(`index job ${repoId} \\d+-\\d+ \\+\\d+`));
-  for (const node of [a, b]) assert.doesNotMatch(node.proc.err(), /indexing .*files|indexed .* added/);
+  for (const node of [a, b]) assert.doesNotMatch(node.err(), /indexing .*files|indexed .* added/);
 
   const search = await call(b.base, 'POST', '/v2/search', { query: 'ServeHTTP', scope: 'code', repo_ids: [repoId] });
   assert.equal(search.status, 200, JSON.stringify(search.body));
