@@ -10,51 +10,23 @@
  */
 import { before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Frame } from 'playwright-core';
 import { copyFixture, tempDir } from '../helpers/engine';
-import { startPostgres, type PgCluster } from '../helpers/postgres';
+import { indexThroughTeam, startTeamServer, type ApiNode, type TeamServer } from '../helpers/team-server';
 import { ensureE2eTools } from './harness/install';
 import { startCodeServer } from './harness/code-server';
 import { launchBrowser, Workbench } from './harness/workbench';
-import { extensionUnderTest, REPO } from './harness/extension-under-test';
+import { extensionUnderTest } from './harness/extension-under-test';
 import { e2e, extensionLog, scenario, waitForLog } from './harness/suite';
 
-const KEY = randomUUID();
 /** A line only the team repository holds: seeing it in the editor proves the team server's text was shown. */
 const MARKER = '// Invoices are rounded to whole cents before tax (team billing rule 7).';
-let cluster: PgCluster | undefined;
+let team: TeamServer | undefined;
 let api = '';
 /** The API node: the last scenario stops it. */
-let apiNode: ChildProcess | undefined;
-const children = new Set<ChildProcess>();
-
-function start(script: string, args: string[]): { child: ChildProcess; out: () => string; err: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO, 'server', script), ...args], {
-    cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, LOUPE_API_KEY: KEY, LOUPE_HOME: tempDir('loupe-team-home-'), LOUPE_LOG: 'info' },
-  });
-  children.add(child);
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { err += d; });
-  return { child, out: () => out, err: () => err };
-}
-
-async function until<T>(what: string, child: ChildProcess, log: () => string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 180_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (child.exitCode !== null) throw new Error(`${what}: the process exited: ${log().slice(-3000)}`);
-    if (Date.now() > deadline) throw new Error(`${what}: timed out: ${log().slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+let apiNode: ApiNode | undefined;
 
 /** The organisation's repository on the team server: a small billing module that also formats prices. */
 function teamRepository(): string {
@@ -76,32 +48,15 @@ function teamRepository(): string {
   return folder;
 }
 
-async function call(method: string, route: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(api + route, {
-    method, headers: { 'x-api-key': KEY, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
-}
-
 before(async () => {
   ensureE2eTools();
   const billing = teamRepository();
-  cluster = await startPostgres();
-  const database = await cluster.createDatabase();
-  const node = start('serve.ts', ['--database', database, '--port', '0', '--allow', billing, '--data-dir', tempDir('loupe-team-node-')]);
-  api = await until('the API node', node.child, node.err, () => /Loupe API: (http:\/\/\S+)/.exec(node.out())?.[1]);
-  apiNode = node.child;
-  const worker = start('worker.ts', ['--database', database, '--poll-ms', '250', '--work-dir', tempDir('loupe-team-worker-')]);
-  await until('the index worker', worker.child, worker.err, () => (/index worker ready/.test(worker.err()) ? true : undefined));
+  team = await startTeamServer();
+  apiNode = await team.node('billing', { allow: [billing] });
+  api = apiNode.base;
+  await team.worker();
   // Registered through the API node (it queues a job), indexed by the worker.
-  const registered = await call('POST', '/v2/repos/index/new', { url: billing });
-  assert.ok(registered.status === 200 || registered.status === 201, JSON.stringify(registered.body));
-  await until('billing indexed by the worker', worker.child, worker.err, async () => {
-    const s = await call('POST', '/v2/repos/status', { url: billing });
-    assert.notEqual(s.body.data?.state, 'failed', JSON.stringify(s.body));
-    return s.body.data?.state === 'ready' ? true : undefined;
-  });
+  await indexThroughTeam(team, api, billing, 180_000);
 
   const workspace = copyFixture('e2e-app');
   e2e.extension = await extensionUnderTest();
@@ -116,13 +71,7 @@ before(async () => {
 after(async () => {
   await e2e.browser?.close().catch(() => {});
   await e2e.server?.stop().catch(() => {});
-  await Promise.all([...children].map((c) => new Promise<void>((resolve) => {
-    if (c.exitCode !== null || c.signalCode !== null) return resolve();
-    const timer = setTimeout(() => c.kill('SIGKILL'), 10_000);
-    c.once('exit', () => { clearTimeout(timer); resolve(); });
-    c.kill('SIGTERM');
-  })));
-  await cluster?.stop();
+  await team?.stop();
 });
 
 async function searchView(): Promise<Frame> {
@@ -161,10 +110,10 @@ scenario('the panel searches the local index and the team server; each hit says 
   // The command's own input box (not the palette closing behind it): it names the secret storage.
   const box = wb.page.locator('.quick-input-widget', { hasText: 'kept in the secret storage' });
   await box.waitFor({ timeout: 60_000 });
-  await box.locator('input').fill(KEY);
+  await box.locator('input').fill(team!.key);
   await wb.page.keyboard.press('Enter');
   await waitForLog(/team server: its API key was set/);
-  assert.ok(!fs.readFileSync(`${e2e.server.userDataDir}/User/settings.json`, 'utf8').includes(KEY), 'the key is not in settings.json');
+  assert.ok(!fs.readFileSync(`${e2e.server.userDataDir}/User/settings.json`, 'utf8').includes(team!.key), 'the key is not in settings.json');
 
   const view = await searchView();
   const teamHit = view.locator('.hit[data-source="team"]');
@@ -201,9 +150,8 @@ scenario('the panel searches the local index and the team server; each hit says 
 scenario('an unreachable team server is a clear message, and the local results still show', async () => {
   // The team server goes away (its API node stops); the URL and the key stay as they were.
   const host = new URL(api).host;
-  const exited = new Promise((r) => apiNode!.once('exit', r));
-  apiNode!.kill('SIGTERM');
-  await exited;
+  apiNode!.child.kill('SIGTERM');
+  await apiNode!.exited();
   const view = await searchView();
   const error = view.locator('.source-error');
   // A kept-alive connection may first end as "other side closed"; a new one is refused: search until it says so.
