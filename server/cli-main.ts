@@ -12,7 +12,7 @@ import { LoupeError } from './engine/errors';
 import { watchFolder } from './engine/indexer/watcher';
 import { Host, type Sidecar } from './host';
 import { enableCompileCache } from './data-dir';
-import { LISTEN_FLAGS, settingsFromCli, SettingsError, type HostSettings } from './settings';
+import { LISTEN_FLAGS, settingsFromCli, settingsOrFail } from './settings';
 
 const USAGE = `Usage: npm start -- <folder> [options]
 
@@ -79,24 +79,12 @@ async function main(): Promise<void> {
   const allow = values.allow!.map((d) => path.resolve(d));
   for (const dir of allow) if (!fs.existsSync(dir)) fail(`--allow ${dir}: no such folder`);
 
-  let settings: HostSettings;
-  try {
-    settings = settingsFromCli({
-      folder, port, host, dataDir: values['data-dir'], allow, allowOrigin: values['allow-origin']!, allowHost: values['allow-host']!,
-      ignore: values.ignore!, maxFileBytes,
-    }, process.env);
-  } catch (error) {
-    if (error instanceof SettingsError) fail(error.message);
-    throw error;
-  }
+  const settings = settingsOrFail(() => settingsFromCli({
+    folder, port, host, dataDir: values['data-dir'], allow, allowOrigin: values['allow-origin']!, allowHost: values['allow-host']!,
+    ignore: values.ignore!, maxFileBytes,
+  }, process.env), fail);
   const log = stderrLogger(settings.logLevel);
-  let loupe: Host;
-  try {
-    loupe = await Host.open(settings, log);
-  } catch (error) {
-    if (error instanceof LoupeError) fail(error.message);
-    throw error;
-  }
+  const loupe = await Host.openOrFail(settings, log, fail);
   const { ops, owner } = loupe;
   // On a first start the data dir exists only now (a no-op when cli.ts turned the cache on already).
   enableCompileCache(settings.engine.dataDir);

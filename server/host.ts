@@ -13,6 +13,7 @@ import { Engine } from './engine/engine';
 import type { Logger } from './engine/log';
 import type { Operations } from './engine/operations';
 import { newId } from './engine/util/ids';
+import { LoupeError } from './engine/errors';
 import { readOwnerKeyFile, writeOwnerKeyFile } from './engine/accounts/owner-key-file';
 import type { AppOptions } from './transport/http/app';
 import type { A2aOptions } from './transport/a2a';
@@ -55,6 +56,16 @@ export class Host {
    * file is written and none is minted: on the very first start the owner has no key at all until
    * the editor's arrives (a key nobody holds would be a credential left lying about).
    */
+  /** open(), where a LoupeError (a data dir that cannot be used, a port taken) is the command line's error (`fail`). */
+  static async openOrFail(settings: HostSettings, log: Logger, fail: (message: string) => never): Promise<Host> {
+    try {
+      return await Host.open(settings, log);
+    } catch (error) {
+      if (error instanceof LoupeError) fail(error.message);
+      throw error;
+    }
+  }
+
   static async open(settings: HostSettings, log: Logger, options: { ownerKeyLater?: boolean } = {}): Promise<Host> {
     const engine = new Engine({ ...settings.engine, log });
     try {

@@ -12,7 +12,7 @@ import { stderrLogger } from './engine/log';
 import { LoupeError } from './engine/errors';
 import { watchFolder } from './engine/indexer/watcher';
 import { Host } from './host';
-import { settingsFromMcp, SettingsError, type HostSettings } from './settings';
+import { settingsFromMcp, settingsOrFail } from './settings';
 
 const USAGE = `Usage: npm run --silent mcp -- <folder> [--data-dir DIR] [--no-watch]
 
@@ -39,21 +39,9 @@ async function main(): Promise<void> {
   const folder = path.resolve(args.positionals[0]);
   if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory()) fail(`${folder} is not a folder`);
 
-  let settings: HostSettings;
-  try {
-    settings = settingsFromMcp({ folder, dataDir: args.values['data-dir'] }, process.env);
-  } catch (error) {
-    if (error instanceof SettingsError) fail(error.message);
-    throw error;
-  }
+  const settings = settingsOrFail(() => settingsFromMcp({ folder, dataDir: args.values['data-dir'] }, process.env), fail);
   const log = stderrLogger(settings.logLevel);
-  let loupe: Host;
-  try {
-    loupe = await Host.open(settings, log);
-  } catch (error) {
-    if (error instanceof LoupeError) fail(error.message);
-    throw error;
-  }
+  const loupe = await Host.openOrFail(settings, log, fail);
   const { ops, owner } = loupe;
   ops.indexing.resumeInterrupted();
   let repo;

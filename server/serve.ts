@@ -16,7 +16,7 @@ import { openPgStorage } from './engine/store/pg/storage';
 import { WorkerQueue } from './engine/team/worker-queue';
 import { IndexListener } from './engine/team/notify';
 import { Host } from './host';
-import { LISTEN_FLAGS, settingsFromCli, SettingsError, type HostSettings } from './settings';
+import { LISTEN_FLAGS, settingsFromCli, settingsOrFail } from './settings';
 
 const USAGE = `Usage: npm run serve -- --database postgres://… [options]
 
@@ -64,16 +64,10 @@ async function main(): Promise<void> {
   const allow = values.allow!.map((d) => path.resolve(d));
   for (const dir of allow) if (!fs.existsSync(dir)) fail(`--allow ${dir}: no such folder`);
 
-  let settings: HostSettings;
-  try {
-    settings = settingsFromCli({
-      port, host: values.host!, dataDir: values['data-dir'], allow, allowOrigin: values['allow-origin']!,
-      allowHost: values['allow-host']!, ignore: [], maxFileBytes: 1024 * 1024,
-    }, process.env);
-  } catch (error) {
-    if (error instanceof SettingsError) fail(error.message);
-    throw error;
-  }
+  const settings = settingsOrFail(() => settingsFromCli({
+    port, host: values.host!, dataDir: values['data-dir'], allow, allowOrigin: values['allow-origin']!,
+    allowHost: values['allow-host']!, ignore: [], maxFileBytes: 1024 * 1024,
+  }, process.env), fail);
   const log = stderrLogger(settings.logLevel);
   const storage = await openPgStorage(url, log);
   let queue: WorkerQueue;

@@ -39,6 +39,16 @@ export interface HostSettings {
 /** A setting that cannot be used, named with the flag or variable it came from. */
 export class SettingsError extends Error {}
 
+/** `build()`'s settings; a SettingsError is the command line's usage error (`fail`), anything else is thrown. */
+export function settingsOrFail(build: () => HostSettings, fail: (message: string) => never): HostSettings {
+  try {
+    return build();
+  } catch (error) {
+    if (error instanceof SettingsError) fail(error.message);
+    throw error;
+  }
+}
+
 /** What the environment says, for every way of starting. */
 export interface EnvironmentSettings {
   home?: string;
