@@ -215,7 +215,8 @@ function renderHit(hit: PanelHit, index: number, rank: number, wholeWords: boole
   const title = hit.name ? `<div class="hit-title">${escapeHtml(hit.name)}${hit.signature ? ` <span class="sig">${escapeHtml(hit.signature)}</span>` : ''}</div>` : '';
   const lines = hit.snippet ? snippetLines(hit.snippet.start_line, hit.snippet.text, hit.snippet.highlights, wholeWords)
     .map((l) => `<div class="line${l.hasMatch ? ' match' : ''}"><span class="ln">${l.number}</span><span class="code">${l.html || ' '}</span></div>`).join('') : '';
-  const from = hit.source.kind === 'team' ? ` (team server ${hit.source.label})` : ' (local)';
+  // A team hit's tooltip says where it is from; a local one stays `path:line` (the default source).
+  const from = hit.source.kind === 'team' ? ` (team server ${hit.source.label})` : '';
   return `<div class="hit" role="option" data-index="${index}" data-rank="${rank}" data-source="${hit.source.kind}" title="${escapeHtml(hit.file_path ?? '')}:${hit.line}${escapeHtml(from)}">${title}${lines ? `<div class="snippet">${lines}</div>` : ''}</div>`;
 }
 
