@@ -153,6 +153,10 @@ export class Workbench {
       } catch (error) {
         if (Date.now() >= deadline) throw error;
         await this.page.mouse.move(box.x + box.width / 2, box.y + 200);
+        // Another name's hover (the line above, hovered while a lens moved the lines) may cover the target:
+        // the mouse would come back onto that hover, which then stays. Close it before the next try.
+        await this.page.keyboard.press('Escape');
+        await this.page.locator('.monaco-hover:not(.hidden)').first().waitFor({ state: 'hidden', timeout: 2_000 }).catch(() => {});
       }
     }
   }
