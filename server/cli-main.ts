@@ -8,7 +8,6 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Operations } from './engine/operations';
 import { stderrLogger } from './engine/log';
-import { LoupeError } from './engine/errors';
 import { watchFolder } from './engine/indexer/watcher';
 import { Host, type Sidecar } from './host';
 import { enableCompileCache } from './data-dir';
@@ -105,14 +104,7 @@ async function main(): Promise<void> {
   reportProgress(ops);
   const resumed = ops.indexing.resumeInterrupted();
   if (resumed.length) log.info(`resuming interrupted indexing of ${resumed.map((r) => r.name).join(', ')}`);
-  let repo;
-  try {
-    repo = ops.indexing.registerFolder(owner.userId, folder);
-  } catch (error) {
-    if (!(error instanceof LoupeError)) throw error;
-    await loupe.close();
-    fail(error.message);
-  }
+  const repo = await loupe.registerFolderOrFail(folder, fail);
   // The catch-up run starts (the index writer's thread, which walks the folder) before the application
   // is built: building it holds this thread for a while, and the run's first steps are queued on it.
   await new Promise((resolve) => setImmediate(resolve));

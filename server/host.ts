@@ -66,6 +66,17 @@ export class Host {
     }
   }
 
+  /** The owner's folder registered; a LoupeError (a folder outside the allowed roots…) closes this host and is the command line's error. */
+  async registerFolderOrFail(folder: string, fail: (message: string) => never) {
+    try {
+      return this.ops.indexing.registerFolder(this.owner.userId, folder);
+    } catch (error) {
+      if (!(error instanceof LoupeError)) throw error;
+      await this.close();
+      return fail(error.message);
+    }
+  }
+
   static async open(settings: HostSettings, log: Logger, options: { ownerKeyLater?: boolean } = {}): Promise<Host> {
     const engine = new Engine({ ...settings.engine, log });
     try {

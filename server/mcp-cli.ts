@@ -9,7 +9,6 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { stderrLogger } from './engine/log';
-import { LoupeError } from './engine/errors';
 import { watchFolder } from './engine/indexer/watcher';
 import { Host } from './host';
 import { settingsFromMcp, settingsOrFail } from './settings';
@@ -42,16 +41,9 @@ async function main(): Promise<void> {
   const settings = settingsOrFail(() => settingsFromMcp({ folder, dataDir: args.values['data-dir'] }, process.env), fail);
   const log = stderrLogger(settings.logLevel);
   const loupe = await Host.openOrFail(settings, log, fail);
-  const { ops, owner } = loupe;
+  const { ops } = loupe;
   ops.indexing.resumeInterrupted();
-  let repo;
-  try {
-    repo = ops.indexing.registerFolder(owner.userId, folder);
-  } catch (error) {
-    if (!(error instanceof LoupeError)) throw error;
-    await loupe.close();
-    fail(error.message);
-  }
+  const repo = await loupe.registerFolderOrFail(folder, fail);
   const stopWatching = args.values['no-watch'] ? () => {} : watchFolder(folder, (paths) => {
     ops.indexing.applyChanges(repo.id, paths).catch((error) => log.warn('update failed:', error));
   }, { excludeDirs: [settings.engine.dataDir] });
