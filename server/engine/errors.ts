@@ -33,7 +33,7 @@ export const ERROR_CODES = {
   INTERNAL: { status: 500, summary: 'An unexpected failure; retry with backoff.' },
   MODEL_NOT_CONFIGURED: { status: 501, summary: 'The operation needs a generative chat model and this server has none configured; do not retry: configure one (LOUPE_CHAT_BASE_URL and LOUPE_CHAT_MODELS, or the editor\'s models).' },
   STORAGE_UNAVAILABLE: { status: 503, summary: 'The index cannot be written (read-only data dir, no permission, I/O error); nothing was half-written.' },
-  SERVICE_UNAVAILABLE: { status: 503, summary: 'A service the operation needs (mail, model) is unavailable right now.' },
+  SERVICE_UNAVAILABLE: { status: 503, summary: 'A service the operation needs (mail, model) is unavailable right now; from `GET /health/ready`, a database the node serves from does not answer or its schema is behind (`details.checks`, `Retry-After`).' },
   STORAGE_FULL: { status: 507, summary: 'The disk that holds the index is full; nothing was half-written. Free space and retry.' },
 } as const;
 
