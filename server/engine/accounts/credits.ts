@@ -1,5 +1,6 @@
 import { savepoint, sq, type AccountSide, type Work } from '../store/account-side';
 import { LoupeError } from '../errors';
+import type { UserRow } from '../store/accounts-store';
 import type { History, HistoryInput, HistoryRef } from './history';
 
 /** Credits set aside for an operation that has started and not yet finished. */
@@ -96,7 +97,7 @@ export class Credits {
   constructor(
     private readonly side: AccountSide,
     private readonly history: History,
-    private readonly allowance: (userId: string) => Work<number>,
+    private readonly allowance: (user: UserRow | undefined) => number,
   ) {
     this.groupCommit = side.backend === 'sqlite';
   }
@@ -106,8 +107,10 @@ export class Credits {
   }
 
   *balanceWork(userId: string): Work<Balance> {
-    const limit = yield* this.allowance(userId);
-    const used = yield* sq(this.store.creditsUsed(userId));
+    // The user (their allowance) and the credits used in one read; in a transaction on PostgreSQL it
+    // locks the user's totals row until the commit.
+    const { user, used } = yield* sq(this.store.userAndCreditsUsed(userId));
+    const limit = this.allowance(user);
     return { limit, used, remaining: Math.max(0, limit - used) };
   }
 

@@ -218,15 +218,20 @@ export class VectorIndex implements DerivedIndex {
       }
     }
     const out = rest.length ? await this.reads.nearest(model.id, query, rest, k) : [];
+    // The k nearest of the held ones, kept in a bounded heap as they are scored: the same k (by
+    // distance, then chunk id) as sorting every chunk, without an object per chunk and a sort of
+    // them all (on phaser ×4, 24,825 chunks: most of a hybrid search's time).
+    const best = new NearestK(k);
     const dims = model.row.dims;
     for (const mem of held) {
       for (let i = 0; i < mem.ids.length; i++) {
         let dot = 0;
         const o = i * dims;
         for (let d = 0; d < dims; d++) dot += mem.data[o + d] * query[d];
-        out.push({ chunkId: mem.ids[i], distance: 1 - dot });
+        best.offer(mem.ids[i]!, 1 - dot);
       }
     }
+    out.push(...best.items());
     return out.sort((a, b) => a.distance - b.distance || a.chunkId - b.chunkId).slice(0, k);
   }
 
@@ -543,5 +548,67 @@ export class VectorIndex implements DerivedIndex {
     else throw new LoupeError('SERVICE_UNAVAILABLE', `the embedding model ${row.provider}:${row.name} is not configured in this process`);
     this.embedders.set(row.id, e);
     return e;
+  }
+}
+
+/**
+ * The k smallest (distance, chunk id) pairs offered, in a binary max-heap of typed arrays: its root
+ * is the worst kept, replaced by any better offer. Ties on distance keep the smaller chunk id, so
+ * the set kept is exactly the first k of a sort by (distance, chunk id).
+ */
+export class NearestK {
+  private readonly distance: Float64Array;
+  private readonly id: Int32Array;
+  private size = 0;
+
+  constructor(private readonly k: number) {
+    const n = Math.max(0, Math.floor(k));
+    this.distance = new Float64Array(n);
+    this.id = new Int32Array(n);
+  }
+
+  /** Whether (a, ia) comes after (b, ib) in the answer's order. */
+  private static worse(a: number, ia: number, b: number, ib: number): boolean {
+    return a > b || (a === b && ia > ib);
+  }
+
+  offer(chunkId: number, distance: number): void {
+    const { distance: dist, id } = this;
+    if (this.size < this.k) {
+      // Sift up from the end.
+      let at = this.size++;
+      while (at > 0) {
+        const parent = (at - 1) >> 1;
+        if (!NearestK.worse(distance, chunkId, dist[parent]!, id[parent]!)) break;
+        dist[at] = dist[parent]!;
+        id[at] = id[parent]!;
+        at = parent;
+      }
+      dist[at] = distance;
+      id[at] = chunkId;
+      return;
+    }
+    if (this.k <= 0 || !NearestK.worse(dist[0]!, id[0]!, distance, chunkId)) return;
+    // Replace the root (the worst kept) and sift down.
+    let at = 0;
+    for (;;) {
+      const left = 2 * at + 1;
+      if (left >= this.size) break;
+      const right = left + 1;
+      const child = right < this.size && NearestK.worse(dist[right]!, id[right]!, dist[left]!, id[left]!) ? right : left;
+      if (!NearestK.worse(dist[child]!, id[child]!, distance, chunkId)) break;
+      dist[at] = dist[child]!;
+      id[at] = id[child]!;
+      at = child;
+    }
+    dist[at] = distance;
+    id[at] = chunkId;
+  }
+
+  /** The pairs kept, in no particular order. */
+  items(): { chunkId: number; distance: number }[] {
+    const out: { chunkId: number; distance: number }[] = [];
+    for (let i = 0; i < this.size; i++) out.push({ chunkId: this.id[i]!, distance: this.distance[i]! });
+    return out;
   }
 }

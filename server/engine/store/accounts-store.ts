@@ -196,6 +196,20 @@ export class SqliteAccountsStore {
     this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(nowIso(), id);
   }
 
+  /** A key by its hash and the user it belongs to: one read on PostgreSQL, where authenticating a request makes it. */
+  keyAndUserByHash(hash: string): { key: KeyRow; user: UserRow | undefined } | undefined {
+    const key = this.keyByHash(hash);
+    return key && { key, user: this.user(key.user_id) };
+  }
+
+  /**
+   * The user and the credits they have used, as `user` and `creditsUsed` answer them: one read on
+   * PostgreSQL (where, inside a transaction, it locks the totals row as creditsUsed does).
+   */
+  userAndCreditsUsed(userId: string): { user: UserRow | undefined; used: number } {
+    return { user: this.user(userId), used: this.creditsUsed(userId) };
+  }
+
   creditsUsed(userId: string): number {
     const row = this.db.prepare('SELECT used FROM credit_totals WHERE user_id = ?').get(userId) as { used: number } | undefined;
     return row?.used ?? 0;

@@ -8,6 +8,19 @@ const COMPACTION_LOCK = 0x6c6564676572;
 
 const USER = 'id, email, display_name, plan, is_owner, created_at, password_hash, verified_at, email_proven_at, profile, credit_limit';
 const KEY = 'id, user_id, key_hash, key_hint, state, is_primary, created_at, last_used_at, disabled_at, kind, expires_at, parent_key_id';
+const USER_COLUMNS = USER.split(', ');
+const KEY_COLUMNS = KEY.split(', ');
+/** The user's columns as `u_<column>`, beside another table's (both have `id`, `created_at`). */
+const USER_AS_U = USER_COLUMNS.map((c) => `u.${c} AS u_${c}`).join(', ');
+const KEY_K = KEY_COLUMNS.map((c) => `k.${c}`).join(', ');
+
+/** The UserRow in a row of `USER_AS_U` columns, or undefined when it joined no user. */
+function userFrom(row: Record<string, unknown>): UserRow | undefined {
+  if (row.u_id === null || row.u_id === undefined) return undefined;
+  const user = {} as Record<string, unknown>;
+  for (const c of USER_COLUMNS) user[c] = row[`u_${c}`];
+  return user as unknown as UserRow;
+}
 
 /**
  * Users, API keys, GitHub tokens and the credit ledger on PostgreSQL: the same answers as
@@ -129,6 +142,32 @@ export class PgAccountsStore implements Async<AccountsStore> {
     const lock = this.db.inTransaction ? ' FOR UPDATE' : '';
     const row = await this.db.one<{ used: number }>(`SELECT used FROM credit_totals WHERE user_id = $1${lock}`, [userId]);
     return row?.used ?? 0;
+  }
+
+  /**
+   * The key and its user in one statement (authenticating a request read them in two). The user's
+   * columns come back under `u_…` names and are put back into a UserRow.
+   */
+  async keyAndUserByHash(hash: string): Promise<{ key: KeyRow; user: UserRow | undefined } | undefined> {
+    const row = await this.db.one<Record<string, unknown>>(
+      `SELECT ${KEY_K}, ${USER_AS_U} FROM api_keys k LEFT JOIN users u ON u.id = k.user_id WHERE k.key_hash = $1`, [hash]);
+    if (!row) return undefined;
+    const key = {} as Record<string, unknown>;
+    for (const c of KEY_COLUMNS) key[c] = row[c];
+    return { key: key as unknown as KeyRow, user: userFrom(row) };
+  }
+
+  /**
+   * `user` and `creditsUsed` in one statement: the balance a reservation checks, and inside a
+   * transaction the settle's read, which locks the user's totals row (`FOR UPDATE`) as creditsUsed
+   * does, before any ledger row: the same lock order as every ledger write.
+   */
+  async userAndCreditsUsed(userId: string): Promise<{ user: UserRow | undefined; used: number }> {
+    const lock = this.db.inTransaction ? ' FOR UPDATE' : '';
+    const row = (await this.db.one<Record<string, unknown>>(
+      `WITH t AS (SELECT used FROM credit_totals WHERE user_id = $1${lock})
+       SELECT ${USER_AS_U}, (SELECT used FROM t) AS used FROM (VALUES (1)) AS one (x) LEFT JOIN users u ON u.id = $1`, [userId]))!;
+    return { user: userFrom(row), used: (row.used as number | null) ?? 0 };
   }
 
   async creditLimit(userId: string): Promise<number | null> {
