@@ -23,7 +23,7 @@ import { contractBackends, type ContractBackend } from './backends';
 type Json = Record<string, any>;
 const RUNS: Record<ContractBackend['name'], number> = {
   sqlite: Number(process.env.LOUPE_FUZZ_RUNS ?? 200),
-  team: Number(process.env.LOUPE_FUZZ_TEAM_RUNS ?? process.env.LOUPE_FUZZ_RUNS ?? 60),
+  team: Number(process.env.LOUPE_FUZZ_TEAM_RUNS ?? process.env.LOUPE_FUZZ_RUNS ?? 40),
 };
 
 const HOSTILE_STRINGS = [
