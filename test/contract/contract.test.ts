@@ -1,26 +1,14 @@
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadContract } from './contract-helpers';
 import { buildRequest, LAST, NOT_2XX } from './valid-requests';
-import { sqliteBackend, teamBackend, type ContractBackend } from './backends';
+import { contractBackends } from './backends';
 
 /**
  * The suite runs on each backend: the embedded engine on SQLite (in-process), and a team server
  * (real `serve` and `worker` processes on a private PostgreSQL, over HTTP), started once for the file.
  */
-const BACKENDS: { name: ContractBackend['name']; open(): Promise<ContractBackend> }[] = [
-  { name: 'sqlite', open: sqliteBackend },
-  { name: 'team', open: (() => { let shared: Promise<ContractBackend> | null = null; return () => (shared ??= teamBackend()); })() },
-];
-const opened: Promise<ContractBackend>[] = [];
-after(async () => { for (const b of opened) await (await b.catch(() => null))?.close(); });
-/** The SQLite backend is fresh per test; the team server is one for the file (its start is the slow part). */
-async function withBackend(name: ContractBackend['name'], run: (t: ContractBackend) => Promise<void>): Promise<void> {
-  const backend = BACKENDS.find((b) => b.name === name)!.open();
-  if (name === 'team') { if (!opened.includes(backend)) opened.push(backend); return run(await backend); }
-  const t = await backend;
-  try { await run(t); } finally { await t.close(); }
-}
+const { names: BACKENDS, withBackend } = contractBackends();
 
 /**
  * Cases that cannot run on the team server yet, by operation, with the reason. (None so far: a case
@@ -34,7 +22,7 @@ export const NOT_ON_TEAM: Record<string, string> = {};
  * come from /openapi.json, so a new route is covered as soon as it is documented; inputs come from
  * its schemas, plus the few facts a schema cannot express (an existing folder, real ids) below.
  */
-for (const { name } of BACKENDS) test(`${name}: every operation answers a valid request as /openapi.json documents it`, () => withBackend(name, async (t) => {
+for (const name of BACKENDS) test(`${name}: every operation answers a valid request as /openapi.json documents it`, () => withBackend(name, async (t) => {
   {
     const contract = await loadContract(t);
     for (const k of Object.keys(NOT_ON_TEAM)) assert.ok(contract.operations.some((op) => op.key === k), `NOT_ON_TEAM names no operation: ${k}`);
@@ -64,7 +52,7 @@ for (const { name } of BACKENDS) test(`${name}: every operation answers a valid 
   }
 }));
 
-for (const { name } of BACKENDS) test(`${name}: the document itself: servers, operation ids, summaries, the key scheme, error responses in the error shape`, () => withBackend(name, async (t) => {
+for (const name of BACKENDS) test(`${name}: the document itself: servers, operation ids, summaries, the key scheme, error responses in the error shape`, () => withBackend(name, async (t) => {
   {
     const { doc, operations } = await loadContract(t);
     assert.ok((doc.servers as unknown[] | undefined)?.length, 'servers');
@@ -92,7 +80,7 @@ for (const { name } of BACKENDS) test(`${name}: the document itself: servers, op
   }
 }));
 
-for (const { name } of BACKENDS) test(`${name}: unknown routes are 404 and wrong methods 405, in the error shape`, () => withBackend(name, async (t) => {
+for (const name of BACKENDS) test(`${name}: unknown routes are 404 and wrong methods 405, in the error shape`, () => withBackend(name, async (t) => {
   {
     const { operations } = await loadContract(t);
     const unknown = await t.call('GET', '/v2/no-such-thing');

@@ -1,17 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { copyFixture, createTestApp } from '../helpers/engine';
+import { copyFixture } from '../helpers/engine';
 import type { OpenApiDocument, Operation } from '../../server/transport/common/openapi-operations';
 import { resolve } from '../../server/transport/common/openapi-operations';
 import { loadContract, validSample } from './contract-helpers';
-import { rowCounts } from '../helpers/db-snapshot';
+import { contractBackends } from './backends';
 
 /**
  * Property: whatever invalid input an operation is sent — a wrong type, a number out of range, a
  * string too long, an unknown enum value, a missing or unknown field, a huge body — the answer is
  * a 4xx in the error shape, never a 500, and nothing is written. Cases are generated from each
- * operation's own schemas in /openapi.json, so new routes are covered as they appear.
+ * operation's own schemas in /openapi.json, so new routes are covered as they appear. Runs on both
+ * backends (backends.ts): "nothing written" is every table's row count, on SQLite or PostgreSQL.
  */
 type Json = Record<string, any>;
 interface Case { what: string; query?: Record<string, string>; body?: unknown; rawBody?: string }
@@ -99,42 +100,36 @@ async function check(property: fc.IAsyncProperty<[Case]>, options: fc.Parameters
   if (details.failed) throw new Error(`${(details.errorInstance as Error | undefined)?.message ?? 'property failed'}\ncounterexample: ${JSON.stringify(details.counterexample)?.slice(0, 500)}`);
 }
 
-test('invalid inputs to every operation: a 4xx in the error shape, never a 500, nothing written', async () => {
-  const t = await createTestApp();
-  try {
-    const { doc, operations } = await loadContract(t.app);
-    const indexed = await t.call('POST', '/v2/repos/index/new', { url: copyFixture('ts-paths') });
-    await t.engine.queue.idle();
-    const repoId = indexed.body.data.repo.repo_id as string;
-    const counts = () => rowCounts(t.engine.db);
-    let covered = 0;
-    for (const op of operations) {
-      const cases = casesFor(op, doc);
-      if (!cases.length) continue;
-      covered++;
-      const url = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => (name === 'repo_id' ? repoId : '00000000-0000-4000-8000-000000000000'));
-      await check(fc.asyncProperty(fc.oneof(...cases), async (c) => {
-        const before = counts();
-        const query = c.query ? `?${new URLSearchParams(c.query)}` : '';
-        const payload = c.rawBody ?? (c.body === undefined ? undefined : JSON.stringify(c.body));
-        const res = await t.app.inject({
-          method: op.method as never, url: `${url}${query}`, payload,
-          headers: { 'x-api-key': t.key, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
-        });
-        const where = `${op.key} with ${c.what}: ${res.statusCode} ${res.body.slice(0, 300)}`;
-        assert.ok(res.statusCode >= 400 && res.statusCode < 500, where);
-        const body = JSON.parse(res.body);
-        assert.equal(body.status, 'error', where);
-        assert.equal(typeof body.message, 'string', where);
-        assert.equal(typeof body.code, 'string', where);
-        // A field-level mistake is named: the message says which field (and the rule it broke).
-        const field = /^(?:body|query)\.([^:]+):/.exec(c.what)?.[1];
-        if (field) assert.ok(String(body.message).includes(field) || body.field === field, `${where}: the message does not name ${field}`);
-        assert.deepEqual(counts(), before, `${where}: something was written`);
-      }), { numRuns: 12, seed: 20261121 });
-    }
-    assert.ok(covered >= 5, `only ${covered} operations have inputs to vary`);
-  } finally {
-    await t.close();
+const { names, withBackend } = contractBackends();
+
+for (const name of names) test(`${name}: invalid inputs to every operation: a 4xx in the error shape, never a 500, nothing written`, () => withBackend(name, async (t) => {
+  const { doc, operations } = await loadContract(t);
+  const repoId = await t.index(copyFixture('ts-paths'));
+  let covered = 0;
+  for (const op of operations) {
+    const cases = casesFor(op, doc);
+    if (!cases.length) continue;
+    covered++;
+    const url = op.path.replace(/\{([^}]+)\}/g, (_, param: string) => (param === 'repo_id' ? repoId : '00000000-0000-4000-8000-000000000000'));
+    await check(fc.asyncProperty(fc.oneof(...cases), async (c) => {
+      const before = await t.rowCounts();
+      const query = c.query ? `?${new URLSearchParams(c.query)}` : '';
+      const payload = c.rawBody ?? (c.body === undefined ? undefined : JSON.stringify(c.body));
+      const res = await t.inject({
+        method: op.method, url: `${url}${query}`, payload,
+        headers: { 'x-api-key': t.key, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+      });
+      const where = `${op.key} with ${c.what}: ${res.statusCode} ${res.body.slice(0, 300)}`;
+      assert.ok(res.statusCode >= 400 && res.statusCode < 500, where);
+      const body = JSON.parse(res.body);
+      assert.equal(body.status, 'error', where);
+      assert.equal(typeof body.message, 'string', where);
+      assert.equal(typeof body.code, 'string', where);
+      // A field-level mistake is named: the message says which field (and the rule it broke).
+      const field = /^(?:body|query)\.([^:]+):/.exec(c.what)?.[1];
+      if (field) assert.ok(String(body.message).includes(field) || body.field === field, `${where}: the message does not name ${field}`);
+      assert.deepEqual(await t.rowCounts(), before, `${where}: something was written`);
+    }), { numRuns: 12, seed: 20261121 });
   }
-});
+  assert.ok(covered >= 5, `only ${covered} operations have inputs to vary`);
+}));

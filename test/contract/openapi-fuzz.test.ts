@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { copyFixture, createTestApp, SHARE_TMP_WITH_EVERYONE } from '../helpers/engine';
+import { copyFixture, SHARE_TMP_WITH_EVERYONE } from '../helpers/engine';
 import type { OpenApiDocument, Operation } from '../../server/transport/common/openapi-operations';
 import { resolve } from '../../server/transport/common/openapi-operations';
 import { loadContract } from './contract-helpers';
+import { contractBackends, type ContractBackend } from './backends';
 
 /**
  * A fuzz run generated from /openapi.json: for every operation, a few hundred requests whose path
@@ -14,9 +15,16 @@ import { loadContract } from './contract-helpers';
  * one answer is a 5xx; every answer is JSON, and every error is the envelope with a code. The only
  * 5xx allowed are the documented ones for services this test does not have: 501
  * MODEL_NOT_CONFIGURED (no generative model) and 503 from GitHub (unreachable here).
+ *
+ * On both backends (backends.ts). The team server answers over real HTTP, each keyed request a few
+ * round trips to PostgreSQL, so it draws fewer requests per operation (the same seed, the same
+ * generators: its draws are the SQLite run's first ones).
  */
 type Json = Record<string, any>;
-const RUNS = Number(process.env.LOUPE_FUZZ_RUNS ?? 200);
+const RUNS: Record<ContractBackend['name'], number> = {
+  sqlite: Number(process.env.LOUPE_FUZZ_RUNS ?? 200),
+  team: Number(process.env.LOUPE_FUZZ_TEAM_RUNS ?? process.env.LOUPE_FUZZ_RUNS ?? 40),
+};
 
 const HOSTILE_STRINGS = [
   '', ' ', '..', '../../../../etc/passwd', '/etc/passwd', '%00', '\u0000', 'a\u0000b', '\ud800', '😀'.repeat(50), 'x'.repeat(5000),
@@ -73,14 +81,14 @@ function requests(op: Operation, doc: OpenApiDocument, realIds: Record<string, s
   return fc.record({ path, query, body }, { requiredKeys: ['path', 'query'] }) as fc.Arbitrary<Draw>;
 }
 
-test(`fuzz from /openapi.json: ${RUNS} requests per operation, paging extremes included, and not one 5xx`, { timeout: 900_000 }, async () => {
-  const t = await createTestApp({ accounts: { owner: { credits: 1_000_000_000 }, ...SHARE_TMP_WITH_EVERYONE } });
-  try {
-    const { doc, operations } = await loadContract(t.app);
+const { names, withBackend } = contractBackends({ accounts: { owner: { credits: 1_000_000_000 }, ...SHARE_TMP_WITH_EVERYONE } });
+
+for (const name of names) test(`${name}: fuzz from /openapi.json: ${RUNS[name]} requests per operation, paging extremes included, and not one 5xx`, { timeout: 900_000 }, () => withBackend(name, async (t) => {
+  {
+    const runs = RUNS[name];
+    const { doc, operations } = await loadContract(t);
     const folder = copyFixture('ts-paths');
-    const indexed = await t.call('POST', '/v2/repos/index/new', { url: folder });
-    await t.engine.queue.idle();
-    const repoId = indexed.body.data.repo.repo_id as string;
+    const repoId = await t.index(folder);
     const files = await t.call('GET', `/v2/files/${repoId}?limit=3`);
     const history = await t.call('GET', '/v2/history?limit=3');
     const realIds: Record<string, string[]> = {
@@ -93,11 +101,11 @@ test(`fuzz from /openapi.json: ${RUNS} requests per operation, paging extremes i
       if (op.key === 'DELETE /v2/keys/{key_id}') realIds.key_id = ['00000000-0000-4000-8000-000000000000'];
       const seen: Record<string, number> = (counts[op.key] = {});
       await fc.assert(fc.asyncProperty(requests(op, doc, realIds), async (d) => {
-        const url = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => pathSegment(d.path[name] ?? 'x'));
+        const url = op.path.replace(/\{([^}]+)\}/g, (_, param: string) => pathSegment(d.path[param] ?? 'x'));
         const qs = new URLSearchParams(d.query).toString();
         const payload = d.body === undefined ? undefined : JSON.stringify(d.body);
-        const res = await t.app.inject({
-          method: op.method as never, url: `${url}${qs ? `?${qs}` : ''}`, payload,
+        const res = await t.inject({
+          method: op.method, url: `${url}${qs ? `?${qs}` : ''}`, payload,
           headers: { 'x-api-key': key, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
         });
         seen[res.statusCode] = (seen[res.statusCode] ?? 0) + 1;
@@ -113,14 +121,13 @@ test(`fuzz from /openapi.json: ${RUNS} requests per operation, paging extremes i
           assert.equal(typeof body.code, 'string', where);
         }
         if (op.key === 'POST /v2/keys/regenerate' && res.statusCode === 200) key = body.data.key;
-      }), { numRuns: RUNS, seed: 20261126, endOnFailure: true });
+      }), { numRuns: runs, seed: 20261126, endOnFailure: true, includeErrorInReport: true });
     }
     const total = Object.values(counts).reduce((n, c) => n + Object.values(c).reduce((a, b) => a + b, 0), 0);
     const statuses: Record<string, number> = {};
     for (const c of Object.values(counts)) for (const [status, n] of Object.entries(c)) statuses[status] = (statuses[status] ?? 0) + n;
-    console.log(`# ${operations.length} operations, ${total} requests; statuses: ${JSON.stringify(statuses)}`);
-    assert.ok(total >= operations.length * RUNS);
-  } finally {
-    await t.close();
+    console.log(`# ${name}: ${operations.length} operations, ${total} requests; statuses: ${JSON.stringify(statuses)}`);
+    assert.ok(total >= operations.length * runs);
   }
-});
+}));
+

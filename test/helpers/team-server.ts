@@ -1,10 +1,11 @@
 /**
  * A team server as real processes, for tests and benchmarks: API nodes (`server/serve.ts`, as
- * `npm run serve` runs it) and index workers (`server/worker.ts`) on one database of a private
+ * `npm run serve` runs it; `accounts` is written to its data dir's accounts.json) and index workers (`server/worker.ts`) on one database of a private
  * PostgreSQL cluster (helpers/postgres.ts). Every process is this one's child; `stop()` ends them
  * (SIGTERM, then SIGKILL after 10 s) and the cluster.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { tempDir } from './engine';
@@ -31,7 +32,7 @@ export interface TeamServer {
   /** The owner's key (LOUPE_API_KEY on every node). */
   key: string;
   /** Starts an API node; resolves once it listens. */
-  node(name: string, options?: { allow?: string[]; env?: Record<string, string> }): Promise<ApiNode>;
+  node(name: string, options?: { allow?: string[]; env?: Record<string, string>; accounts?: object }): Promise<ApiNode>;
   /** Starts an index worker; resolves once it takes jobs. */
   worker(options?: { concurrency?: number }): Promise<TeamProcess>;
   /** One request with the owner's key (or `headers`), the body parsed when JSON. */
@@ -82,6 +83,7 @@ export async function startTeamServer(options: { key?: string } = {}): Promise<T
     cluster, url, key, call,
     async node(name, nodeOptions = {}) {
       const dataDir = tempDir(`loupe-team-${name}-`);
+      if (nodeOptions.accounts) fs.writeFileSync(path.join(dataDir, 'accounts.json'), JSON.stringify(nodeOptions.accounts));
       const args = ['--database', url, '--port', '0', '--data-dir', dataDir];
       for (const dir of nodeOptions.allow ?? []) args.push('--allow', dir);
       const proc = spawnProcess('serve.ts', args, { LOUPE_API_KEY: key, LOUPE_HOME: dataDir, LOUPE_LOG: 'info', ...nodeOptions.env });

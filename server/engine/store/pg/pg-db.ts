@@ -8,7 +8,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { LoupeError } from '../../errors';
-import { copyFrom } from './copy';
+import { copyFrom, pgText } from './copy';
 
 export type Row = Record<string, unknown>;
 
@@ -66,6 +66,8 @@ export class PgDb {
   /** Runs one statement on the current transaction's client, or on any pooled client. */
   async query<R extends Row = Row>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
     const tx = this.tx.getStore();
+    // PostgreSQL's text cannot hold a NUL (a request's `search=a%00b` was a 500): as COPY stores it (copy.ts), U+FFFD.
+    if (values.some(hasNul)) values = values.map((v) => (typeof v === 'string' ? pgText(v) : Array.isArray(v) ? v.map((e) => (typeof e === 'string' ? pgText(e) : e)) : v));
     try {
       return tx ? await tx.client.query<R>(text, values) : await this.pool.query<R>(text, values);
     } catch (error) {
@@ -181,3 +183,5 @@ export function pgError(error: unknown): LoupeError | null {
   if (code === '53100') return new LoupeError('STORAGE_FULL', 'the database server\'s disk is full; free some space and retry. Nothing was half-written.');
   return null;
 }
+
+const hasNul = (v: unknown): boolean => (typeof v === 'string' ? v.includes('\0') : Array.isArray(v) && v.some((e) => typeof e === 'string' && e.includes('\0')));
