@@ -119,6 +119,8 @@ export class ResearchView {
     const team = this.state.research.team;
     if (!el) return;
     el.hidden = !team;
+    // The model list is this window's: with a team server, its answer comes from its own default model.
+    document.getElementById('model')?.setAttribute('title', team ? `Model of the local answer (${team.label} answers with its default model)` : 'Model');
     if (!team) return;
     setOptions('research-where', [
       { value: 'both', label: `local + ${team.label}` },
