@@ -29,11 +29,26 @@ export interface PanelSearchResult extends Omit<SearchResult, 'hits'> {
 
 export type PanelTab = 'search' | 'research' | 'history';
 
+/**
+ * Where research asks when a team server is set: both sources (two answers in one turn, each labelled), only this
+ * window's index, or only the team server. Without a team server it is always the local index.
+ */
+export type ResearchWhere = 'both' | 'local' | 'team';
+
 /** Webview → host. */
 export type WebviewMessage =
   | { type: 'ready' }
   | { type: 'search'; requestId: number; params: SearchParams }
-  | { type: 'research'; params: { streamId: string; question: string; modelId?: string; conversationId?: string; scope: SearchScope } }
+  | {
+    type: 'research';
+    params: {
+      streamId: string; question: string; modelId?: string; conversationId?: string; scope: SearchScope;
+      /** Unset: the local index only (as before a team server). */
+      where?: ResearchWhere;
+      /** The team server's conversation to continue (its own id: each source keeps its own thread). */
+      teamConversationId?: string;
+    };
+  }
   | { type: 'cancelResearch'; streamId: string }
   | { type: 'open'; uri: string; line: number }
   | { type: 'loadHistory' }
@@ -47,7 +62,10 @@ export type WebviewMessage =
 export type HostMessage =
   | { type: 'searchResult'; requestId: number; result: PanelSearchResult }
   | { type: 'searchError'; requestId: number; message: string }
-  | { type: 'researchChunk'; chunk: ResearchChunk }
+  /** A piece of an answer; `source` set (kind `team`) for the team server's answer, unset for the local one. */
+  | { type: 'researchChunk'; chunk: ResearchChunk; source?: HitSource }
+  /** The team server research can ask (`loupe.server.url`), or null: sent when the view is ready and when it changes. */
+  | { type: 'teamServer'; source: HitSource | null }
   | { type: 'models'; models: ModelInfo[] }
   | { type: 'history'; entries: HistoryEntry[] }
   | { type: 'conversation'; conversation: ConversationResult }

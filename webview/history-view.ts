@@ -1,11 +1,13 @@
 /** The History tab: past searches (each query once) and research conversations (each once), newest first. */
 import type { HistoryEntry } from '../protocol/lsp';
+import type { HitSource } from '../protocol/webview';
 import { ui } from './components';
 import { escapeHtml } from './markdown';
 
 export const historyHtml = () => `
 <section class="column" id="view-history">
   <div class="row toolbar"><span class="hint">Click a search to run it again, a conversation to reopen its answers.</span>${ui.button('clear-history', 'Clear', { secondary: true, title: 'Empty this list (the API keeps its own history)' })}</div>
+  <div id="history-team" class="hint" hidden></div>
   <div id="history" class="history"></div>
 </section>`;
 
@@ -48,6 +50,17 @@ export class HistoryView {
     list.addEventListener('keydown', (e) => { if ((e as KeyboardEvent).key === 'Enter') pick(e.target); });
     document.getElementById('clear-history')!.addEventListener('click', () => this.handlers.clear());
     this.render([]);
+  }
+
+  /**
+   * With a team server, says what this list is: the window's own history. The team server keeps the searches and
+   * research asked of it in its own history (GET /v2/history there), which this list does not show.
+   */
+  setTeam(source: HitSource | null): void {
+    const note = document.getElementById('history-team');
+    if (!note) return;
+    note.hidden = !source;
+    note.textContent = source ? `This window's history. Questions and searches asked of the team server ${source.label} are kept in its own history.` : '';
   }
 
   render(entries: HistoryEntry[]): void {

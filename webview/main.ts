@@ -72,7 +72,8 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
       break;
     case 'searchResult': search.onResult(m.requestId, m.result); break;
     case 'searchError': search.onError(m.requestId, m.message); break;
-    case 'researchChunk': research.onChunk(m.chunk); break;
+    case 'researchChunk': research.onChunk(m.chunk, m.source); break;
+    case 'teamServer': research.setTeam(m.source); history.setTeam(m.source); break;
     case 'models': research.setModels(m.models); break;
     case 'history': history.render(m.entries); break;
     case 'conversation': research.showConversation(m.conversation); break;

@@ -1,8 +1,9 @@
 /** The Research tab: the conversation scrolls above; the question, model and buttons stay pinned below. */
-import type { Citation, ConversationResult, ModelInfo, ResearchChunk } from '../protocol/lsp';
+import type { ConversationResult, ModelInfo, ResearchChunk } from '../protocol/lsp';
+import type { HitSource, ResearchWhere } from '../protocol/webview';
 import { focusField, setDisabled, setOptions, setValue, ui, valueOf } from './components';
-import { escapeHtml, renderMarkdown } from './markdown';
-import type { PanelState, Turn, VsCodeApi } from './state';
+import { renderTurn } from './research-turn';
+import type { AnswerPart, PanelState, Turn, VsCodeApi } from './state';
 
 export const researchHtml = () => `
 <section class="research" id="view-research">
@@ -10,6 +11,7 @@ export const researchHtml = () => `
   <div class="composer">
     ${ui.textArea('question', 'Ask about the code (Ctrl+Enter asks)', 3, { 'aria-label': 'Question' })}
     <div class="row">
+      ${ui.dropdown('research-where', [], { 'aria-label': 'Ask where', title: 'Which index answers: this window\'s, the team server\'s, or both', hidden: true })}
       ${ui.dropdown('model', [], { 'aria-label': 'Model', title: 'Model' })}
       ${ui.button('ask', 'Ask')}
       ${ui.button('stop', 'Stop', { secondary: true, disabled: true })}
@@ -17,21 +19,6 @@ export const researchHtml = () => `
     </div>
   </div>
 </section>`;
-
-/** Sources, once each (one file cited for several ranges is listed once, at its first line). */
-export function uniqueSources(citations: Citation[]): Citation[] {
-  const byPath = new Map<string, Citation>();
-  for (const c of citations) {
-    const seen = byPath.get(c.path);
-    if (!seen || c.startLine < seen.startLine) byPath.set(c.path, c);
-  }
-  return [...byPath.values()];
-}
-
-/** True when the answer lists its own sources (the built-in model ends with a "Sources" section). */
-export function answerListsSources(answer: string): boolean {
-  return /^#{1,6}\s*Sources\b/im.test(answer);
-}
 
 export class ResearchView {
   private streaming: Turn | null = null;
@@ -51,6 +38,11 @@ export class ResearchView {
     $('question').addEventListener('input', () => { this.state.research.draft = valueOf('question'); this.save(); });
     // The placeholder ("Loading models…") has no value: it never replaces the saved choice.
     $('model').addEventListener('change', () => { if (valueOf('model')) { this.state.research.model = valueOf('model'); this.save(); } });
+    $('research-where').addEventListener('change', () => {
+      const where = valueOf('research-where') as ResearchWhere;
+      if (where) { this.state.research.where = where; this.save(); }
+    });
+    this.showWhere();
     this.showModels();
     this.render();
   }
@@ -63,7 +55,12 @@ export class ResearchView {
     if (!question || this.streaming) return;
     const r = this.state.research;
     const streamId = `s${Date.now()}${Math.random().toString(36).slice(2, 8)}`;
-    const turn: Turn = { question, answer: '', citations: [], status: 'Starting…', error: null, done: false, streamId };
+    // With a team server, where the user chose (both by default); each source asked is one part of the turn.
+    const where: ResearchWhere = r.team ? (r.where ?? 'both') : 'local';
+    const empty = (): AnswerPart => ({ answer: '', citations: [], status: 'Starting…', error: null, done: false });
+    const turn: Turn = { question, streamId, ...empty() };
+    if (where === 'team') Object.assign(turn, { local: false, done: true, status: '' });
+    if (where !== 'local' && r.team) turn.team = { ...empty(), source: r.team };
     r.turns.push(turn);
     this.streaming = turn;
     r.draft = '';
@@ -72,22 +69,64 @@ export class ResearchView {
     this.render();
     this.save();
     const model = valueOf('model') || r.model;
-    this.api.postMessage({ type: 'research', params: { streamId, question, modelId: model || undefined, conversationId: r.threadId ?? undefined, scope: 'code' } });
+    this.api.postMessage({
+      type: 'research',
+      params: {
+        streamId, question, modelId: model || undefined, conversationId: r.threadId ?? undefined, scope: 'code',
+        ...(where === 'local' ? {} : { where, teamConversationId: r.teamThreadId ?? undefined }),
+      },
+    });
   }
 
-  onChunk(chunk: ResearchChunk): void {
+  /** A piece of an answer: the local index's (no source) or the team server's (`source.kind` is `team`). */
+  onChunk(chunk: ResearchChunk, source?: HitSource): void {
     const turn = this.state.research.turns.find((t) => t.streamId === chunk.streamId);
     if (!turn) return;
+    const team = source?.kind === 'team';
+    const part: AnswerPart | undefined = team ? turn.team : turn;
+    if (!part) return;
     switch (chunk.type) {
-      case 'text': turn.answer += chunk.text; turn.status = ''; break;
-      case 'status': turn.status = chunk.message; break;
-      case 'citation': turn.citations.push(chunk.citation); break;
-      case 'done': turn.done = true; turn.status = ''; this.state.research.threadId = chunk.conversationId ?? this.state.research.threadId; break;
-      case 'error': turn.error = chunk.message; turn.done = true; turn.status = ''; break;
+      case 'text': part.answer += chunk.text; part.status = ''; break;
+      case 'status': part.status = chunk.message; break;
+      case 'citation': part.citations.push(chunk.citation); break;
+      case 'done':
+        part.done = true; part.status = '';
+        if (team) this.state.research.teamThreadId = chunk.conversationId ?? this.state.research.teamThreadId ?? null;
+        else this.state.research.threadId = chunk.conversationId ?? this.state.research.threadId;
+        break;
+      case 'error': part.error = chunk.message; part.done = true; part.status = ''; break;
     }
-    if (turn.done && this.streaming === turn) { this.streaming = null; this.setStreaming(false); }
+    const finished = turn.done && (!turn.team || turn.team.done);
+    if (finished && this.streaming === turn) { this.streaming = null; this.setStreaming(false); }
     this.render();
-    if (turn.done || chunk.type !== 'text') this.save();
+    if (part.done || chunk.type !== 'text') this.save();
+  }
+
+  /**
+   * The team server research can ask, or null: the "ask where" choice shows only with one (both sources by
+   * default; the local index alone otherwise, as before).
+   */
+  setTeam(source: HitSource | null): void {
+    const r = this.state.research;
+    if (r.team?.label !== source?.label) r.teamThreadId = null; // another server: its conversation is not this one's
+    r.team = source;
+    this.save();
+    this.showWhere();
+  }
+
+  private showWhere(): void {
+    const el = document.getElementById('research-where');
+    const team = this.state.research.team;
+    if (!el) return;
+    el.hidden = !team;
+    // The model list is this window's: with a team server, its answer comes from its own default model.
+    document.getElementById('model')?.setAttribute('title', team ? `Model of the local answer (${team.label} answers with its default model)` : 'Model');
+    if (!team) return;
+    setOptions('research-where', [
+      { value: 'both', label: `local + ${team.label}` },
+      { value: 'local', label: 'local only' },
+      { value: 'team', label: `${team.label} only` },
+    ], this.state.research.where ?? 'both');
   }
 
   /** A past conversation from History, with its answers; a follow-up continues it. */
@@ -95,6 +134,7 @@ export class ResearchView {
     if (this.streaming) return;
     const r = this.state.research;
     r.threadId = conversation.threadId;
+    r.teamThreadId = null;
     r.turns = conversation.turns.map((t, i) => ({
       question: t.question, answer: t.answer, citations: t.citations, status: '', error: t.error, done: true, streamId: `h${i}`,
     }));
@@ -128,6 +168,7 @@ export class ResearchView {
   private newThread(): void {
     if (this.streaming) return;
     this.state.research.threadId = null;
+    this.state.research.teamThreadId = null;
     this.state.research.turns = [];
     this.render();
     this.save();
@@ -145,21 +186,4 @@ export class ResearchView {
       || '<div class="empty">Ask a question about the workspace. Answers cite the files they come from; a follow-up continues the conversation.</div>';
     thread.scrollTop = thread.scrollHeight;
   }
-}
-
-function renderTurn(t: Turn): string {
-  const sources = uniqueSources(t.citations);
-  const files = sources.map((c) => ({ path: c.path, uri: c.uri }));
-  // Sources are shown once: the answer's own list (linked) when it has one, else the citations.
-  const cites = sources.length && !answerListsSources(t.answer)
-    ? `<div class="citations"><span>Sources:</span> ${sources.map((c) =>
-      `<a href="#" class="file-link citation" data-uri="${escapeHtml(c.uri)}" data-line="${c.startLine}">${escapeHtml(c.path)}:${c.startLine}</a>`).join(' ')}</div>`
-    : '';
-  return `<div class="turn">
-    <div class="question">${escapeHtml(t.question)}</div>
-    <div class="answer${t.done ? ' done' : ' streaming'}">${renderMarkdown(t.answer, files)}</div>
-    ${t.status ? `<div class="status">${t.done ? '' : `${ui.progress()} `}${escapeHtml(t.status)}</div>` : ''}
-    ${t.error ? `<div class="error">${escapeHtml(t.error)}</div>` : ''}
-    ${cites}
-  </div>`;
 }

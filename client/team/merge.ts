@@ -5,7 +5,8 @@
  * API), and how two ranked answers become one list.
  */
 import type { SearchHit as ApiSearchHit } from '../../protocol/api/search';
-import type { SearchResult } from '../../protocol/lsp';
+import type { ResearchEvent } from '../../protocol/api/research';
+import type { Citation, ResearchChunk, SearchResult } from '../../protocol/lsp';
 import type { HitSource, PanelHit, PanelSearchResult } from '../../protocol/webview';
 
 /** The scheme of a team server's file opened in the editor (a read-only virtual document). */
@@ -99,6 +100,30 @@ export function mergeSearch(local: Outcome<SearchResult>, team: { source: HitSou
   }
   const warnings = [...warned].map(([w, labels]) => (team ? `${labels.join(' and ')}: ${w}` : w));
   return { hits: interleave(lists[0], lists[1] ?? []), total, tookMs, warnings, sources, errors };
+}
+
+/**
+ * One event of the team server's research stream as the panel's chunks (the same shapes the language server sends
+ * for the local answer): the search's count as a status, the answer's pieces as text, and at `done` the files it
+ * was grounded on as citations that open as read-only `loupe-team:` documents. `error` lines never get here (the
+ * client ends the stream with their message).
+ */
+export function teamResearchChunks(event: ResearchEvent, streamId: string, source: HitSource): ResearchChunk[] {
+  switch (event.type) {
+    case 'search':
+      return [{ streamId, type: 'status', message: `${event.total} results on ${source.label}; writing the answer…` }];
+    case 'chunk':
+      return [{ streamId, type: 'text', text: event.text }];
+    case 'done':
+      return event.context_files.map((f): ResearchChunk => {
+        const citation: Citation = {
+          path: f.file_path, uri: teamDocumentUri(source.label, f), startLine: f.start_line ?? 1, endLine: f.end_line ?? f.start_line ?? 1,
+        };
+        return { streamId, type: 'citation', citation };
+      });
+    default:
+      return [];
+  }
 }
 
 /** `loupe.server.url` as a base URL, or why it is not one. Empty: no team server. */

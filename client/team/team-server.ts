@@ -6,11 +6,11 @@
  * documents whose text is read through its API. The HTTP client (undici) loads only once a server is set.
  */
 import * as vscode from 'vscode';
-import type { SearchParams, SearchResult } from '../../protocol/lsp';
+import type { ResearchChunk, SearchParams, SearchResult } from '../../protocol/lsp';
 import type { HitSource } from '../../protocol/webview';
 import type { Ctx } from '../ctx';
-import { configuredSource, parseServerUrl, TEAM_SCHEME, teamDocument, type Outcome } from './merge';
-import type { TeamClient } from './team-client';
+import { configuredSource, parseServerUrl, TEAM_SCHEME, teamDocument, teamResearchChunks, type Outcome } from './merge';
+import type { TeamClient, TeamResearchRequest } from './team-client';
 
 const SECRET_PREFIX = 'loupe.server.apiKey:';
 
@@ -77,6 +77,33 @@ export class TeamServer implements vscode.TextDocumentContentProvider, vscode.Di
     } catch (error) {
       this.ctx.log.warn(`team server: search failed: ${(error as Error).message}`);
       return { source: c.client.source, outcome: { ok: false, message: (error as Error).message } };
+    }
+  }
+
+  /**
+   * Research over the team server's repositories, streamed to `send` as the panel's chunks (the same shapes as the
+   * local answer's): a status, the answer's text as it comes, citations that open read-only, then `done` with the
+   * team server's conversation id (a follow-up continues it there). Never rejects: a failure is one `error` chunk
+   * with one sentence; `signal` (the panel's Stop) ends it as "stopped". Nothing is sent without a server set.
+   */
+  async research(req: TeamResearchRequest & { streamId: string }, send: (chunk: ResearchChunk, source: HitSource) => void, signal: AbortSignal): Promise<void> {
+    const c = await this.client().catch((error: Error) => ({ error: error.message, source: { kind: 'team', label: 'team server' } as HitSource }));
+    if (!c) return;
+    const { streamId } = req;
+    if ('error' in c) return send({ streamId, type: 'error', message: c.error }, c.source);
+    const source = c.client.source;
+    send({ streamId, type: 'status', message: `Searching the repositories on ${source.label}…` }, source);
+    let conversationId: string | null = null;
+    try {
+      for await (const event of c.client.research(req, signal)) {
+        for (const chunk of teamResearchChunks(event, streamId, source)) send(chunk, source);
+        if (event.type === 'done') conversationId = event.conversation_id;
+      }
+      send({ streamId, type: 'done', conversationId }, source);
+    } catch (error) {
+      const stopped = (error as Error).name === 'AbortError' || signal.aborted;
+      if (!stopped) this.ctx.log.warn(`team server: research failed: ${(error as Error).message}`);
+      send({ streamId, type: 'error', message: stopped ? 'stopped' : (error as Error).message }, source);
     }
   }
 

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { HistoryEntry } from '../../protocol/lsp';
+import type { HistoryEntry, ResearchParams } from '../../protocol/lsp';
 import type { HostMessage, PanelTab, WebviewMessage } from '../../protocol/webview';
 import type { Ctx } from '../ctx';
 import { mergeSearch, type Outcome } from '../team/merge';
@@ -22,6 +22,8 @@ export class SearchViewHost implements vscode.WebviewViewProvider, vscode.Dispos
   /** The view's model list needs sending (none sent yet, the last attempt failed, or the server restarted). */
   private modelsStale = true;
   private queued: HostMessage[] = [];
+  /** The team server's side of each research stream this view started (the panel's Stop ends both sides). */
+  private readonly teamStreams = new Map<string, AbortController>();
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(private readonly ctx: Ctx, private readonly team: TeamServer) {
@@ -41,6 +43,9 @@ export class SearchViewHost implements vscode.WebviewViewProvider, vscode.Dispos
     this.subscriptions.push(this.ctx.onStatus((status) => {
       if (!status) this.modelsStale = true;
       else if (this.modelsStale && this.ready) void this.sendModels();
+    }));
+    this.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('loupe.server')) this.post({ type: 'teamServer', source: this.team.source() });
     }));
     if (vscode.lm?.onDidChangeChatModels) this.subscriptions.push(vscode.lm.onDidChangeChatModels(() => void this.sendModels()));
   }
@@ -80,6 +85,7 @@ export class SearchViewHost implements vscode.WebviewViewProvider, vscode.Dispos
       switch (message.type) {
         case 'ready': {
           this.ready = true;
+          this.post({ type: 'teamServer', source: this.team.source() });
           for (const m of this.queued.splice(0)) this.post(m);
           void this.sendModels();
           return;
@@ -103,15 +109,17 @@ export class SearchViewHost implements vscode.WebviewViewProvider, vscode.Dispos
           return;
         }
         case 'research': {
-          const active = vscode.window.activeTextEditor?.document.uri.toString();
-          try {
-            await this.ctx.request('loupe/research', { ...message.params, activeUri: active });
-          } catch (error) {
-            this.post({ type: 'researchChunk', chunk: { streamId: message.params.streamId, type: 'error', message: (error as Error).message } });
-          }
+          // With a team server, research asks where the user chose (both by default): each source answers on its
+          // own stream of chunks, the team server's tagged with its source; one that fails is one sentence in its
+          // part of the turn, and the other's answer still shows.
+          const { where = 'local', teamConversationId, ...params } = message.params;
+          const team = where !== 'local' ? this.askTeam(params.streamId, params.question, teamConversationId) : null;
+          if (where !== 'team') await this.askLocal(params);
+          await team;
           return;
         }
         case 'cancelResearch':
+          this.teamStreams.get(message.streamId)?.abort();
           await this.ctx.request('loupe/cancelResearch', { streamId: message.streamId });
           return;
         case 'open': {
@@ -134,6 +142,33 @@ export class SearchViewHost implements vscode.WebviewViewProvider, vscode.Dispos
       }
     } catch (error) {
       this.ctx.log.error(`search view: ${message.type} failed: ${(error as Error).message}`);
+    }
+  }
+
+  private async askLocal(params: Omit<ResearchParams, 'activeUri'>): Promise<void> {
+    const active = vscode.window.activeTextEditor?.document.uri.toString();
+    try {
+      await this.ctx.request('loupe/research', { ...params, activeUri: active });
+    } catch (error) {
+      this.post({ type: 'researchChunk', chunk: { streamId: params.streamId, type: 'error', message: (error as Error).message } });
+    }
+  }
+
+  /**
+   * The team server's answer (its default model: the model list is this window's), relayed as it streams. The panel
+   * offers the team server only while one is set; one unset since is said as the team part's error.
+   */
+  private async askTeam(streamId: string, question: string, conversationId: string | undefined): Promise<void> {
+    if (!this.team.source()) {
+      this.post({ type: 'researchChunk', chunk: { streamId, type: 'error', message: 'no team server is set (loupe.server.url)' }, source: { kind: 'team', label: 'team server' } });
+      return;
+    }
+    const controller = new AbortController();
+    this.teamStreams.set(streamId, controller);
+    try {
+      await this.team.research({ streamId, question, conversationId }, (chunk, source) => this.post({ type: 'researchChunk', chunk, source }), controller.signal);
+    } finally {
+      this.teamStreams.delete(streamId);
     }
   }
 

@@ -4,8 +4,9 @@
  * through the API node (POST /v2/repos/index/new), and VS Code (code-server, driven through Chromium) on the
  * e2e-app fixture with `loupe.server.url` pointing at the API node. The key is set through the command, as a user
  * does (VS Code's secret storage); the panel's search shows hits of both sources, each labelled; a team hit opens
- * its text read through the team server's API; with the API node stopped, the panel says the server cannot be
- * reached and still shows the local hits.
+ * its text read through the team server's API; research asks both sources by default and draws two labelled answers
+ * as they stream, a team source opening read-only from the team server; with the API node stopped, the panel says
+ * the server cannot be reached and still shows the local hits and the local answer.
  * Everything started here is stopped in `after()`, also when a scenario fails.
  */
 import { before, after } from 'node:test';
@@ -147,6 +148,85 @@ scenario('the panel searches the local index and the team server; each hit says 
   await wb.page.keyboard.press('Control+W');
 });
 
+async function researchView(): Promise<Frame> {
+  await e2e.wb.command('Loupe: Research');
+  return e2e.wb.webviewFrame('thread');
+}
+
+/** Asks a question in the Research tab and waits until every part of its turn is done; returns that turn. */
+async function ask(view: Frame, question: string) {
+  const turns = await view.locator('.turn').count();
+  await view.locator('#question textarea').fill(question);
+  await view.locator('#ask').click();
+  const turn = view.locator('.turn').nth(turns);
+  await turn.locator('.question', { hasText: question }).waitFor({ timeout: 30_000 });
+  // The turn is done when Ask is enabled again (both parts ended: answered, failed or stopped).
+  await view.locator('#ask:not([disabled])').waitFor({ timeout: 180_000 });
+  return turn;
+}
+
+scenario('research asks the local index and the team server: two labelled answers as they stream; a team source opens read-only from the team server', async () => {
+  const { wb } = e2e;
+  const host = new URL(api).host;
+  const view = await researchView();
+  await view.locator('#new-thread').click();
+  // With a team server set, the panel offers where to ask; both sources by default.
+  const where = view.locator('#research-where');
+  await where.waitFor({ state: 'visible', timeout: 30_000 });
+  assert.equal(await where.evaluate((el) => (el as HTMLElement & { value: string }).value), 'both');
+  await view.evaluate(() => {
+    // Streaming: the team part's answer grows in several steps (recorded as the DOM changes).
+    const lengths: number[] = [];
+    (window as unknown as { teamLengths: number[] }).teamLengths = lengths;
+    new MutationObserver(() => {
+      const answer = document.querySelector('.turn:last-child .answer-part[data-source="team"] .answer');
+      if (answer) lengths.push(answer.textContent?.length ?? 0);
+    }).observe(document.getElementById('thread')!, { childList: true, subtree: true, characterData: true });
+  });
+  const turn = await ask(view, 'How is a price formatted for an invoice?');
+  const local = turn.locator('.answer-part[data-source="local"]');
+  const remote = turn.locator('.answer-part[data-source="team"]');
+  assert.equal(await local.locator('.answer-source .source').innerText(), 'local');
+  assert.equal(await remote.locator('.answer-source .source').innerText(), host);
+  assert.equal(await remote.getAttribute('aria-label'), `Answer from the team server ${host}`);
+  assert.equal(await turn.locator('.error').count(), 0, await turn.innerText());
+  // Each answer is grounded on its own source: the team's on the billing repository, the local one on the workspace.
+  const teamAnswer = await remote.locator('.answer.done').innerText();
+  assert.match(teamAnswer, /formatPriceForInvoice/);
+  const teamLinks = await remote.locator('a.file-link').evaluateAll((els) => els.map((e) => `${(e as HTMLElement).dataset.uri} ${e.textContent}`));
+  assert.ok(teamLinks.length > 0 && teamLinks.every((l) => l.startsWith(`loupe-team://${host}/`)), teamLinks.join('\n'));
+  assert.ok(teamLinks.some((l) => l.includes('billing/invoice.ts')), teamLinks.join('\n'));
+  const localLinks = await local.locator('a.file-link').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.uri ?? ''));
+  assert.ok(localLinks.length > 0 && localLinks.every((u) => u.startsWith('file:')), localLinks.join('\n'));
+  assert.ok((await local.locator('.answer.done').innerText()).length > 20);
+  const lengths = await view.evaluate(() => (window as unknown as { teamLengths: number[] }).teamLengths);
+  assert.ok(new Set(lengths.filter((n) => n > 0)).size > 1, `the team answer arrived in several pieces: ${lengths.join(',')}`);
+  await wb.screenshot('33-team-server-research');
+
+  // A team source opens the team server's text (the line only the team repository holds), read-only. (The first
+  // scenario opened this document already: VS Code may keep its text, so no second read need reach the server.)
+  await remote.locator('a.file-link', { hasText: 'billing/invoice.ts' }).first().click();
+  await wb.page.locator('.tab.active').filter({ hasText: 'invoice.ts' }).first().waitFor({ timeout: 60_000 });
+  const editor = wb.activeEditor();
+  await editor.locator('.view-lines', { hasText: 'team billing rule 7' }).waitFor({ timeout: 30_000 });
+  const text = await editor.locator('.view-lines').innerText();
+  await editor.locator('.view-lines').click();
+  await wb.page.keyboard.type('zz');
+  await wb.page.waitForTimeout(300);
+  assert.equal(await editor.locator('.view-lines').innerText(), text, 'a team source is read-only');
+  await wb.page.keyboard.press('Control+W');
+
+  // The team server alone: one part, its own.
+  const again = await researchView();
+  await again.locator('#research-where').click();
+  await again.locator('vscode-option', { hasText: `${host} only` }).click();
+  const teamOnly = await ask(again, 'Where is the invoice total rounded?');
+  assert.equal(await teamOnly.locator('.answer-part[data-source="local"]').count(), 0);
+  assert.match(await teamOnly.locator('.answer-part[data-source="team"] .answer.done').innerText(), /invoice/i);
+  await again.locator('#research-where').click();
+  await again.locator('vscode-option', { hasText: `local + ${host}` }).click();
+});
+
 scenario('an unreachable team server is a clear message, and the local results still show', async () => {
   // The team server goes away (its API node stops); the URL and the key stay as they were.
   const host = new URL(api).host;
@@ -163,4 +243,14 @@ scenario('an unreachable team server is a clear message, and the local results s
   assert.equal(await view.locator('.hit[data-source="team"]').count(), 0);
   assert.ok((await view.locator('.file-path').allInnerTexts()).includes('src/util/format.ts'));
   await e2e.wb.screenshot('32-team-server-unreachable');
+
+  // Research too: the team part is one sentence, and the local answer shows beside it.
+  const research = await researchView();
+  const turn = await ask(research, 'How is a date formatted?');
+  const failed = turn.locator('.answer-part[data-source="team"] .source-error');
+  assert.equal(await failed.count(), 1, await turn.innerText());
+  assert.match(await failed.innerText(), new RegExp(`^Team server ${host.replace(/\./g, '\\.')}: cannot reach the team server at ${api.replace(/\./g, '\\.')}: connection refused .* — showing the local answer\\.$`));
+  assert.ok((await turn.locator('.answer-part[data-source="local"] .answer.done').innerText()).length > 20);
+  assert.equal(await turn.locator('.answer-part[data-source="local"] .error').count(), 0);
+  await e2e.wb.screenshot('34-team-server-research-unreachable');
 });
