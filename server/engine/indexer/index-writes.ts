@@ -15,6 +15,8 @@ export interface WriteOptions extends WalkOptions { maxFileBytes: number }
 
 /** Chunks whose trigram rows one fill transaction adds (~1,000: ~70 ms on phaser's chunks at load 3). */
 const TRIGRAM_FILL_CHUNKS = 1000;
+/** Chunks whose words index (chunks_fts) rows one fill transaction adds (migration 016). */
+const FTS_FILL_CHUNKS = 1000;
 
 export interface IndexRunResult {
   added: number;
@@ -75,7 +77,10 @@ export class IndexWrites {
    * `between` runs after each commit. Nothing to do without a backlog (one read).
    */
   async fillTrigram(between: () => Promise<void> | void = () => {}): Promise<void> {
-    if (!this.trigram?.pending()) return;
+    if (!this.trigram) return;
+    // The words index's backlog first (search's), emptied: writes keep it row by row again.
+    if (this.trigram.ftsPending()) while (!this.trigram.fillFts(FTS_FILL_CHUNKS, true)) await between();
+    if (!this.trigram.pending()) return;
     while (!this.trigram.fillTrigram(TRIGRAM_FILL_CHUNKS)) await between();
   }
 
@@ -123,6 +128,9 @@ export class IndexWrites {
       i += slice.length;
       await between(slice.length);
     }
+    // A deferred run (migration 016): the words index's rows of what was just written, in bulk, so that
+    // search follows the run a batch behind; the backlog stays for the run's next files.
+    if (this.trigram?.ftsPending()) while (!this.trigram.fillFts(FTS_FILL_CHUNKS, false)) await between(0);
   }
 
   /** Files per write transaction, adapted to the slice time. */
@@ -182,10 +190,13 @@ export class IndexWrites {
    * name lookups. `contents` carries unsaved editor text by path.
    */
   async edit(repo: { id: string; rootPath: string }, relPaths: string[], contents: Map<string, string>): Promise<EditOutcome> {
-    return editPaths({
+    const outcome = await editPaths({
       files: this.files, repos: this.repos, options: this.options, parser: (root) => this.parser(root),
       recordSkipped: (id, skip) => this.recordSkipped(id, skip), relink: (id, root) => this.relink(id, root),
     }, repo, relPaths, contents);
+    // Written while a words index backlog is open (a run's, or one a killed run left): searchable now all the same.
+    if (this.trigram?.ftsPending()) while (!this.trigram.fillFts(FTS_FILL_CHUNKS, false)) { /* next ~1,000 chunks */ }
+    return outcome;
   }
 
   /** Names an indexed file provides to name lookups (Java, C#, Ruby, PHP), read from the index before it changes. */

@@ -56,12 +56,14 @@ export class SqliteFilesStore {
     const ids: number[] = [];
     const indexedAt = nowIso();
     this.db.transaction(() => {
-      for (const file of files) ids.push(this.writeOne(repoId, file, indexedAt));
+      // Chunks from here up get their chunks_fts rows later, in bulk (migration 016).
+      const ftsFrom = ftsBacklogFrom(this.db);
+      for (const file of files) ids.push(this.writeOne(repoId, file, indexedAt, ftsFrom));
     })();
     return ids;
   }
 
-  private writeOne(repoId: string, f: ParsedFile, indexedAt: string): number {
+  private writeOne(repoId: string, f: ParsedFile, indexedAt: string, ftsFrom: number): number {
     this.db.prepare('DELETE FROM skipped_files WHERE repo_id = ? AND path = ?').run(repoId, f.path);
     // A file new to the index has nothing to clear (a cold index: four statements fewer per file).
     const before = this.db.prepare('SELECT id FROM files WHERE repo_id = ? AND path = ?').get(repoId, f.path) as { id: number } | undefined;
@@ -75,7 +77,7 @@ export class SqliteFilesStore {
        RETURNING id`,
     ).get(fileUid(repoId, f.path), repoId, f.path, name, f.language, f.size, f.lines, f.hash, Math.trunc(f.mtimeMs),
       f.description, indexedAt, f.generated ? 1 : 0, f.unit) as { id: number };
-    if (before) this.clearChildren(id);
+    if (before) this.clearChildren(id, ftsFrom);
     const insertSymbol = this.db.prepare(
       `INSERT INTO symbols (file_id, name, kind, parent, start_line, end_line, exported, signature, doc)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -98,14 +100,17 @@ export class SqliteFilesStore {
     const pathWords = `${f.path} ${identifierWords(f.path)}`;
     f.chunks.forEach((c, seq) => {
       const { id: chunkId } = insertChunk.get(id, seq, c.startLine, c.endLine, c.symbols.join(' ') || null, c.content) as { id: number };
+      if (chunkId >= ftsFrom) return;
+      // The same words as FTS_FILL_SQL's (bulk) rows.
       const symbolWords = c.symbols.length ? `${c.symbols.join(' ')} ${identifierWords(c.symbols.join(' '))}` : '';
       insertFts.run(chunkId, pathWords, symbolWords, `${c.content}\n${identifierWords(c.content)}`);
     });
     return id;
   }
 
-  private clearChildren(fileId: number): void {
-    this.db.prepare('DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ?)').run(fileId);
+  /** `ftsFrom`: chunks from this id up have no chunks_fts rows to delete (the backlog's; contentless: it must be told exactly). */
+  private clearChildren(fileId: number, ftsFrom = ftsBacklogFrom(this.db)): void {
+    this.db.prepare('DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ? AND id < ?)').run(fileId, ftsFrom);
     this.db.prepare('DELETE FROM chunks WHERE file_id = ?').run(fileId);
     this.db.prepare('DELETE FROM symbols WHERE file_id = ?').run(fileId);
     this.db.prepare('DELETE FROM imports WHERE file_id = ?').run(fileId);
@@ -333,20 +338,64 @@ export class SqliteFilesStore {
 /** What the engine programs against; SqliteFilesStore is the implementation on SQLite. */
 export type FilesStore = Surface<SqliteFilesStore>;
 
+/** The first chunk id of the words index's backlog (migration 016): chunks from it up have no chunks_fts rows; none: past every id. */
+function ftsBacklogFrom(db: Db): number {
+  const row = db.prepare('SELECT from_id AS fromId FROM fts_backlog WHERE id = 1').get() as { fromId: number } | undefined;
+  return row ? row.fromId : Number.MAX_SAFE_INTEGER;
+}
+
+/**
+ * The backlog's chunks_fts rows from the chunks themselves, with the words writeOne gives a row (its path, its
+ * symbols and its text, each followed by their identifiers' sub-words: `loupe_words`, identifierWords).
+ */
+const FTS_FILL_SQL = `INSERT INTO chunks_fts (rowid, path, symbols, body)
+  SELECT c.id, f.path || ' ' || loupe_words(f.path),
+    CASE WHEN c.symbols IS NULL THEN '' ELSE c.symbols || ' ' || loupe_words(c.symbols) END,
+    c.content || char(10) || loupe_words(c.content)
+  FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id >= ? AND c.id < ?`;
+
 /**
  * The trigram index's backlog (migration 015): a large run's chunks get their trigram rows in bulk after
  * its files are written, by `INSERT … SELECT`, a fraction of what the trigger costs per row inside each
  * write slice. SQLite only (not part of FilesStore's surface): the index writer uses it.
  */
 export class TrigramBacklog {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    // For FTS_FILL_SQL: the identifiers' sub-words, as writeOne adds them.
+    db.function('loupe_words', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? identifierWords(text) : ''));
+  }
 
   /**
    * From now on, chunks written get their trigram rows later, in bulk (`fillTrigram`; migration 015): a
    * large run's rows added by `INSERT … SELECT` after its files cost a fraction of a trigger's per row.
+   * Their words index (chunks_fts) rows too (`fillFts`; migration 016).
    */
   deferTrigram(): void {
-    this.db.prepare('INSERT OR IGNORE INTO trigram_backlog (id, from_id) SELECT 1, coalesce(max(id), 0) + 1 FROM chunks').run();
+    this.db.transaction(() => {
+      this.db.prepare('INSERT OR IGNORE INTO trigram_backlog (id, from_id) SELECT 1, coalesce(max(id), 0) + 1 FROM chunks').run();
+      this.db.prepare('INSERT OR IGNORE INTO fts_backlog (id, from_id) SELECT 1, coalesce(max(id), 0) + 1 FROM chunks').run();
+    })();
+  }
+
+  /**
+   * Adds the chunks_fts rows of up to `maxChunks` chunks of the words index's backlog, in one transaction.
+   * `finish`: once every chunk has its rows the backlog goes (writes keep the index row by row again);
+   * otherwise it stays, moved past the last chunk (a run's later files are deferred too). True once every
+   * chunk written so far has its rows.
+   */
+  fillFts(maxChunks: number, finish: boolean): boolean {
+    let caughtUp = false;
+    this.db.transaction(() => {
+      const row = this.db.prepare('SELECT from_id AS fromId FROM fts_backlog WHERE id = 1').get() as { fromId: number } | undefined;
+      if (!row) { caughtUp = true; return; }
+      const top = (this.db.prepare('SELECT coalesce(max(id), 0) AS top FROM chunks').get() as { top: number }).top;
+      const until = Math.min(row.fromId + maxChunks, top + 1);
+      if (until > row.fromId) this.db.prepare(FTS_FILL_SQL).run(row.fromId, until);
+      caughtUp = until > top;
+      if (caughtUp && finish) this.db.prepare('DELETE FROM fts_backlog WHERE id = 1').run();
+      else if (until > row.fromId) this.db.prepare('UPDATE fts_backlog SET from_id = ? WHERE id = 1').run(until);
+    })();
+    return caughtUp;
   }
 
   /**
@@ -374,5 +423,10 @@ export class TrigramBacklog {
   /** Whether chunks are waiting for their trigram rows. */
   pending(): boolean {
     return !!this.db.prepare('SELECT 1 FROM trigram_backlog WHERE id = 1').get();
+  }
+
+  /** Whether chunks are waiting for their words index (chunks_fts) rows. */
+  ftsPending(): boolean {
+    return !!this.db.prepare('SELECT 1 FROM fts_backlog WHERE id = 1').get();
   }
 }

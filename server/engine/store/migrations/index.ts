@@ -9,6 +9,7 @@ import * as skippedFiles from './012-skipped-files';
 import * as graphUnits from './013-graph-units';
 import * as splitAccounts from './014-split-accounts';
 import * as trigramBacklog from './015-trigram-backlog';
+import * as ftsBacklog from './016-fts-backlog';
 import type { Db } from '../db';
 
 export interface Migration {
@@ -35,4 +36,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 13, name: 'graph-units', sql: graphUnits.sql },
   { version: 14, name: 'split-accounts', sql: splitAccounts.sql, before: splitAccounts.copy },
   { version: 15, name: 'trigram-backlog', sql: trigramBacklog.sql },
+  { version: 16, name: 'fts-backlog', sql: ftsBacklog.sql },
 ];
