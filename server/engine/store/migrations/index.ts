@@ -9,6 +9,8 @@ import * as skippedFiles from './012-skipped-files';
 import * as graphUnits from './013-graph-units';
 import * as splitAccounts from './014-split-accounts';
 import * as trigramBacklog from './015-trigram-backlog';
+import * as walkCatalog from './020-walk-catalog';
+import * as filesFingerprint from './021-files-fingerprint';
 import type { Db } from '../db';
 
 export interface Migration {
@@ -35,4 +37,6 @@ export const MIGRATIONS: Migration[] = [
   { version: 13, name: 'graph-units', sql: graphUnits.sql },
   { version: 14, name: 'split-accounts', sql: splitAccounts.sql, before: splitAccounts.copy },
   { version: 15, name: 'trigram-backlog', sql: trigramBacklog.sql },
+  { version: 20, name: 'walk-catalog', sql: walkCatalog.sql },
+  { version: 21, name: 'files-fingerprint', sql: filesFingerprint.sql },
 ];
