@@ -11,6 +11,7 @@ import * as splitAccounts from './014-split-accounts';
 import * as trigramBacklog from './015-trigram-backlog';
 import * as walkCatalog from './020-walk-catalog';
 import * as filesFingerprint from './021-files-fingerprint';
+import * as modelTail from './022-model-tail';
 import type { Db } from '../db';
 
 export interface Migration {
@@ -39,4 +40,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 15, name: 'trigram-backlog', sql: trigramBacklog.sql },
   { version: 20, name: 'walk-catalog', sql: walkCatalog.sql },
   { version: 21, name: 'files-fingerprint', sql: filesFingerprint.sql },
+  { version: 22, name: 'model-tail', sql: modelTail.sql },
 ];
