@@ -109,7 +109,20 @@ test('a walk with the catalog lists only folders whose entries changed, and find
     const again = walkAgain(root, last.catalog);
     assert.ok(again.entries.some((e) => e.relPath === 'cjs/helper/hidden.secret.js'));
     assert.ok(again.listedDirs.includes('cjs/helper'));
-    assert.ok(!again.listedDirs.includes('esm'), 'a folder outside the ignore file\'s reach was listed');
+    assert.ok(!again.listedDirs.includes('client'), 'a folder outside the ignore file\'s reach was listed');
+    last = again;
+  });
+
+  await t.test('a symlink whose target appears later is found, though its folder did not change', async () => {
+    fs.symlinkSync('../late-target.js', path.join(root, 'client', 'late-link.js'));
+    last = walkAgain(root, last.catalog);
+    assert.ok(!last.entries.some((e) => e.relPath === 'client/late-link.js'), 'a broken link was listed');
+    await sleep(TRUST_MARGIN_MS + 200);
+    last = walkAgain(root, last.catalog); // client/ recorded as old enough to trust
+    fs.writeFileSync(path.join(root, 'late-target.js'), 'export const late = 1;\n');
+    const again = walkAgain(root, last.catalog);
+    assert.ok(!again.listedDirs.includes('client'));
+    assert.ok(again.entries.some((e) => e.relPath === 'client/late-link.js'), 'the link to the new file was not found');
   });
 });
 

@@ -201,7 +201,7 @@ export interface CatalogDir {
   at: number;
   /** Its ignore files' stats ('' when it has none; never equal to a stat when they were too recent to trust). */
   ig: string;
-  /** Names kept: plain files, symlinks to files inside the root, folders entered. */
+  /** Names kept: plain files, symlinks (resolved again at each walk), folders entered. */
   files: string[];
   links: string[];
   dirs: string[];
@@ -307,7 +307,9 @@ export function walkWithCatalog(root: string, options: WalkOptions, previous: Wa
       const rel = dirRel ? `${dirRel}/${d.name}` : d.name;
       if (d.isSymbolicLink()) {
         if (isIgnored(rules, rel, false)) continue;
-        if (pushLink(dirAbs, rel, d.name)) record.links.push(d.name);
+        // Kept whatever it points at now: its target may come (or go) without this folder changing.
+        record.links.push(d.name);
+        pushLink(dirAbs, rel, d.name);
         continue;
       }
       const isDir = d.isDirectory();
