@@ -15,7 +15,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function restart(t: import('node:test').TestContext, folder: string, dataDir: string) {
   const cli = await startCli([folder, '--port', '0', '--data-dir', dataDir, '--no-watch'], { LOUPE_API_KEY: KEY, LOUPE_LOG: 'debug' });
   killAtEnd(t, cli.child);
-  const summary = await waitFor(() => /^indexed cjs: .*$/m.exec(cli.stderr())?.[0], 60_000, 'the summary line');
+  // Generous: a first start trains the corpus model, and a shared CI machine can be slow.
+  const summary = await waitFor(() => /^indexed cjs: .*$/m.exec(cli.stderr())?.[0], 240_000, 'the summary line')
+    .catch((error: Error) => { throw new Error(`${error.message}; the CLI said:\n${cli.stderr()}`); });
   const walked = /scanned \S+: (\d+) folder\(s\) listed, (\d+) unchanged/.exec(cli.stderr());
   assert.ok(walked, `no walk line in:\n${cli.stderr()}`);
   const search = async (query: string) => {
