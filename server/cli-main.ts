@@ -85,6 +85,9 @@ async function main(): Promise<void> {
   const log = stderrLogger(settings.logLevel);
   const loupe = await Host.openOrFail(settings, log, fail);
   const { ops, owner } = loupe;
+  // The catch-up run's writer thread (its bundle, its connection) loads while this thread binds the
+  // port and registers the folder: it is what a no-change restart waits for.
+  ops.indexing.warmWriter();
   // On a first start the data dir exists only now (a no-op when cli.ts turned the cache on already).
   enableCompileCache(settings.engine.dataDir);
 

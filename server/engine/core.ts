@@ -225,7 +225,7 @@ export class EngineCore {
     }
     this.ops = new Operations({
       log: this.log, startedAt: this.startedAt, accounts: this.accounts, history: this.history, auth: this.auth,
-      stats: new Stats(this.history.data, this.accounts, Date.now, storage.history), repos: this.repos, queue: this.queue, fileChanges: this.fileChanges,
+      stats: new Stats(this.history.data, this.accounts, Date.now, storage.history), repos: this.repos, queue: this.queue, indexer: this.indexer, fileChanges: this.fileChanges,
       files: this.files, research: this.research, codeOps: new CodeOps(this.research.models, this.accounts), analysis: this.analysis,
       docs: this.docs, search: this.search, editorFacts: new EditorFacts(this.analysis), reposStore: this.reposStore,
       filesStore: this.filesStore, a2aTasks: this.accountSide.stores.a2aTasks, github: this.github,

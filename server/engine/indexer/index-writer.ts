@@ -38,6 +38,8 @@ export interface IndexWriter {
   fillTrigram?(): Promise<void>;
   /** Lets the worker go (its connection, parsers and TypeScript compiler); the next call starts another. */
   release(): Promise<void>;
+  /** Starts the writer's thread now (its bundle and connection), for a run about to begin. */
+  warm?(): void;
   /**
    * The corpus model's vectors, written off the thread that answers (VectorWrites in the writer's
    * thread); absent when the writer is the calling thread, which then embeds as before.
@@ -161,6 +163,12 @@ export class WorkerIndexWriter implements IndexWriter {
   }
   async deferTrigram(): Promise<void> { await this.call('deferTrigram', []); }
   async fillTrigram(): Promise<void> { await this.call('fillTrigram', []); }
+
+  /** The thread starts loading while the caller goes on (a restart's catch-up run then finds it ready). */
+  warm(): void {
+    if (this.worker) return;
+    this.idle(this.ensure());
+  }
 
   async release(): Promise<void> {
     const worker = this.worker;

@@ -5,7 +5,8 @@ import type { ParsedFile } from '../types';
 import { FileParser } from './parse-file';
 import { resetTreeSitterResolution, resolveTreeSitterImport } from './parse-tree-sitter';
 import { detectLanguage } from './languages';
-import { isIndexable, walk, type WalkEntry, type WalkOptions } from './walk';
+import { catalogBytes, catalogFrom, isIndexable, walk, walkWithCatalog, type WalkEntry, type WalkOptions } from './walk';
+import type { WalkCatalogStore } from '../store/walk-catalog-store';
 import { ChangedNames, NAME_LOOKUP_LANGUAGES, providedNames } from './name-references';
 import { providedNow } from './parsed-batch';
 import fs from 'node:fs';
@@ -38,6 +39,8 @@ export interface Scan {
   skipped: [string, SkippedFile][];
   unchanged?: number;
   stillSkipped?: number;
+  /** Folders the walk listed, and folders whose entries it took from the last walk's catalog. */
+  folders?: { listed: number; trusted: number };
 }
 
 /** Where a run's progress stands when a write begins (files_done is moved with each commit). */
@@ -65,6 +68,8 @@ export class IndexWrites {
     private readonly transaction: (work: () => void) => void = (work) => work(),
     /** The trigram index filled in bulk after a large run's files (SQLite; absent: the trigger keeps it). */
     private readonly trigram?: TrigramBacklog,
+    /** The last walk of each folder (migration 020): a walk then lists only folders that changed. */
+    private readonly catalog?: WalkCatalogStore,
   ) {}
 
   /** Chunks written from now on get their trigram rows in fillTrigram(), in bulk (migration 015). */
@@ -95,7 +100,8 @@ export class IndexWrites {
     const skipped = this.files.skipped(repoId);
     let unchanged = 0;
     let stillSkipped = 0;
-    for (const e of walk(root, this.options)) {
+    const { walked, folders } = this.walk(repoId, root);
+    for (const e of walked) {
       // As the Indexer decides: the index's fingerprint, else the skipped list's.
       const fp = known.get(e.relPath) ?? skipped.get(e.relPath);
       if (fp && fp.size === e.size && fp.mtimeMs === e.mtimeMs) {
@@ -106,7 +112,15 @@ export class IndexWrites {
       }
       entries.push(e);
     }
-    return { entries, known: [...known], skipped: [...skipped], unchanged, stillSkipped };
+    return { entries, known: [...known], skipped: [...skipped], unchanged, stillSkipped, folders };
+  }
+
+  /** The folder's files: with a catalog, only folders whose entries may have changed are listed (walk.ts). */
+  private walk(repoId: string, root: string): { walked: WalkEntry[]; folders?: Scan['folders'] } {
+    if (!this.catalog) return { walked: walk(root, this.options) };
+    const w = walkWithCatalog(root, this.options, catalogFrom(this.catalog.load(repoId)));
+    if (w.changed) this.transaction(() => this.catalog!.save(repoId, catalogBytes(w.catalog)));
+    return { walked: w.entries, folders: { listed: w.listed, trusted: w.trusted } };
   }
 
   /**

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import v8 from 'node:v8';
 import ignore, { type Ignore } from 'ignore';
 
 export interface WalkEntry {
@@ -180,4 +181,186 @@ function safeRealpath(p: string): string | null {
 
 function safeStat(p: string): fs.Stats | null {
   try { return fs.statSync(p); } catch { return null; }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The walk with a catalog: a folder whose listing has not changed since the last walk is not listed
+// again. A folder's mtime and ctime move when an entry is added, removed or renamed in it (not when a
+// file's content changes, which each file's own stat shows: every file is still stat'ed once), so
+// the last walk's kept entries of a folder whose mtime and ctime are what they were then are its
+// entries now. Its ignore files are stat'ed too: when one changed (or a folder's own listing
+// changed), everything below it is listed again, since the rules below may differ.
+
+/** What the last walk kept of one folder. */
+export interface CatalogDir {
+  /** The folder's inode, mtime and ctime (ms) before it was listed. */
+  i: number;
+  m: number;
+  c: number;
+  /** When it was stat'ed (ms, this machine's clock). */
+  at: number;
+  /** Its ignore files' stats ('' when it has none; never equal to a stat when they were too recent to trust). */
+  ig: string;
+  /** Names kept: plain files, symlinks (resolved again at each walk), folders entered. */
+  files: string[];
+  links: string[];
+  dirs: string[];
+}
+
+/** The last walk of one folder (root and options in `key`), by repository-relative folder path ('' the root). */
+export interface WalkCatalog {
+  key: string;
+  dirs: Record<string, CatalogDir>;
+}
+
+export interface CatalogWalk {
+  entries: WalkEntry[];
+  catalog: WalkCatalog;
+  /** Folders listed (readdir) and folders taken from the catalog. */
+  listed: number;
+  trusted: number;
+  /** The catalog differs from the one given. */
+  changed: boolean;
+}
+
+/**
+ * A folder's entries are trusted only when its mtime and ctime were older than the stat that recorded
+ * them by this much: a file added in the same tick of a coarse clock (1 s on some file systems, 2 s on
+ * FAT) as that stat would leave them equal, and a listing that raced with it could have missed it.
+ */
+export const TRUST_MARGIN_MS = 2_000;
+
+const catalogKey = (absRoot: string, options: WalkOptions) =>
+  JSON.stringify([1, absRoot, DEFAULT_IGNORES, options.ignoreGlobs ?? [], [...(options.excludeDirs ?? [])].map((d) => path.resolve(d)).sort()]);
+
+/**
+ * walk() that lists only the folders whose entries may have changed since `previous` (the catalog the
+ * last walk of this root with these options returned; null: every folder is listed). Same entries as
+ * walk(); each file is stat'ed once, each folder once, each ignore file once.
+ */
+export function walkWithCatalog(root: string, options: WalkOptions, previous: WalkCatalog | null): CatalogWalk {
+  const absRoot = fs.realpathSync(root);
+  const key = catalogKey(absRoot, options);
+  const before = previous && previous.key === key ? previous.dirs : null;
+  const excluded = new Set((options.excludeDirs ?? []).map((d) => path.resolve(d)));
+  const entries: WalkEntry[] = [];
+  const dirs: Record<string, CatalogDir> = {};
+  const base: Rules = { base: '', ig: ignore().add(DEFAULT_IGNORES).add(options.ignoreGlobs ?? []) };
+  let listed = 0;
+  let trusted = 0;
+  let changed = !before;
+
+  const pushFile = (dirAbs: string, rel: string, name: string) => {
+    const stat = safeStat(path.join(dirAbs, name));
+    if (stat?.isFile()) entries.push({ relPath: rel, size: stat.size, mtimeMs: Math.trunc(stat.mtimeMs) });
+  };
+  /** A symlink's target, when it is a file inside the root (linked folders are not entered). */
+  const pushLink = (dirAbs: string, rel: string, name: string): boolean => {
+    const target = safeRealpath(path.join(dirAbs, name));
+    if (!target || !isInside(absRoot, target)) return false;
+    const stat = safeStat(target);
+    if (!stat?.isFile()) return false;
+    entries.push({ relPath: rel, size: stat.size, mtimeMs: Math.trunc(stat.mtimeMs) });
+    return true;
+  };
+
+  /** `rules()` gives the rules that apply in this folder, read only when a folder below has to be listed. */
+  const visit = (dirRel: string, dirAbs: string, parentRules: () => Rules[], trust: boolean) => {
+    const at = Date.now();
+    const st = safeStat(dirAbs);
+    if (!st?.isDirectory()) return; // gone (or no longer a folder) since its parent was listed
+    const prev = trust ? before?.[dirRel] : undefined;
+    const stampOf = (names: readonly string[]) => ignoreStamp(dirAbs, names, at);
+    // The ignore files' stamp, when the folder had any (none added or removed: the folder's mtime would show it).
+    const stamp = prev && prev.ig !== '' ? stampOf(IGNORE_FILES) : '';
+    if (prev && st.ino === prev.i && st.mtimeMs === prev.m && st.ctimeMs === prev.c
+      && Math.max(prev.m, prev.c) <= prev.at - TRUST_MARGIN_MS && stamp === prev.ig) {
+      trusted++;
+      dirs[dirRel] = prev;
+      let rules: Rules[] | null = null;
+      const here = () => (rules ??= withLocal(parentRules(), dirAbs, dirRel, prev.ig !== ''));
+      for (const name of prev.files) pushFile(dirAbs, dirRel ? `${dirRel}/${name}` : name, name);
+      for (const name of prev.links) pushLink(dirAbs, dirRel ? `${dirRel}/${name}` : name, name);
+      for (const name of prev.dirs) {
+        const rel = dirRel ? `${dirRel}/${name}` : name;
+        visit(rel, path.join(dirAbs, name), here, true);
+      }
+      return;
+    }
+    // Listed: this folder's entries, or its rules, may have changed; so may the rules of all below.
+    listed++;
+    changed = true;
+    let dirents: fs.Dirent[];
+    try {
+      dirents = fs.readdirSync(dirAbs, { withFileTypes: true });
+    } catch {
+      return; // unreadable folder: skip it, keep the rest
+    }
+    const ignoreNames = dirents.filter((d) => IGNORE_FILES.includes(d.name)).map((d) => d.name);
+    const rules = withLocal(parentRules(), dirAbs, dirRel, ignoreNames.length > 0);
+    const record: CatalogDir = { i: st.ino, m: st.mtimeMs, c: st.ctimeMs, at, ig: ignoreNames.length ? stampOf(IGNORE_FILES) : '', files: [], links: [], dirs: [] };
+    // The folders below keep their trust when the rules here are the ones their entries were kept under.
+    const rulesKept = !!prev && record.ig === prev.ig;
+    dirs[dirRel] = record;
+    const subdirs: string[] = [];
+    for (const d of dirents) {
+      const rel = dirRel ? `${dirRel}/${d.name}` : d.name;
+      if (d.isSymbolicLink()) {
+        if (isIgnored(rules, rel, false)) continue;
+        // Kept whatever it points at now: its target may come (or go) without this folder changing.
+        record.links.push(d.name);
+        pushLink(dirAbs, rel, d.name);
+        continue;
+      }
+      const isDir = d.isDirectory();
+      if ((!isDir && !d.isFile()) || isIgnored(rules, rel, isDir)) continue;
+      if (isDir) {
+        if (excluded.has(path.join(dirAbs, d.name))) continue;
+        record.dirs.push(d.name);
+        subdirs.push(d.name);
+      } else {
+        record.files.push(d.name);
+        pushFile(dirAbs, rel, d.name);
+      }
+    }
+    for (const name of subdirs) visit(dirRel ? `${dirRel}/${name}` : name, path.join(dirAbs, name), () => rules, rulesKept);
+  };
+  visit('', absRoot, () => [base], true);
+  if (before && !changed) changed = Object.keys(before).length !== Object.keys(dirs).length;
+  return { entries, catalog: { key, dirs }, listed, trusted, changed };
+}
+
+/** The rules of a folder: its parent's, with its own ignore files when it has any. */
+function withLocal(parent: Rules[], dirAbs: string, dirRel: string, hasFiles: boolean): Rules[] {
+  const local = hasFiles ? readIgnoreFiles(dirAbs, dirRel) : null;
+  return local ? [...parent, local] : parent;
+}
+
+/**
+ * The stats of a folder's ignore files as one string (size, mtime, ctime of each present). One too
+ * recent to trust (see TRUST_MARGIN_MS) makes a stamp no later stat equals, so the folder is listed again.
+ */
+function ignoreStamp(dirAbs: string, names: readonly string[], at: number): string {
+  let stamp = '';
+  for (const name of names) {
+    const st = safeStat(path.join(dirAbs, name));
+    if (!st) continue;
+    if (Math.max(st.mtimeMs, st.ctimeMs) > at - TRUST_MARGIN_MS) return `recent:${at}:${Math.random()}`;
+    stamp += `${name}:${st.size}:${st.mtimeMs}:${st.ctimeMs};`;
+  }
+  return stamp;
+}
+
+/** A catalog as bytes (v8's serializer: ~1 ms a thousand folders) and back; null when not one. */
+export function catalogBytes(catalog: WalkCatalog): Buffer {
+  return v8.serialize(catalog);
+}
+export function catalogFrom(bytes: Buffer | null): WalkCatalog | null {
+  if (!bytes) return null;
+  try {
+    const value = v8.deserialize(bytes) as WalkCatalog;
+    return value && typeof value.key === 'string' && value.dirs && typeof value.dirs === 'object' ? value : null;
+  } catch {
+    return null;
+  }
 }

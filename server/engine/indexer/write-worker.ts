@@ -8,6 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { openWriterConnection, shareWriteTurns, WriteTurns } from '../store/db';
 import { SqliteFilesStore, TrigramBacklog } from '../store/files-store';
 import { SqliteReposStore } from '../store/repos-store';
+import { WalkCatalogStore } from '../store/walk-catalog-store';
 import { IndexWrites, type WriteOptions } from './index-writes';
 import { LoupeError } from '../errors';
 import { storageError } from '../store/storage-errors';
@@ -34,7 +35,7 @@ const db = openWriterConnection(file);
 db.pragma(`max_page_count = ${Math.trunc(maxPageCount)}`);
 // Each transaction waits while the main connection writes (a charge, a repository's state).
 shareWriteTurns(db, new WriteTurns('writer', turns));
-const writes = new IndexWrites(new SqliteReposStore(db), new SqliteFilesStore(db), options, (work) => db.transaction(work)(), new TrigramBacklog(db));
+const writes = new IndexWrites(new SqliteReposStore(db), new SqliteFilesStore(db), options, (work) => db.transaction(work)(), new TrigramBacklog(db), new WalkCatalogStore(db));
 // The corpus model's vectors: the chunks read, embedded and written here (the derived phase and the catch-up after an edit).
 let vectors: VectorWrites | null = null;
 const vectorWrites = () => (vectors ??= new VectorWrites(new SqliteVectorsStore(db)));

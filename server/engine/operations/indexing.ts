@@ -27,6 +27,11 @@ export class IndexingOperations {
     return this.e.reposStore.all().some((r) => r.rootPath === folder && r.state === 'ready');
   }
 
+  /** Starts the index writer's thread now, ahead of the runs a start is about to queue (the CLI's catch-up). */
+  warmWriter(): void {
+    this.e.indexer.warm();
+  }
+
   /** Re-queues repositories whose indexing was interrupted (a crash, a kill, a pause). */
   resumeInterrupted(): RepoRecord[] {
     return this.e.repos.resumeInterrupted();

@@ -30,6 +30,8 @@ export interface EngineParts {
   stats: Stats;
   repos: Repositories;
   queue: IndexQueue;
+  /** The local indexer's writer thread, started ahead of a run (the CLI's catch-up). */
+  indexer: { warm(): void };
   fileChanges: FileChanges;
   files: Files;
   research: Research;

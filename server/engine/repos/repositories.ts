@@ -159,9 +159,11 @@ export class Repositories {
       repo = local.getByUrl(location.url)!;
     }
     local.grantAccess(userId, repo.id);
-    // Best effort: the engine may have closed (its database with it) before git answers.
-    void headOf(location.path).then((h) => h.branch && local.setBranch(repo.id, h.branch)).catch(() => {});
     this.queue.enqueue(repo.id);
+    // Best effort: the engine may have closed (its database with it) before git answers. After the run's
+    // first steps: spawning git holds this thread (61–307 ms in a restart's profile at load 16–24), and
+    // the catch-up run's walk, which a restart waits for, is posted to the writer's thread first.
+    setImmediate(() => void headOf(location.path).then((h) => h.branch && local.setBranch(repo.id, h.branch)).catch(() => {}));
     return repo;
   }
 

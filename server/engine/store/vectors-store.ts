@@ -46,7 +46,8 @@ export class SqliteVectorsStore {
       const key = `${h.id}/${h.provider}/${h.name}/${h.dims}`;
       let tail = this.tails.get(key);
       if (!tail) {
-        tail = this.db.prepare('SELECT trained_chunks AS trainedChunks, created_at AS createdAt FROM embedding_models WHERE id = ?').get(h.id) as
+        // From the index beside the id (migration 022), not the row: that would walk the data's overflow pages.
+        tail = this.db.prepare('SELECT trained_chunks AS trainedChunks, created_at AS createdAt FROM embedding_models INDEXED BY embedding_models_tail WHERE id = ?').get(h.id) as
           { trainedChunks: number; createdAt: string } | undefined;
         if (!tail) return null; // dropped meanwhile
         this.tails.set(key, tail);
