@@ -1,7 +1,7 @@
 import type { Db } from './db';
 
 /**
- * The last walk of a repository's folder, as bytes (migration 020; indexer/walk.ts says what they hold).
+ * The last walk of a repository's folder, as bytes (migration 017; indexer/walk.ts says what they hold).
  * Written by the index writer after a walk that changed it; a repository's row goes with it.
  */
 export class WalkCatalogStore {

@@ -10,10 +10,9 @@ import * as graphUnits from './013-graph-units';
 import * as splitAccounts from './014-split-accounts';
 import * as trigramBacklog from './015-trigram-backlog';
 import * as ftsBacklog from './016-fts-backlog';
-
-import * as walkCatalog from './020-walk-catalog';
-import * as filesFingerprint from './021-files-fingerprint';
-import * as modelTail from './022-model-tail';
+import * as walkCatalog from './017-walk-catalog';
+import * as filesFingerprint from './018-files-fingerprint';
+import * as modelTail from './019-model-tail';
 import type { Db } from '../db';
 
 export interface Migration {
@@ -42,7 +41,7 @@ export const MIGRATIONS: Migration[] = [
   { version: 15, name: 'trigram-backlog', sql: trigramBacklog.sql },
   { version: 16, name: 'fts-backlog', sql: ftsBacklog.sql },
 
-  { version: 20, name: 'walk-catalog', sql: walkCatalog.sql },
-  { version: 21, name: 'files-fingerprint', sql: filesFingerprint.sql },
-  { version: 22, name: 'model-tail', sql: modelTail.sql },
+  { version: 17, name: 'walk-catalog', sql: walkCatalog.sql },
+  { version: 18, name: 'files-fingerprint', sql: filesFingerprint.sql },
+  { version: 19, name: 'model-tail', sql: modelTail.sql },
 ];
