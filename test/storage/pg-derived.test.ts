@@ -251,10 +251,11 @@ test('file docs in batches equal the docs built one file at a time, in a few rou
     await db.query('DELETE FROM file_docs');
     let statements = 0;
     const counted: PgConnection = { query: (text, values) => { statements++; return db.query(text, values); }, transaction: (work) => db.transaction(work) };
-    const batched = new FileDocs(stores.analysis, stores.analysis, stores.files, ctx, silentLogger, pending, new PgDocsStore(sqlOf(counted)));
+    const cs = openPgIndexStores(counted); // every store the docs are read and written through is counted
+    const batched = new FileDocs(cs.analysis, cs.analysis, cs.files, ctx, silentLogger, pending, new PgDocsStore(sqlOf(counted)));
     await run(batched.update(repoId, new AbortController().signal));
     const batches = Math.ceil(single.length / 64);
-    assert.ok(statements <= 5 * batches, `${statements} statements for ${single.length} docs in ${batches} batch(es)`);
+    assert.ok(statements >= batches && statements <= 5 * batches, `${statements} statements for ${single.length} docs in ${batches} batch(es)`);
     const strip = (rows: Record<string, unknown>[]) => rows.map((r) => ({ ...r }));
     assert.deepEqual(strip(await docsOf()), strip(single), 'the same docs');
     assert.equal((await pending(repoId)).length, 0);
