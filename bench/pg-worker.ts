@@ -120,13 +120,21 @@ async function main(): Promise<void> {
     }
     if (values.part !== 'cold') {
       const four = Array.from({ length: 4 }, () => copies(1));
+      const one: number[] = [], two: number[] = [], ratios: number[] = [];
       for (let r = 0; r < rounds; r++) {
-        for (const workers of [1, 2]) {
+        // Side by side: the order alternates between rounds, so a load that drifts favours neither.
+        const order = r % 2 ? [2, 1] : [1, 2];
+        const ms: Record<number, number> = {};
+        for (const workers of order) {
           const l = load();
           const p = await pgRun(cluster, four, workers);
+          ms[workers] = p.ms;
           console.log(`four repositories (phaser src each), ${workers} worker(s): ${(p.ms / 1000).toFixed(1)} s [${p.files} files, load ${l} -> ${load()}]`);
         }
+        one.push(ms[1]!); two.push(ms[2]!); ratios.push(ms[2]! / ms[1]!);
+        console.log(`  round ${r + 1}: two workers / one = ${(ms[2]! / ms[1]!).toFixed(2)}`);
       }
+      console.log(`four repositories, median of ${rounds}: one worker ${(median(one) / 1000).toFixed(1)} s | two ${(median(two) / 1000).toFixed(1)} s | two/one (median of the paired ratios) ${median(ratios).toFixed(2)}`);
     }
   } finally {
     await cluster.stop();

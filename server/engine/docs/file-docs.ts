@@ -2,7 +2,7 @@ import type { Logger } from '../log';
 import type { AnalysisStore } from '../store/analysis-store';
 import type { FilesStore } from '../store/files-store';
 import type { Async } from '../store/surface';
-import type { FileRecord } from '../types';
+import type { FileRecord, ParsedImport, ParsedSymbol } from '../types';
 import type { DerivedIndex, IndexProgress } from '../indexer/derived-index';
 import type { AnalysisContext } from '../analysis/context';
 import type { ImportGraph } from '../analysis/import-graph';
@@ -31,6 +31,14 @@ export type FileDocAnswer =
  */
 /** Docs built at once by `update` over a remote store (each is a few round trips). */
 const DOCS_IN_FLIGHT = 8;
+/** Docs read and written together by `update` given a batch store (four reads and one write per batch). */
+const DOCS_BATCH = 64;
+
+/** Reads docs' inputs and writes docs for many files at once (the team server's PgDocsStore). */
+export interface DocBatches {
+  inputs(repoId: string, fileIds: number[]): Promise<{ record: FileRecord; text: string; symbols: (ParsedSymbol & { id: number })[]; imports: ParsedImport[] }[]>;
+  put(docs: { fileId: number; sourceHash: string; generator: string; doc: string }[]): Promise<void>;
+}
 
 export class FileDocs implements DerivedIndex {
   readonly name = 'docs';
@@ -44,7 +52,7 @@ export class FileDocs implements DerivedIndex {
    * so it answers over SQLite and PostgreSQL. `files` is where a doc's file is read from to build it.
    * `pending`: the files whose doc is missing or stale; given, `update` builds every one of them (the
    * team server's worker builds all docs ahead of requests), else only the stale ones (docs are made
-   * when first asked for).
+   * when first asked for). `batches`: `update` reads and writes DOCS_BATCH docs at a time through it.
    */
   constructor(
     private readonly store: AnalysisStore | Async<AnalysisStore>,
@@ -53,6 +61,7 @@ export class FileDocs implements DerivedIndex {
     private readonly analysis: Pick<AnalysisContext, 'graph' | 'entries'>,
     private readonly log: Logger,
     private readonly pending?: (repoId: string) => Promise<{ fileId: number }[]>,
+    private readonly batches?: DocBatches,
   ) {}
 
   setNarrator(narrator: DocNarrator | null): void {
@@ -78,6 +87,19 @@ export class FileDocs implements DerivedIndex {
   async *update(repoId: string, signal: AbortSignal): AsyncGenerator<IndexProgress> {
     const stale = this.pending ? await this.pending(repoId) : await this.store.staleDocs(repoId);
     let done = 0;
+    if (this.batches) {
+      for (let i = 0; i < stale.length; i += DOCS_BATCH) {
+        if (signal.aborted) return;
+        const ids = stale.slice(i, i + DOCS_BATCH).map((s) => s.fileId);
+        const inputs = await this.batches.inputs(repoId, ids);
+        const docs = [];
+        for (const input of inputs) docs.push({ fileId: input.record.id, sourceHash: input.record.hash, ...await this.build(input, signal) });
+        await this.batches.put(docs);
+        done += ids.length;
+        yield { index: this.name, done, total: stale.length };
+      }
+      return;
+    }
     // Over a remote store each doc is a few round trips: several are built at once.
     const width = this.pending ? DOCS_IN_FLIGHT : 1;
     for (let i = 0; i < stale.length; i += width) {
@@ -113,18 +135,27 @@ export class FileDocs implements DerivedIndex {
     const record = await this.files.getByPath(repoId, path);
     if (!record) return;
     const [text, symbols, imports] = await Promise.all([this.files.content(record.id), this.files.symbols(record.id), this.files.imports(record.id)]);
-    const doc = buildStaticDoc(record, symbols, imports, text);
+    const { generator, doc } = await this.build({ record, text, symbols, imports }, signal);
+    // The file may have changed while a narrator ran: store the hash the doc was built from.
+    await this.store.putFileDoc(record.id, record.hash, generator, doc);
+  }
+
+  /** A file's doc (JSON) and what made it: static analysis, and the narrator's text when there is one. */
+  private async build(
+    input: { record: FileRecord; text: string; symbols: (ParsedSymbol & { id: number })[]; imports: ParsedImport[] }, signal: AbortSignal,
+  ): Promise<{ generator: string; doc: string }> {
+    const { record, text } = input;
+    const doc = buildStaticDoc(record, input.symbols, input.imports, text);
     let generator = 'static';
     if (this.narrator) {
       try {
-        const narrative = await this.narrator.narrate({ path, text, facts: doc }, signal);
+        const narrative = await this.narrator.narrate({ path: record.path, text, facts: doc }, signal);
         if (narrative) { doc.narrative = narrative; generator = this.narrator.id; }
       } catch (error) {
-        this.log.warn(`the narrator ${this.narrator.id} failed for ${path}; keeping static docs:`, error as Error);
+        this.log.warn(`the narrator ${this.narrator.id} failed for ${record.path}; keeping static docs:`, error as Error);
       }
     }
-    // The file may have changed while a narrator ran: store the hash the doc was built from.
-    await this.store.putFileDoc(record.id, record.hash, generator, JSON.stringify(doc));
+    return { generator, doc: JSON.stringify(doc) };
   }
 
   private async pathOf(repoId: string, fileId: number): Promise<string | null> {

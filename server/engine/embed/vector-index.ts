@@ -48,6 +48,26 @@ const NEWEST_WINDOW = 512;
 export interface ActiveModel { id: number; embedder: Embedder; row: EmbeddingModelRow }
 
 /**
+ * Locks that several processes writing one index take around a vector update (the team server's
+ * workers: PostgreSQL advisory locks). `shared` is held while one repository's chunks are embedded into
+ * the active model (other holders embed other repositories at the same time); `exclusive` while a model
+ * is chosen, trained, filled for every repository, activated or retired. Each resolves to its release,
+ * or null when the signal aborted the wait.
+ */
+export interface VectorLocks {
+  shared(signal: AbortSignal): Promise<(() => Promise<void>) | null>;
+  exclusive(signal: AbortSignal): Promise<(() => Promise<void>) | null>;
+}
+
+/**
+ * A store whose KNN runs on an index of its own (pgvector's HNSW) for a model: a search asks it, and
+ * nothing of that model is held in memory (PgVectorsStore.indexedKnn).
+ */
+interface IndexedKnn { indexedKnn(modelId: number): Promise<boolean> }
+const indexedKnnOf = (reads: object): IndexedKnn | null =>
+  typeof (reads as Partial<IndexedKnn>).indexedKnn === 'function' ? reads as IndexedKnn : null;
+
+/**
  * Chunk vectors as a DerivedIndex. After each index update it embeds the chunks that have no vector
  * in the current model (so a killed process resumes), in batches committed one by one. A new model
  * (a retrained corpus model, or another provider) is filled in the background while search keeps
@@ -89,6 +109,8 @@ export class VectorIndex implements DerivedIndex {
   private trusted: () => boolean = () => false;
   /** The index writer's thread, which reads, embeds and writes the corpus model's vectors when there is one. */
   private writer: VectorWriter | null = null;
+  /** Cross-process locks around updates (the team server's workers), see `useLocks`. */
+  private locks: VectorLocks | null = null;
 
   /** What a search reads (the model rows, a model's data, KNN) through: the async surface, so it may be PostgreSQL's. */
   private readonly reads: Async<VectorsStore>;
@@ -140,6 +162,15 @@ export class VectorIndex implements DerivedIndex {
     let floats = 0;
     for (const m of this.repoMemory.values()) floats += m.data.length;
     return { repos: this.repoMemory.size, floats };
+  }
+
+  /**
+   * Several processes write this index (the team server's workers): an update embeds its repository
+   * into the active model under `locks.shared` (workers fill different repositories at once), and takes
+   * `locks.exclusive` only to choose, train, build, activate or retire a model.
+   */
+  useLocks(locks: VectorLocks): void {
+    this.locks = locks;
   }
 
   /** The indexer's writer: with a thread of its own, the corpus model's vectors are made there. */
@@ -207,6 +238,8 @@ export class VectorIndex implements DerivedIndex {
    */
   private async nearestRemote(model: ActiveModel, query: Float32Array, repoIds: string[], k: number): Promise<{ chunkId: number; distance: number }[]> {
     if (!this.options.memoryFloats || !this.trusted()) return this.reads.nearest(model.id, query, repoIds, k);
+    // pgvector: the database answers from its HNSW index; this process holds none of the vectors.
+    if (await indexedKnnOf(this.reads)?.indexedKnn(model.id)) return this.reads.nearest(model.id, query, repoIds, k);
     const held: { modelId: number; ids: Int32Array; data: Float32Array }[] = [];
     const rest: string[] = [];
     for (const repoId of repoIds) {
@@ -340,6 +373,10 @@ export class VectorIndex implements DerivedIndex {
     try {
       // Announced before the model is (re)trained, which can take seconds before the first batch.
       yield { index: this.name, done: 0, total: 0 };
+      if (this.locks) {
+        yield* this.updateLocked(this.locks, repoId, signal);
+        return;
+      }
       let target: ActiveModel;
       try {
         target = await this.target(signal);
@@ -354,6 +391,47 @@ export class VectorIndex implements DerivedIndex {
       if (!signal.aborted) await this.finish(target.id);
     } finally {
       release();
+    }
+  }
+
+  /**
+   * An update beside other processes: under the shared lock, a repository whose model needs no change
+   * (the active one, not due for retraining) is filled; anything else (a first model, a retraining, a
+   * half-built model, retired ones to drop) is done as without locks, under the exclusive lock.
+   */
+  private async *updateLocked(locks: VectorLocks, repoId: string, signal: AbortSignal): AsyncGenerator<IndexProgress> {
+    const shared = await locks.shared(signal);
+    if (!shared) return;
+    let filled = false;
+    let retired = false;
+    try {
+      const live = await this.writes.models();
+      const target = await this.existingTarget(live.filter((m) => m.state !== 'retired'));
+      if (target?.row.state === 'active') {
+        yield* this.fill(target, repoId, signal);
+        filled = true;
+        retired = live.some((m) => m.state === 'retired');
+      }
+    } finally {
+      await shared();
+    }
+    if (signal.aborted || (filled && !retired)) return;
+    const exclusive = await locks.exclusive(signal);
+    if (!exclusive) return;
+    try {
+      let target: ActiveModel;
+      try {
+        target = await this.target(signal);
+      } catch (error) {
+        if (signal.aborted) return;
+        throw error;
+      }
+      yield* this.fill(target, repoId, signal);
+      if (signal.aborted) return;
+      if (target.row.state === 'building') yield* this.fill(target, null, signal);
+      if (!signal.aborted) await this.finish(target.id);
+    } finally {
+      await exclusive();
     }
   }
 
@@ -491,6 +569,21 @@ export class VectorIndex implements DerivedIndex {
     }
     this.embedders.set(row.id, embedder);
     return { id: row.id, row, embedder };
+  }
+
+  /**
+   * The corpus model new vectors go into when it needs no change (exists, and is not due for training),
+   * else null. Other providers: null (their target is made by `target`, which also makes their embedder:
+   * their updates take the exclusive lock).
+   */
+  private async existingTarget(live: EmbeddingModelRow[]): Promise<ActiveModel | null> {
+    if (this.config.kind !== 'corpus') return null;
+    const current = live.filter((m) => m.provider === 'corpus').pop();
+    if (!current) return null;
+    const chunks = this.writer ? await this.writer.chunkCount() : await this.writes.chunkCount();
+    const wantsTraining = chunks >= this.options.minTrainChunks
+      && (current.name === 'hashed' || chunks >= current.trainedChunks * this.options.retrainGrowth);
+    return wantsTraining ? null : this.lazy(current);
   }
 
   private async corpusTarget(live: EmbeddingModelRow[], signal?: AbortSignal): Promise<ActiveModel> {

@@ -40,6 +40,8 @@ import type { EmbedderConfig } from '../embed/embedder';
 import { FileDocs } from '../docs/file-docs';
 import { GraphCache } from '../analysis/import-graph';
 import { announceRepository } from './notify';
+import { PgDocsStore } from '../store/pg/docs-store';
+import { sqlOf } from '../store/pg/sql';
 
 export const INDEX_TASK = 'index_repository';
 export interface IndexJobPayload { repoId: string }
@@ -83,8 +85,52 @@ export interface IndexWorker {
 
 /** Session advisory locks of the index worker: (namespace, hashtext(repo id)). */
 const LOCK_NAMESPACE = 0x6c6f7570;
-/** The vectors' lock (namespace, 0): one worker at a time chooses, trains, fills and activates models. */
+/**
+ * The vectors' lock (namespace, 0), a session advisory lock on a connection of its own: held shared while
+ * a worker embeds one repository into the active model (workers embed different repositories at once),
+ * exclusive while one chooses, trains, builds, activates or retires a model (VectorIndex.useLocks).
+ */
 const VECTORS_LOCK = 0x6c6f7576;
+/** How long one wait for the vectors' lock blocks before the job's abort signal is looked at again. */
+const VECTORS_LOCK_WAIT_MS = 500;
+
+/**
+ * Takes the vectors' lock in `mode`, waiting in line (a blocking lock request queues, so a worker waiting
+ * for the exclusive lock is not starved by shared holders that keep coming), looking at `signal` every
+ * VECTORS_LOCK_WAIT_MS (lock_timeout). Resolves to its release, or null if aborted while waiting.
+ */
+export async function vectorsLock(db: PgDb, mode: 'shared' | 'exclusive', signal: AbortSignal): Promise<(() => Promise<void>) | null> {
+  const client = await db.pool.connect();
+  const suffix = mode === 'shared' ? '_shared' : '';
+  try {
+    await client.query(`SET lock_timeout = ${VECTORS_LOCK_WAIT_MS}`);
+    for (;;) {
+      if (signal.aborted) {
+        await client.query('RESET lock_timeout');
+        client.release();
+        return null;
+      }
+      try {
+        await client.query(`SELECT pg_advisory_lock${suffix}($1, 0)`, [VECTORS_LOCK]);
+        break;
+      } catch (error) {
+        if ((error as { code?: string }).code !== '55P03') throw error; // lock_timeout: look at the signal, wait again
+      }
+    }
+    await client.query('RESET lock_timeout');
+  } catch (error) {
+    client.release(error as Error); // the connection (and any lock it took) is closed
+    throw error;
+  }
+  return async () => {
+    try {
+      await client.query(`SELECT pg_advisory_unlock${suffix}($1, 0)`, [VECTORS_LOCK]);
+      client.release();
+    } catch (error) {
+      client.release(error as Error); // closing the session lets the lock go
+    }
+  };
+}
 
 export async function startIndexWorker(options: IndexWorkerOptions): Promise<IndexWorker> {
   const log = options.log;
@@ -94,37 +140,25 @@ export async function startIndexWorker(options: IndexWorkerOptions): Promise<Ind
   const db = new PgDb({ url: options.url, max: 2 + 2 * concurrency });
   await migratePg(db, PG_MIGRATIONS);
   await db.query(`CREATE TABLE IF NOT EXISTS loupe_worker_heartbeats (worker_id text PRIMARY KEY, seen_at timestamptz NOT NULL)`);
-  const stores = openPgIndexStores(db, { vectors: 'bytea' });
+  // pgvector (vector(n), HNSW) when the extension is installed or can be created, else bytea.
+  const stores = openPgIndexStores(db);
   const utils = await makeWorkerUtils({ connectionString: options.url });
   await utils.migrate();
 
   // The derived indexes, shared by this process's jobs (the vector index serialises its updates).
   const vectors = new VectorIndex(null, log, options.embedder ?? { kind: 'corpus' }, { memoryFloats: 0 }, stores.vectors);
+  vectors.useLocks({ shared: (signal) => vectorsLock(db, 'shared', signal), exclusive: (signal) => vectorsLock(db, 'exclusive', signal) });
+  log.info(`index worker: vectors as ${await stores.vectors.storage()}`);
   // The worker is the repository's only writer while it holds its lock: its graph is re-read once per run.
   const graphs = new GraphCache(stores.analysis);
   graphs.trustWhile(() => true);
   const docs = new FileDocs(stores.analysis, stores.analysis, stores.files,
-    { graph: (repoId) => graphs.get(repoId), entries: async () => [] }, log, (repoId) => stores.analysis.pendingDocs(repoId));
+    { graph: (repoId) => graphs.get(repoId), entries: async () => [] }, log, (repoId) => stores.analysis.pendingDocs(repoId),
+    new PgDocsStore(sqlOf(db)));
   const derived: DerivedIndex[] = [
-    {
-      name: 'vectors',
-      async *update(repoId: string, signal: AbortSignal): AsyncGenerator<IndexProgress> {
-        const lock = await db.pool.connect();
-        try {
-          while (!(await lock.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, 0) AS ok', [VECTORS_LOCK])).rows[0]!.ok) {
-            if (signal.aborted) return;
-            await new Promise((r) => setTimeout(r, 200));
-          }
-          try {
-            yield* vectors.update(repoId, signal);
-          } finally {
-            await lock.query('SELECT pg_advisory_unlock($1, 0)', [VECTORS_LOCK]).catch(() => undefined);
-          }
-        } finally {
-          lock.release();
-        }
-      },
-    },
+    // The VectorIndex takes the vectors' locks around its steps; it embeds on this thread (no writer of
+    // the Indexer's is handed to it: the PostgreSQL writer has none).
+    { name: 'vectors', update: (repoId: string, signal: AbortSignal) => vectors.update(repoId, signal) },
     {
       name: 'docs',
       async *update(repoId: string, signal: AbortSignal): AsyncGenerator<IndexProgress> {

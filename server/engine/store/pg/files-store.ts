@@ -6,30 +6,39 @@ import { bulkInsert, Issued, pgText } from './copy';
 import { lexicalRows, unindexFiles, writeLexicalRows, type ChunkToIndex } from './fts-write';
 import { likeEscape, type PgSql } from './sql';
 
-type FileRow = {
+export type FileRow = {
   id: number; uid: string; repo_id: string; path: string; name: string; language: string | null; size: number;
   lines: number; hash: string; mtime_ms: number; description: string | null; indexed_at: string;
 };
 
-const toRecord = (r: FileRow): FileRecord => ({
+export const toRecord = (r: FileRow): FileRecord => ({
   id: r.id, uid: r.uid, repoId: r.repo_id, path: r.path, name: r.name, language: r.language, size: r.size,
   lines: r.lines, hash: r.hash, mtimeMs: r.mtime_ms, description: r.description, indexedAt: r.indexed_at,
 });
 
-const FILE_COLUMNS = 'id, uid, repo_id, path, name, language, size, lines, hash, mtime_ms, description, indexed_at';
+export const FILE_COLUMNS = 'id, uid, repo_id, path, name, language, size, lines, hash, mtime_ms, description, indexed_at';
 
 /** Text columns order as SQLite's BINARY collation does; NULL first ascending. */
 const ORDER_COLUMNS: Record<FileListQuery['orderBy'], string> = {
   file_path: 'path COLLATE "C"', file_name: 'name COLLATE "C"', total_lines: 'lines', size: 'size', language: 'language COLLATE "C"', indexed_at: 'indexed_at COLLATE "C"',
 };
 
-type ImportRow = {
+export type ImportRow = {
   id: number; specifier: string; kind: ParsedImport['kind']; type_only: boolean; target_path: string | null; package: string | null;
   names: string | null; line: number;
 };
-const toImport = (r: ImportRow): ParsedImport => ({
+export const toImport = (r: ImportRow): ParsedImport => ({
   specifier: r.specifier, kind: r.kind, typeOnly: r.type_only, targetPath: r.target_path,
   packageName: r.package, names: r.names ? (JSON.parse(r.names) as string[]) : [], line: r.line,
+});
+
+export type SymbolRow = {
+  id: number; name: string; kind: ParsedSymbol['kind']; parent: string | null; start_line: number; end_line: number;
+  exported: boolean; signature: string | null; doc: string | null;
+};
+export const toSymbol = (r: SymbolRow): ParsedSymbol & { id: number } => ({
+  id: r.id, name: r.name, kind: r.kind, parent: r.parent, startLine: r.start_line, endLine: r.end_line,
+  exported: r.exported, signature: r.signature, doc: r.doc,
 });
 
 /** Files, their symbols, edges, chunks and lexical rows on PostgreSQL: SqliteFilesStore's surface, awaited. */
@@ -247,14 +256,7 @@ export class PgFilesStore implements Async<FilesStore> {
   }
 
   async symbols(fileId: number): Promise<(ParsedSymbol & { id: number })[]> {
-    const rows = await this.db.rows<{
-      id: number; name: string; kind: ParsedSymbol['kind']; parent: string | null; start_line: number; end_line: number;
-      exported: boolean; signature: string | null; doc: string | null;
-    }>('SELECT * FROM symbols WHERE file_id = $1 ORDER BY start_line, id', [fileId]);
-    return rows.map((r) => ({
-      id: r.id, name: r.name, kind: r.kind, parent: r.parent, startLine: r.start_line, endLine: r.end_line,
-      exported: r.exported, signature: r.signature, doc: r.doc,
-    }));
+    return (await this.db.rows<SymbolRow>('SELECT * FROM symbols WHERE file_id = $1 ORDER BY start_line, id', [fileId])).map(toSymbol);
   }
 
   async imports(fileId: number): Promise<ParsedImport[]> {

@@ -68,6 +68,19 @@ export class PgVectorsStore implements Async<VectorsStore> {
     return storage;
   }
 
+  /**
+   * Whether a model's KNN runs in the database (pgvector: its HNSW index, or an exact scan in SQL past
+   * HNSW's width): an API node then holds none of its vectors in memory (VectorIndex). False for bytea,
+   * and for a model whose table is gone (retired meanwhile).
+   */
+  async indexedKnn(id: number): Promise<boolean> {
+    try {
+      return (await this.modelStorage(id)) === 'pgvector';
+    } catch {
+      return false;
+    }
+  }
+
   async models(): Promise<EmbeddingModelRow[]> {
     return this.db.rows<EmbeddingModelRow>(
       `SELECT id, provider, name, dims, state, trained_chunks AS "trainedChunks", created_at AS "createdAt" FROM embedding_models ORDER BY id`);
@@ -156,10 +169,12 @@ export class PgVectorsStore implements Async<VectorsStore> {
     const full = rows.filter((r): r is { chunkId: number; repoId: string; vector: Float32Array } => !!r.vector);
     const empty = rows.filter((r) => !r.vector).map((r) => r.chunkId);
     await this.db.transaction(async () => {
+      // ON CONFLICT: two workers may embed the same chunk (one filling every repository for a new model
+      // while another's run wrote it); both wrote the same model's vector of the same text.
       if (full.length) {
         await this.db.query(storage === 'pgvector'
-          ? `INSERT INTO vec_m${id} (chunk_id, repo_id, embedding) SELECT c, r, e::vector FROM unnest($1::int[], $2::text[], $3::text[]) AS x(c, r, e)`
-          : `INSERT INTO vec_m${id} (chunk_id, repo_id, embedding) SELECT * FROM unnest($1::int[], $2::text[], $3::bytea[])`,
+          ? `INSERT INTO vec_m${id} (chunk_id, repo_id, embedding) SELECT c, r, e::vector FROM unnest($1::int[], $2::text[], $3::text[]) AS x(c, r, e) ON CONFLICT DO NOTHING`
+          : `INSERT INTO vec_m${id} (chunk_id, repo_id, embedding) SELECT * FROM unnest($1::int[], $2::text[], $3::bytea[]) ON CONFLICT DO NOTHING`,
         [full.map((r) => r.chunkId), full.map((r) => r.repoId), full.map((r) => (storage === 'pgvector' ? vectorText(r.vector) : bytesOf(r.vector)))]);
       }
       if (empty.length) {
