@@ -83,7 +83,7 @@ test('the first line names the function that verifies, not the type, the declara
   const sources = answer.slice(answer.indexOf('### Sources')).split('\n').filter((l) => /^\d+\. /.test(l)).map((l) => l.replace(/^\d+\. /, '').split(':')[0]);
   assert.deepEqual(sources, [...new Set(sources)], 'each file once');
   assert.equal(answer.split('### Sources').length, 2, 'one sources list');
-  // webview/research-view.ts answerListsSources(): a Sources heading means the view shows this list and no second one.
+  // webview/research-turn.ts answerListsSources(): a Sources heading means the view shows this list and no second one.
   assert.match(answer, /^#{1,6}\s*Sources\b/im);
 });
 
