@@ -168,8 +168,10 @@ test('two workers embed different repositories at once under the shared lock; a 
         return release;
       },
     });
-    // First runs, at once on a fresh database: each finds no model and takes the exclusive lock; one
-    // trains the model, the other finds it (or the model it left building) and fills its repository.
+    // First runs, at once on a fresh database: the first to look finds no model and takes the exclusive
+    // lock to train one; the other either finds no active model either (and waits for the exclusive lock,
+    // then fills the model the first left) or, when the first was quicker, finds it active under the shared
+    // lock and fills its repository there. Which happens is timing; one model, trained once, is not.
     const A = indexes(sA, locksOf(dbA, 'A'), { retrainGrowth: 100 });
     const B = indexes(sB, locksOf(dbB, 'B'), { retrainGrowth: 100 });
     bShared(); // no barrier in this round
@@ -178,7 +180,7 @@ test('two workers embed different repositories at once under the shared lock; a 
     assert.equal(models.length, 1, `one model: ${JSON.stringify(models)}`);
     assert.equal(models[0]!.state, 'active');
     assert.equal(await sA.vectors.countMissing(models[0]!.id, null), 0, 'every chunk has its vector');
-    assert.ok(held.A.includes('exclusive') && held.B.includes('exclusive'));
+    assert.ok(held.A.includes('exclusive') || held.B.includes('exclusive'), `the model was chosen under the exclusive lock: ${JSON.stringify(held)}`);
 
     // Second runs: new files in both repositories, the model active and not due for retraining.
     const more = (tag: string) => files.slice(0, 6).map((f) => ({ ...f, path: `${tag}/${f.path}`, hash: `${tag}-${f.hash}` }));

@@ -377,21 +377,26 @@ export class VectorIndex implements DerivedIndex {
         yield* this.updateLocked(this.locks, repoId, signal);
         return;
       }
-      let target: ActiveModel;
-      try {
-        target = await this.target(signal);
-      } catch (error) {
-        if (signal.aborted) return;
-        throw error;
-      }
-      yield* this.fill(target, repoId, signal);
-      if (signal.aborted) return;
-      // A model still being built needs every repository's chunks before search may use it.
-      if (target.row.state === 'building') yield* this.fill(target, null, signal);
-      if (!signal.aborted) await this.finish(target.id);
+      yield* this.build(repoId, signal);
     } finally {
       release();
     }
+  }
+
+  /** The model to fill (chosen, trained or retrained as needed), filled with the repository's chunks, then finished. */
+  private async *build(repoId: string, signal: AbortSignal): AsyncGenerator<IndexProgress> {
+    let target: ActiveModel;
+    try {
+      target = await this.target(signal);
+    } catch (error) {
+      if (signal.aborted) return;
+      throw error;
+    }
+    yield* this.fill(target, repoId, signal);
+    if (signal.aborted) return;
+    // A model still being built needs every repository's chunks before search may use it.
+    if (target.row.state === 'building') yield* this.fill(target, null, signal);
+    if (!signal.aborted) await this.finish(target.id);
   }
 
   /**
@@ -419,17 +424,7 @@ export class VectorIndex implements DerivedIndex {
     const exclusive = await locks.exclusive(signal);
     if (!exclusive) return;
     try {
-      let target: ActiveModel;
-      try {
-        target = await this.target(signal);
-      } catch (error) {
-        if (signal.aborted) return;
-        throw error;
-      }
-      yield* this.fill(target, repoId, signal);
-      if (signal.aborted) return;
-      if (target.row.state === 'building') yield* this.fill(target, null, signal);
-      if (!signal.aborted) await this.finish(target.id);
+      yield* this.build(repoId, signal);
     } finally {
       await exclusive();
     }
