@@ -18,6 +18,7 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
+import { request } from './keyed-request';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
@@ -37,21 +38,6 @@ const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - 
 const median = (xs: number[]) => pct(xs, 0.5);
 const loadavg = () => fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
-function request(agent: http.Agent, base: string, route: string, key: string, body?: string): Promise<{ status: number; ms: number; body: string }> {
-  const url = new URL(route, base);
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const req = http.request({ agent, host: url.hostname, port: url.port, path: url.pathname + url.search, method: body ? 'POST' : 'GET',
-      headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => { text += d; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 interface Team { url: string; key: string; repoId: string; folder: string }
 
@@ -87,7 +73,7 @@ async function measure(root: string, team: Team, o: { reps: number; seconds: num
   const node = await startNode(root, team);
   try {
     const agent = new http.Agent({ keepAlive: true, maxSockets: o.clients });
-    const search = (q: string) => request(agent, node.base, '/v2/search', team.key, JSON.stringify({ query: q, scope: 'code', repo_ids: [team.repoId], limit: 10 }));
+    const search = (q: string) => request(agent, node.base, '/v2/search', team.key, 'POST', JSON.stringify({ query: q, scope: 'code', repo_ids: [team.repoId], limit: 10 }));
     // Warm-up: the node reads the repository's vectors into memory on its first search.
     for (const q of QUERIES) {
       const r = await search(q);

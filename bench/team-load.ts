@@ -14,6 +14,7 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
+import { request } from './keyed-request';
 import { parseArgs } from 'node:util';
 import { corpus } from './corpora';
 import { indexThroughTeam, startTeamServer, type ApiNode } from '../test/helpers/team-server';
@@ -28,21 +29,6 @@ const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - 
 const loadavg = () => fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
 /** One keep-alive request; resolves with the status and the time it took (ms). */
-function request(agent: http.Agent, base: string, path: string, key: string, method = 'GET', body?: string): Promise<{ status: number; ms: number; body: string }> {
-  const url = new URL(path, base);
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const req = http.request({ agent, host: url.hostname, port: url.port, path: url.pathname + url.search, method,
-      headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => { text += d; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 async function throughput(nodes: ApiNode[], path: string, key: string, clients: number, seconds: number) {
   const agents = nodes.map(() => new http.Agent({ keepAlive: true, maxSockets: clients }));

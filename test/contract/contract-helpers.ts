@@ -122,3 +122,11 @@ export function checkResearchLines(events: Record<string, unknown>[], validateLi
   }
   return null;
 }
+
+/**
+ * A 5xx the API documents for a missing service, not a fault: 501 `MODEL_NOT_CONFIGURED` where no chat model is
+ * set up (the tests run offline), and 503 from `PUT /v2/keys/github-token`, which checks the token with GitHub.
+ */
+export function documentedAbsence(operation: string, status: number, body: { code?: unknown }): boolean {
+  return (status === 501 && body.code === 'MODEL_NOT_CONFIGURED') || (status === 503 && operation === 'PUT /v2/keys/github-token');
+}
