@@ -1,8 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type Ajv from 'ajv';
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
 import { coercingAjv, strictAjv } from '../../server/transport/common/validate';
-import { createTestApp } from '../helpers/engine';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createTestApp, createTestEngine, tempDir } from '../helpers/engine';
+import { startSidecarOnDemand } from '../../server/host';
 
 /** Counts the schemas the request validators' Ajv instances compile (and compiles them as before). */
 function countCompiles(): { count: () => number; restore: () => void } {
@@ -41,6 +45,72 @@ test('a route\'s request schemas are compiled at its first request, not when the
     assert.match(unknown.body.message, /nope: is not a known field/);
   } finally {
     spy.restore();
+    await t.close();
+  }
+});
+
+test('warmSchemas compiles every route\'s schemas in the background, each valid JSON Schema, and a first request after it compiles nothing', async () => {
+  // Production Ajv skips the meta-schema check (validateSchema: false, 40 ms of a first request); this one does it.
+  const metaChecked = addFormats(new Ajv({ strict: false }));
+  metaChecked.addKeyword({ keyword: 'example' }).addKeyword({ keyword: 'x-field' });
+  const invalid: string[] = [];
+  let checked = 0;
+  const saved = ([strictAjv, coercingAjv] as Ajv[]).map((ajv) => {
+    const compile = ajv.compile;
+    ajv.compile = function (this: Ajv, schema: object, ...rest: unknown[]) {
+      checked++;
+      if (!metaChecked.validateSchema(schema)) invalid.push(`${JSON.stringify(schema).slice(0, 120)}: ${metaChecked.errorsText()}`);
+      return (compile as (...a: unknown[]) => ReturnType<Ajv['compile']>).call(this, schema, ...rest);
+    } as Ajv['compile'];
+    return () => { ajv.compile = compile; };
+  });
+  const spy = countCompiles();
+  const t = await createTestApp();
+  try {
+    // A request made while it warms is answered as usual (the warm-up yields between two schemas).
+    const [warmed, during] = await Promise.all([t.app.warmSchemas(), t.call('GET', '/v2/repos?limit=abc')]);
+    assert.equal(during.status, 400);
+    assert.match(during.body.message, /^query\.limit: /);
+    assert.deepEqual(warmed.failed, []);
+    assert.ok(warmed.compiled > 100, `only ${warmed.compiled} schemas compiled`);
+    assert.ok(checked > 40, `only ${checked} request schemas checked`);
+    assert.deepEqual(invalid, [], 'a route\'s request schema is not valid JSON Schema');
+    const after = spy.count();
+    assert.equal((await t.call('GET', '/v2/repos?limit=5')).status, 200);
+    assert.equal((await t.call('POST', '/v2/search', { query: 'x', nope: 1 })).status, 400);
+    assert.equal(spy.count(), after, 'a request after the warm-up compiled a schema');
+    assert.deepEqual(await t.app.warmSchemas(), { compiled: 0, failed: [] }, 'a second warm-up found work left');
+  } finally {
+    spy.restore();
+    saved.forEach((r) => r());
+    await t.close();
+  }
+});
+
+test('the sidecar warms the schemas once indexing is idle: a route\'s first request over HTTP then compiles nothing', async () => {
+  const spy = countCompiles();
+  const t = createTestEngine();
+  const folder = tempDir('loupe-warm-');
+  fs.writeFileSync(path.join(folder, 'a.ts'), 'export const a = 1;\n');
+  const sidecar = await startSidecarOnDemand(t.engine, { host: '127.0.0.1', port: 0 });
+  try {
+    t.engine.repos.registerLocalFolder(t.ownerId, folder);
+    assert.equal((await fetch(`${sidecar.url}/health`)).status, 200); // builds the application
+    await t.engine.queue.idle();
+    // The warm-up yields between schemas: wait until it has compiled everything (the count stops moving).
+    let last = -1;
+    for (let i = 0; i < 200 && spy.count() !== last; i++) {
+      last = spy.count();
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.ok(last > 40, `only ${last} request schemas compiled`);
+    const res = await fetch(`${sidecar.url}/v2/repos?limit=5`, { headers: { 'x-api-key': t.key } });
+    assert.equal(res.status, 200);
+    assert.equal(((await res.json()) as { data: unknown[] }).data.length, 1);
+    assert.equal(spy.count(), last, 'the first GET /v2/repos compiled its schemas itself');
+  } finally {
+    spy.restore();
+    await sidecar.close();
     await t.close();
   }
 });

@@ -6,8 +6,11 @@ import { LoupeError } from '../../engine/errors';
  * Bodies are validated strictly: no type coercion, no silently dropped fields. Query strings,
  * path parameters and headers arrive as text, so only they are coerced (`limit=20` → 20). Every
  * transport checks requests with these, against the API's schemas (protocol/api).
+ * `validateSchema: false`: Ajv does not check each schema against JSON Schema's meta-schema when it
+ * compiles it (compiling the meta-schema was 40 ms of a route's first request); the API's schemas are
+ * ours and checked against it once, in test/http/lazy-schemas.test.ts.
  */
-const options = { allErrors: false, useDefaults: true, removeAdditional: false, strict: false } as const;
+const options = { allErrors: false, useDefaults: true, removeAdditional: false, strict: false, validateSchema: false } as const;
 export const strictAjv = addFormats(new Ajv({ ...options, coerceTypes: false }));
 export const coercingAjv = addFormats(new Ajv({ ...options, coerceTypes: true }));
 for (const ajv of [strictAjv, coercingAjv]) ajv.addKeyword({ keyword: 'example' }).addKeyword({ keyword: 'x-field' });

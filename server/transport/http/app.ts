@@ -9,7 +9,7 @@ import type { Operations } from '../../engine/operations';
 import type { Logger } from '../../engine/log';
 import { LoupeError } from '../../engine/errors';
 import { ErrorBody } from '../../../protocol/api/common';
-import { validatorCompiler } from './validation';
+import { LazySchemas } from './validation';
 import { frameworkErrors, makeErrorHandler } from './errors';
 import { errorBody } from '../common/error-body';
 import { authenticateRequest, refundUndelivered } from './context';
@@ -46,20 +46,23 @@ export const API_VERSION = '2.0.0';
  * (server/host.ts) mounts A2A beside it and listens on 127.0.0.1.
  */
 export async function createApp(ops: Operations, log: Logger, options: AppOptions = {}): Promise<FastifyInstance> {
+  const schemas = new LazySchemas();
   const app = Fastify({
     logger: false,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     ajv: undefined,
     frameworkErrors,
-    // Response serializers are built on a route's first answer (see lazySerializers).
-    schemaController: { compilersFactory: { buildSerializer: lazySerializers(SerializerSelector()) } },
+    // Response serializers are built on a route's first answer, or by warmSchemas (see LazySchemas).
+    schemaController: { compilersFactory: { buildSerializer: schemas.serializers(SerializerSelector()) } },
     // Fastify's 10 s for a plugin to load is missed on a loaded machine (swagger-ui's, seen at load 17): the sidecar then never started.
     pluginTimeout: 120_000,
     ...serverLimits(options.guard),
     ...(options.serverFactory ? { serverFactory: options.serverFactory } : {}),
   });
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(schemas.validatorCompiler);
+  app.decorate('warmSchemas', () => schemas.warm());
+  app.addHook('onClose', async () => schemas.stop());
   app.setErrorHandler(makeErrorHandler(log));
   app.addSchema(ErrorBody);
   // First hook of all: Host, Origin and URL length are checked before authentication or routing.
@@ -149,23 +152,6 @@ export async function createApp(ops: Operations, log: Logger, options: AppOption
     await healthRoutes(v2, ops);
   });
   return app;
-}
-
-type SerializerFactory = ReturnType<typeof SerializerSelector>;
-
-/**
- * Fastify's own serializers (fast-json-stringify, as its default compiler builds them), each built when
- * its route first answers with that status instead of when the application is built: building every
- * route's was ~0.45 s of a start's main thread (issue 17), for routes most starts never answer.
- */
-function lazySerializers(build: SerializerFactory): SerializerFactory {
-  return (externalSchemas, options) => {
-    const compile = build(externalSchemas, options);
-    return (route) => {
-      let serialize: ((doc: unknown) => string) | null = null;
-      return (doc) => (serialize ??= compile(route))(doc);
-    };
-  };
 }
 
 /** Swagger UI's assets come from node_modules (no CDN); in a packaged extension they sit beside dist/. */
