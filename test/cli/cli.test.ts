@@ -77,3 +77,23 @@ test('a taken port is the first and only thing the CLI reports: nothing is index
   }
 });
 
+
+test('a client still sending a body over the limit gets the 413 in the error shape, not a reset connection', async () => {
+  // fetch writes the whole body before it reads the answer: a server in another process that closed the socket
+  // with the body unread reset it, and fetch failed with EPIPE (about 1 upload in 4 of 1.1 MB before the fix).
+  const key = '5b0e2c7a-9d41-4f3e-8a6c-1e2d3c4b5a69';
+  const cli = await startCli([copyFixture('ts-paths'), '--port', '0', '--data-dir', tempDir('loupe-cli-'), '--no-watch'], { LOUPE_API_KEY: key });
+  try {
+    const body = JSON.stringify({ query: 'x', padding: 'x'.repeat(1_100_000) });
+    for (let i = 0; i < 20; i++) {
+      const res = await fetch(`${cli.url}/v2/search`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body });
+      assert.equal(res.status, 413, `upload ${i}`);
+      assert.equal(((await res.json()) as { code: string }).code, 'PAYLOAD_TOO_LARGE');
+    }
+    // The connection the body was read off still serves requests.
+    assert.equal((await fetch(`${cli.url}/v2/repos`, { headers: { 'x-api-key': key } })).status, 200);
+  } finally {
+    cli.child.kill('SIGTERM');
+    await cli.exited;
+  }
+});
