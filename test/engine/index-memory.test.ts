@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import os from 'node:os';
 import childProcess from 'node:child_process';
 import { createTestEngine, indexFolder, tempDir } from '../helpers/engine';
 import { npmPackage } from '../helpers/real-code';
@@ -127,6 +128,8 @@ test('the parse pool stops its workers when closed in the middle of a run, and a
     assert.equal(first.length, 4);
     const pids = pool.pids;
     assert.equal(pids.length, 2);
+    // Background work: below the server's priority, so the thread that answers requests gets a core first.
+    for (const pid of pids) assert.ok(os.getPriority(pid) > os.getPriority(), `parse worker ${pid} runs at the server's priority`);
     const refused = assert.rejects(pool.parse(root, { maxFileBytes: 1 << 20 }, jobs), /stopped/);
     await pool.close();
     await refused;

@@ -20,6 +20,21 @@ function hold(worker: ChildProcess, busy: boolean): void {
 }
 
 /**
+ * Parsing is background work: at a lower priority than the server's own process, whose main thread
+ * answers HTTP and LSP, so that thread gets a core as soon as a request arrives instead of waiting its
+ * turn behind the parse processes (issue 17: on 2 cores, most of a slow request's time during a cold
+ * index was spent off the CPU). On a quiet machine the parse processes still get every idle cycle.
+ */
+function belowNormal(worker: ChildProcess): void {
+  try {
+    // Ten steps below the server (nice 10 under a server at 0, Windows' below-normal class); 19 is the lowest.
+    if (worker.pid) os.setPriority(worker.pid, Math.min(19, os.getPriority() + 10));
+  } catch {
+    // Not permitted here (a sandbox): the worker runs at the server's priority.
+  }
+}
+
+/**
  * A small pool of parse workers: one per core, created on first use and kept until close().
  *
  * Each worker is a child process, not a thread. A worker holds a TypeScript compiler, its resolution
@@ -62,6 +77,7 @@ export class ParsePool {
         execArgv: process.execArgv.filter((a) => !/^--(inspect|debug)/.test(a)),
       });
       hold(worker, false);
+      belowNormal(worker);
       worker.on('message', (msg: WorkerResponse) => {
         const p = this.pending.get(msg.id);
         this.pending.delete(msg.id);
