@@ -4,9 +4,11 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { copyFixture, createTestEngine, indexFolder } from '../helpers/engine';
+import { copyFixture, createTestEngine, indexFolder, tempDir } from '../helpers/engine';
+import { npmPackage } from '../helpers/real-code';
+import { silentLogger } from '../../server/engine/log';
 import { HashedEmbedder } from '../../server/engine/embed/hashed-embedder';
-import type { VectorWriter } from '../../server/engine/indexer/index-writer';
+import type { IndexWriter, VectorWriter } from '../../server/engine/indexer/index-writer';
 
 test('vectors are computed at index time and only for chunks that have none', async () => {
   const t = createTestEngine({ search: { vectors: { minTrainChunks: 5 } } });
@@ -97,5 +99,39 @@ test('changing the provider re-embeds in the background while search keeps using
   } finally {
     await t.close();
     server.close();
+  }
+});
+
+test('a cold index of real code trains the corpus model beside its last steps: the sample is read before the trigram fill, one training, for every chunk', async () => {
+  const infos: string[] = [];
+  const log = { ...silentLogger, info: (message: string) => { infos.push(message); } };
+  const t = createTestEngine({ log, search: { vectors: { minTrainChunks: 50 } } });
+  try {
+    const folder = tempDir('loupe-early-');
+    fs.cpSync(path.join(npmPackage('hono@4.13.19'), 'dist'), folder, { recursive: true });
+    // The indexer's writer thread also does the vectors' work (its `vectors`): record the order of the calls that matter here.
+    const writer = (t.engine.indexer as unknown as { writer: IndexWriter }).writer;
+    const calls: string[] = [];
+    const record = (target: object, name: string) => {
+      const original = (target as Record<string, (...a: unknown[]) => Promise<unknown>>)[name].bind(target);
+      (target as Record<string, unknown>)[name] = (...args: unknown[]) => { calls.push(name); return original(...args); };
+    };
+    record(writer.vectors!, 'sampleTexts');
+    record(writer, 'fillTrigram');
+    await indexFolder(t, folder);
+    await t.engine.vectors.idle();
+    assert.deepEqual(calls.slice(0, 2), ['sampleTexts', 'fillTrigram'], `calls: ${calls.join(', ')}`);
+    assert.equal(calls.filter((c) => c === 'sampleTexts').length, 1, 'trained once');
+    const trained = infos.filter((m) => m.startsWith('trained the corpus embedding model'));
+    assert.equal(trained.length, 1, infos.join('\n'));
+    assert.match(trained[0], /begun beside the core index's last steps/);
+    const active = t.engine.vectors.active()!;
+    const chunks = (t.engine.db.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n;
+    assert.equal(active.row.name, 'lsa');
+    assert.equal(active.row.trainedChunks, chunks, 'the model was trained for the index as it ended');
+    const r = await t.engine.search.search(t.ownerId, { query: 'router add route handler', scope: 'all' });
+    assert.ok(r.results.length > 0, 'search answers with the early model');
+  } finally {
+    await t.close();
   }
 });

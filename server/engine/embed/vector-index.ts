@@ -67,6 +67,9 @@ interface IndexedKnn { indexedKnn(modelId: number): Promise<boolean> }
 const indexedKnnOf = (reads: object): IndexedKnn | null =>
   typeof (reads as Partial<IndexedKnn>).indexedKnn === 'function' ? reads as IndexedKnn : null;
 
+/** A corpus model trained for `chunks` chunks (its serialized data; null when there was too little text), and when it began. */
+interface Trained { chunks: number; model: { data: Buffer; terms: number } | null; started: number }
+
 /**
  * Chunk vectors as a DerivedIndex. After each index update it embeds the chunks that have no vector
  * in the current model (so a killed process resumes), in batches committed one by one. A new model
@@ -79,6 +82,8 @@ export class VectorIndex implements DerivedIndex {
   private readonly embedders = new Map<number, Embedder>();
   private lock: Promise<void> = Promise.resolve();
   private background: Promise<void> | null = null;
+  /** A training begun before the update that will want it (prepare). */
+  private early: Promise<Trained | null> | null = null;
   private providerEmbedder: Embedder | null = null;
   /** The active model's vectors in memory, when small enough: a scan in JS beats vec0's without SIMD. */
   private memory: { modelId: number; ids: Int32Array; repos: string[]; data: Float32Array } | null = null;
@@ -576,30 +581,70 @@ export class VectorIndex implements DerivedIndex {
     const current = live.filter((m) => m.provider === 'corpus').pop();
     if (!current) return null;
     const chunks = this.writer ? await this.writer.chunkCount() : await this.writes.chunkCount();
-    const wantsTraining = chunks >= this.options.minTrainChunks
-      && (current.name === 'hashed' || chunks >= current.trainedChunks * this.options.retrainGrowth);
-    return wantsTraining ? null : this.lazy(current);
+    return this.wantsTraining(chunks, current) ? null : this.lazy(current);
+  }
+
+  /** Whether a repository of `chunks` chunks wants the corpus model (re)trained, given the current one. */
+  private wantsTraining(chunks: number, current: EmbeddingModelRow | undefined): boolean {
+    return chunks >= this.options.minTrainChunks
+      && (!current || current.name === 'hashed' || chunks >= current.trainedChunks * this.options.retrainGrowth);
+  }
+
+  /**
+   * Starts training the corpus model as soon as the core index has its chunks, while the indexer still
+   * fills the trigram index and links files (seconds on a large repository, when the training's core
+   * was idle); the update that follows takes the model if the chunk count is still the one it was
+   * trained for. Resolves once the sample's read is queued on the writer, ahead of the indexer's next
+   * writes. Not beside other processes (locks): there the model is chosen under the exclusive lock.
+   */
+  async prepare(_repoId: string, signal: AbortSignal): Promise<void> {
+    if (this.config.kind !== 'corpus' || this.locks || this.early) return;
+    const started = Date.now();
+    const chunks = this.writer ? await this.writer.chunkCount() : await this.writes.chunkCount();
+    const current = (await this.writes.models()).filter((m) => m.state !== 'retired' && m.provider === 'corpus').pop();
+    if (!this.wantsTraining(chunks, current)) return;
+    const sample = this.sample();
+    const early = (async (): Promise<Trained> => ({ chunks, started, model: await this.train(await sample, chunks, signal) }))();
+    early.catch(() => {}); // a failed or cancelled early training is trained again by the update
+    this.early = early;
+  }
+
+  /** The early training's result when it was for `chunks` chunks; null otherwise (or when it failed). */
+  private async takeEarly(chunks: number): Promise<Trained | null> {
+    const early = this.early;
+    this.early = null;
+    const trained = early ? await early.catch(() => null) : null;
+    return trained?.chunks === chunks ? trained : null;
+  }
+
+  /** About 8,000 chunk texts to train on, read by the writer's thread when there is one. */
+  private sample(): Promise<string[] | Uint8Array> {
+    return Promise.resolve(this.writer ? this.writer.sampleTexts(this.options.maxTrainDocs) : this.writes.sampleTexts(this.options.maxTrainDocs));
+  }
+
+  /**
+   * Trains the corpus model in a worker thread. It comes back serialized: stored as it is (by the
+   * writer's thread), parsed here only when a search needs it.
+   */
+  private train(sample: string[] | Uint8Array, chunks: number, signal?: AbortSignal): Promise<Trained['model']> {
+    return trainSerializedOffThread(sample, { dims: this.options.corpusDims }, chunks, signal);
   }
 
   private async corpusTarget(live: EmbeddingModelRow[], signal?: AbortSignal): Promise<ActiveModel> {
     const chunks = this.writer ? await this.writer.chunkCount() : await this.writes.chunkCount();
     const current = live.filter((m) => m.provider === 'corpus').pop();
-    const wantsTraining = chunks >= this.options.minTrainChunks
-      && (!current || current.name === 'hashed' || chunks >= current.trainedChunks * this.options.retrainGrowth);
+    const wantsTraining = this.wantsTraining(chunks, current);
+    const early = await this.takeEarly(chunks);
     if (current && !wantsTraining) return this.lazy(current);
     await this.retireBuilding(live);
     let id: number;
     if (wantsTraining) {
-      const started = Date.now();
-      // The sample (about 8,000 chunk texts) is read by the writer's thread when there is one.
-      const sample = this.writer ? await this.writer.sampleTexts(this.options.maxTrainDocs) : await this.writes.sampleTexts(this.options.maxTrainDocs);
-      // The model comes back serialized: stored as it is (by the writer's thread), parsed here only
-      // when a search needs it.
-      const model = await trainSerializedOffThread(sample, { dims: this.options.corpusDims }, chunks, signal);
+      const started = early?.started ?? Date.now();
+      const model = early ? early.model : await this.train(await this.sample(), chunks, signal);
       if (model) {
         const dims = this.options.corpusDims;
         id = this.writer ? await this.writer.addModel('corpus', 'lsa', dims, model.data, chunks) : await this.writes.addModel('corpus', 'lsa', dims, model.data, chunks);
-        this.log.info(`trained the corpus embedding model on ${chunks} chunks (${model.terms} words) in ${Date.now() - started} ms`);
+        this.log.info(`trained the corpus embedding model on ${chunks} chunks (${model.terms} words) in ${Date.now() - started} ms${early ? ' (begun beside the core index\'s last steps)' : ''}`);
       } else if (current) {
         return this.lazy(current);
       } else {

@@ -225,6 +225,12 @@ export class Indexer {
       await this.repos.setState(repo.id, 'queued');
       throw new DOMException('indexing was cancelled', 'AbortError');
     }
+    // The derived indexes may begin what needs only the chunks (training the corpus model) beside what follows.
+    if (jobs.length) {
+      for (const index of this.derived) {
+        await index.prepare?.(repo.id, signal ?? this.closing.signal).catch((error: Error) => this.log.warn(`index ${index.name} could not begin early:`, error));
+      }
+    }
     // Before name lookups, which read the trigram index; also a backlog a killed run left.
     await this.writer.fillTrigram?.();
 
