@@ -97,6 +97,7 @@ export async function createApp(ops: Operations, log: Logger, options: AppOption
   });
 
   app.addHook('onRequest', async (request) => {
+    schemas.touch();
     if (request.routeOptions.config?.public || request.url.startsWith('/docs')) return;
     if (!request.routeOptions.url) return; // not found: handled above
     request.caller = await authenticateRequest(ops, request);

@@ -5,6 +5,8 @@ import { coercingAjv, strictAjv } from '../common/validate';
 
 type Validator = ReturnType<FastifySchemaCompiler<object>> & { errors?: ValidateFunction['errors'] };
 type SerializerFactory = ReturnType<typeof SerializerSelector>;
+/** How long the server must have had no request before the warm-up compiles its next schema. */
+const QUIET_MS = 500;
 interface Pending { method: string; url: string; compile: () => void }
 /** What warm() did: schemas compiled, and the ones that failed ("GET /v2/x: message"), left to their route's request. */
 export interface Warmed { compiled: number; failed: string[] }
@@ -27,6 +29,12 @@ declare module 'fastify' {
 export class LazySchemas {
   private pending: Pending[] = [];
   private stopped = false;
+  private lastRequest = 0;
+
+  /** A request arrived: the warm-up waits until the server has been quiet for QUIET_MS. */
+  touch(): void {
+    this.lastRequest = Date.now();
+  }
 
   /**
    * Bodies strictly, query strings, path parameters and headers coerced from text (transport/common/validate.ts).
@@ -60,8 +68,9 @@ export class LazySchemas {
 
   /**
    * Compiles every schema not compiled yet, GET routes first (listing and polling are what callers send
-   * first), yielding to the event loop between two compiles so a request that arrives meanwhile waits
-   * for one schema at most. Stops when the application closes.
+   * first), one per turn of the event loop, and only while no request has arrived for QUIET_MS: a caller
+   * polling or editing never waits behind a compile (a request that arrives during one waits for that
+   * one, a few ms). Stops when the application closes.
    */
   async warm(): Promise<Warmed> {
     const queue = [...this.pending.filter((p) => p.method === 'GET'), ...this.pending.filter((p) => p.method !== 'GET')];
@@ -69,6 +78,7 @@ export class LazySchemas {
     const warmed: Warmed = { compiled: 0, failed: [] };
     for (const item of queue) {
       await new Promise((resolve) => setImmediate(resolve));
+      while (!this.stopped && Date.now() - this.lastRequest < QUIET_MS) await this.pause(QUIET_MS);
       if (this.stopped) break;
       try {
         item.compile();
@@ -82,5 +92,16 @@ export class LazySchemas {
 
   stop(): void {
     this.stopped = true;
+    this.wake?.();
+  }
+
+  private wake: (() => void) | null = null;
+
+  /** Waits `ms`, or until stop(): a closed application is not kept alive by its warm-up. */
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => { this.wake = null; resolve(); }, ms);
+      this.wake = () => { clearTimeout(timer); this.wake = null; resolve(); };
+    });
   }
 }
