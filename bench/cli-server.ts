@@ -7,6 +7,16 @@ import path from 'node:path';
 
 export interface CliServer { child: ChildProcess; url: string }
 
+/** The owner's key the side-by-side benches start their CLIs with. */
+export const BENCH_KEY = '7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d';
+
+/** The flags of a side-by-side bench (two builds, one folder), for `parseArgs`; a bench adds its own after them. */
+export const SIDE_BY_SIDE = {
+  baseline: { type: 'string' },
+  candidate: { type: 'string', default: path.join(__dirname, '..') },
+  folder: { type: 'string' },
+} as const;
+
 /** Starts the CLI and resolves once it prints its API address; the owner's key is `key`. `watch`: the folder's watcher on. */
 export async function startCli(checkout: string, folder: string, dataDir: string, key: string, options: { watch?: boolean } = {}): Promise<CliServer> {
   const child = spawn(process.execPath, [path.join(checkout, 'dist', 'cli.js'), folder, '--port', '0', '--data-dir', dataDir, ...(options.watch ? [] : ['--no-watch'])], {

@@ -17,16 +17,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { startCli, type CliServer } from './cli-server';
+import { BENCH_KEY as KEY, SIDE_BY_SIDE, startCli, type CliServer } from './cli-server';
 import { request } from 'undici';
 
-const ROOT = path.join(__dirname, '..');
-const KEY = '7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d';
 const { values } = parseArgs({
   options: {
-    baseline: { type: 'string' },
-    candidate: { type: 'string', default: ROOT },
-    folder: { type: 'string' },
+    ...SIDE_BY_SIDE,
     rounds: { type: 'string', default: '1' },
     edits: { type: 'string', default: '20' },
     settle: { type: 'string', default: '10' },

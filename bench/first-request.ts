@@ -14,15 +14,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
-import { startCli } from './cli-server';
+import { BENCH_KEY as KEY, SIDE_BY_SIDE, startCli } from './cli-server';
 
-const ROOT = path.join(__dirname, '..');
-const KEY = '7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d';
 const { values } = parseArgs({
   options: {
-    baseline: { type: 'string' },
-    candidate: { type: 'string', default: ROOT },
-    folder: { type: 'string' },
+    ...SIDE_BY_SIDE,
     wait: { type: 'string', default: '0' },
     runs: { type: 'string', default: '5' },
   },
