@@ -9,9 +9,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { copyFixture } from '../helpers/engine';
+import { copyFixture, tempDir } from '../helpers/engine';
 import { ensureE2eTools } from './harness/install';
 import { findFiles, startCodeServer, type CodeServer } from './harness/code-server';
 import { launchBrowser, Workbench } from './harness/workbench';
@@ -23,7 +22,7 @@ test('the in-host suite passes inside code-server (extensionDevelopmentPath + ex
   const { buildSuite } = await import('../vscode/build');
   const suite = await buildSuite();
   const workspace = copyFixture('e2e-app');
-  const results = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-vscode-tests-')), 'results.json');
+  const results = path.join(tempDir('loupe-vscode-tests-'), 'results.json');
   let server: CodeServer | undefined;
   const browser = await launchBrowser();
   try {

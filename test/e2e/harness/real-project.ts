@@ -5,9 +5,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { cacheRoot } from './install';
+import { tempDir } from '../../helpers/engine';
 
 export const HONO = 'hono@4.13.19';
 
@@ -23,7 +23,7 @@ export function honoWorkspace(): string {
     execFileSync('tar', ['xzf', path.join(dir, tarball), '-C', dir]);
     fs.rmSync(path.join(dir, tarball));
   }
-  const target = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-e2e-hono-')), 'hono');
+  const target = path.join(tempDir('loupe-e2e-hono-'), 'hono'); // removed when the test process exits
   fs.cpSync(cached, target, { recursive: true });
   return target;
 }
