@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { copyFixture, tempDir } from '../helpers/engine';
-import { startCli, waitFor } from '../helpers/cli';
+import { killAtEnd, startCli, waitFor } from '../helpers/cli';
 
 test('npm start: the real CLI indexes a folder, serves it on 127.0.0.1, follows edits, and stops cleanly on Ctrl-C', async () => {
   const folder = copyFixture('ts-paths');
@@ -78,11 +78,12 @@ test('a taken port is the first and only thing the CLI reports: nothing is index
 });
 
 
-test('a client still sending a body over the limit gets the 413 in the error shape, not a reset connection', async () => {
+test('a client still sending a body over the limit gets the 413 in the error shape, not a reset connection', { timeout: 120_000 }, async (t) => {
   // fetch writes the whole body before it reads the answer: a server in another process that closed the socket
   // with the body unread reset it, and fetch failed with EPIPE (about 1 upload in 4 of 1.1 MB before the fix).
   const key = '5b0e2c7a-9d41-4f3e-8a6c-1e2d3c4b5a69';
   const cli = await startCli([copyFixture('ts-paths'), '--port', '0', '--data-dir', tempDir('loupe-cli-'), '--no-watch'], { LOUPE_API_KEY: key });
+  killAtEnd(t, cli.child); // however the test ends, even timed out
   try {
     const body = JSON.stringify({ query: 'x', padding: 'x'.repeat(1_100_000) });
     for (let i = 0; i < 20; i++) {

@@ -30,6 +30,8 @@ export class LazySchemas {
   private pending: Pending[] = [];
   private stopped = false;
   private lastRequest = 0;
+  /** Ends the warm-up's current pause (stop()). */
+  private wake: (() => void) | null = null;
 
   /** A request arrived: the warm-up waits until the server has been quiet for QUIET_MS. */
   touch(): void {
@@ -94,8 +96,6 @@ export class LazySchemas {
     this.stopped = true;
     this.wake?.();
   }
-
-  private wake: (() => void) | null = null;
 
   /** Waits `ms`, or until stop(): a closed application is not kept alive by its warm-up. */
   private pause(ms: number): Promise<void> {
