@@ -23,6 +23,7 @@ const nodeExternals = [
   '@vscode/tree-sitter-wasm',
   '@fastify/swagger-ui',
   'onnxruntime-node',
+  'koffi',
 ];
 
 // TypeScript takes about a third of the language server's start-up to load, yet the first parse comes

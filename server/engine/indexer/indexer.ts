@@ -15,7 +15,7 @@ import { LocalIndexWriter, WorkerIndexWriter, type IndexWriter } from './index-w
 import fs from 'node:fs';
 import path from 'node:path';
 import { LoupeError } from '../errors';
-import { releaseHeap } from '../util/heap';
+import { releaseHeap, releaseNativeHeap } from '../util/heap';
 
 export type { IndexRunResult } from './index-writes';
 
@@ -103,7 +103,11 @@ export class Indexer {
       await this.writer.release();
       // What a large run built (parse results in flight, the walk, the vectors' batches) is garbage
       // now: give the heap's pages back instead of holding them until V8's reducer runs a minute later.
-      if (parsed >= RELEASE_AFTER_FILES) await releaseHeap();
+      // The same for the C allocator's arenas (SQLite's cache, buffers passed between threads).
+      if (parsed >= RELEASE_AFTER_FILES) {
+        await releaseHeap();
+        await releaseNativeHeap();
+      }
     }
   }
 
