@@ -204,6 +204,7 @@ const builds = [
       'write-worker': 'server/engine/indexer/write-worker.ts',
       'grep-worker': 'server/engine/search/grep-worker.ts',
       'train-worker': 'server/engine/embed/train-worker.ts',
+      'checkpoint-worker': 'server/engine/store/checkpoint-worker.ts',
     },
   },
   {

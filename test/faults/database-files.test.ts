@@ -66,9 +66,11 @@ test('a Loupe database with a damaged page is detected at start, moved aside and
   const { userId } = engine.accounts.ensureOwner();
   engine.repos.registerLocalFolder(userId, copyFixture('ts-paths'));
   await engine.queue.idle();
-  engine.db.pragma('wal_checkpoint(TRUNCATE)');
-  engine.db.pragma('journal_mode = DELETE');
   await engine.close();
+  // One self-contained file (the log is checkpointed and removed at close), in rollback mode to damage it.
+  const plain = new Database(path.join(dataDir, 'loupe.db'));
+  plain.pragma('journal_mode = DELETE');
+  plain.close();
   const bytes = fs.readFileSync(path.join(dataDir, 'loupe.db'));
   const pageSize = bytes.readUInt16BE(16);
   // Overwrite the b-tree header of a page in the middle, as a torn write or a bad sector would.

@@ -13,6 +13,7 @@
 import path from 'node:path';
 import type { Logger } from '../log';
 import { closeDatabase, openDatabase, type Db } from './db';
+import { Checkpointer } from './checkpointer';
 import type { DatabaseHealth } from './health';
 import { SqliteReposStore, type ReposStore } from './repos-store';
 import { SqliteFilesStore, type FilesStore } from './files-store';
@@ -89,14 +90,21 @@ export function indexReads(storage: Storage): IndexReads {
 export interface SqliteStorage extends Storage {
   /** The connection, for the services that still run their own transactions on it (accounts, credits, history). */
   readonly db: Db;
+  /** Checkpoints the connection's write-ahead logs off the thread that answers (tests). */
+  readonly checkpointer: Checkpointer;
 }
 
 export function openSqliteStorage(dataDir: string, log: Logger): SqliteStorage {
   // The index (rebuildable) and the accounts (never rebuilt), one connection so that a charge and
   // an operation's writes commit together.
-  const db = openDatabase(path.join(dataDir, 'loupe.db'), log, { accountsFile: path.join(dataDir, 'accounts.db') });
+  const files = [path.join(dataDir, 'loupe.db'), path.join(dataDir, 'accounts.db')];
+  const db = openDatabase(files[0], log, { accountsFile: files[1] });
+  // Checkpoints run in a thread of their own, never on the one that answers requests (checkpointer.ts).
+  db.pragma('wal_autocheckpoint = 0');
+  const checkpointer = new Checkpointer(files, (message) => log.warn(`checkpoint failed: ${message}`));
   return {
     db,
+    checkpointer,
     repos: new SqliteReposStore(db),
     files: new SqliteFilesStore(db),
     a2aTasks: new SqliteA2aTasksStore(db),
@@ -108,6 +116,9 @@ export function openSqliteStorage(dataDir: string, log: Logger): SqliteStorage {
     search: new SqliteSearchStore(db),
     vectors: new SqliteVectorsStore(db),
     transaction: <T>(work: () => T): T => db.transaction(work)(),
-    close: () => closeDatabase(db),
+    close: () => {
+      checkpointer.close();
+      closeDatabase(db);
+    },
   };
 }

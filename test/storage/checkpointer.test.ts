@@ -1,0 +1,31 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { openSqliteStorage } from '../../server/engine/store/storage';
+import { silentLogger } from '../../server/engine/log';
+import { tempDir } from '../helpers/engine';
+
+test('the connection that answers requests never checkpoints: its logs are checkpointed in a worker thread', async () => {
+  const dataDir = tempDir('loupe-checkpoint-');
+  const s = openSqliteStorage(dataDir, silentLogger);
+  try {
+    assert.equal(s.db.pragma('wal_autocheckpoint', { simple: true }), 0);
+    s.db.exec('CREATE TABLE scratch (body BLOB)');
+    const insert = s.db.prepare('INSERT INTO scratch (body) VALUES (randomblob(40000))');
+    // ~3,000 pages in thirty commits: SQLite's default would have checkpointed at the commit past 1,000.
+    for (let i = 0; i < 30; i++) s.transaction(() => { for (let j = 0; j < 10; j++) insert.run(); });
+    await s.checkpointer.poll();
+    assert.equal(s.checkpointer.runs, 1);
+    const [index] = s.checkpointer.last;
+    assert.ok(index.log > 2500, `every frame was still in the log for the worker (${index.log})`);
+    assert.equal(index.checkpointed, index.log, 'the worker checkpointed all of them');
+    await s.checkpointer.poll();
+    assert.equal(s.checkpointer.runs, 1, 'nothing written since: no second checkpoint');
+  } finally {
+    s.close();
+  }
+  for (const file of ['loupe.db', 'accounts.db']) {
+    assert.equal(fs.existsSync(path.join(dataDir, `${file}-wal`)), false, `${file}: the worker closed before the main connection, which removed the log`);
+  }
+});
