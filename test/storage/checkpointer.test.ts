@@ -29,3 +29,15 @@ test('the connection that answers requests never checkpoints: its logs are check
     assert.equal(fs.existsSync(path.join(dataDir, `${file}-wal`)), false, `${file}: the worker closed before the main connection, which removed the log`);
   }
 });
+
+test('a small log is left as it is: light use starts no checkpoint worker', async () => {
+  const s = openSqliteStorage(tempDir('loupe-checkpoint-small-'), silentLogger);
+  try {
+    s.db.exec('CREATE TABLE scratch (body BLOB)');
+    s.db.prepare('INSERT INTO scratch (body) VALUES (randomblob(4000))').run();
+    await s.checkpointer.poll();
+    assert.equal(s.checkpointer.runs, 0);
+  } finally {
+    s.close();
+  }
+});

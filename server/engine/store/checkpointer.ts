@@ -7,7 +7,9 @@ import type { CheckpointRequest, CheckpointResponse } from './checkpoint-worker'
 const workerFile = __filename.endsWith('.ts') ? path.join(__dirname, 'checkpoint-worker.ts') : path.join(__dirname, 'checkpoint-worker.js');
 
 /** How often the logs' modification times are looked at (fs.stat, in libuv's threads). */
-const POLL_MS = 1000;
+const POLL_MS = 2000;
+/** A log smaller than this is left as it is (256 pages; SQLite's own threshold is 1,000): light use starts no worker. */
+const MIN_LOG_BYTES = 1 << 20;
 /** A worker with nothing to do for this long closes its connections and exits; the next write starts another. */
 const IDLE_MS = 10_000;
 /** How long `close` waits for the worker to close its connections. */
@@ -19,9 +21,9 @@ const CLOSE_WAIT_MS = 2000;
  * that answers requests, that was a charge's commit copying ~4 MB back into the database and two
  * fsyncs, 10–60 ms during which every request waited (issue 17: "no request waits > 20 ms during an
  * edit"; the writer's edits and the ledger's rows fill the logs). The main connection is opened with
- * `wal_autocheckpoint = 0` and this takes over: once a second, when a log was written since the last
- * checkpoint (its mtime moved), a PASSIVE checkpoint runs in the worker, which holds no lock a
- * request needs. The index writer's own connection goes on checkpointing in its thread as before.
+ * `wal_autocheckpoint = 0` and this takes over: every two seconds, when a log of at least 1 MB was
+ * written since the last checkpoint (its mtime moved), a PASSIVE checkpoint runs in the worker, which
+ * holds no lock a request needs. The index writer's own connection goes on checkpointing in its thread as before.
  */
 export class Checkpointer {
   private worker: Worker | null = null;
@@ -64,9 +66,10 @@ export class Checkpointer {
   private async written(): Promise<boolean> {
     let changed = false;
     for (const file of this.files) {
-      const mtime = await fs.promises.stat(`${file}-wal`).then((s) => s.mtimeMs, () => 0);
-      if (mtime !== (this.seen.get(file) ?? 0)) changed = true;
-      this.seen.set(file, mtime);
+      const stat = await fs.promises.stat(`${file}-wal`).catch(() => null);
+      if (!stat || stat.size < MIN_LOG_BYTES) continue;
+      if (stat.mtimeMs !== this.seen.get(file)) changed = true;
+      this.seen.set(file, stat.mtimeMs);
     }
     return changed;
   }
