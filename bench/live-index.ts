@@ -73,12 +73,12 @@ const median = (xs: number[]) => pct(xs, 0.5);
 
 async function main(): Promise<void> {
   const sides = { baseline: values.baseline!, candidate: values.candidate! };
-  const results: Record<string, { p50: number; p99: number; max: number; over50: number; calls: number; indexMs: number; mainCpuS: number; load: number }[]> = {};
+  const results: Record<string, { p50: number; p99: number; max: number; first: number; maxAfterFirst: number; over50: number; calls: number; indexMs: number; mainCpuS: number; load: number }[]> = {};
   for (let round = 0; round < Number(values.rounds); round++) {
     const order = (round % 2 ? ['candidate', 'baseline'] : ['baseline', 'candidate']) as (keyof typeof sides)[];
     for (const side of order) {
       const { latencies, indexMs, mainCpuS } = await once(side, sides[side]);
-      const r = { p50: pct(latencies, 0.5), p99: pct(latencies, 0.99), max: Math.max(...latencies), over50: latencies.filter((x) => x > 50).length, calls: latencies.length, indexMs, mainCpuS, load: os.loadavg()[0] };
+      const r = { p50: pct(latencies, 0.5), p99: pct(latencies, 0.99), max: Math.max(...latencies), first: latencies[0], maxAfterFirst: Math.max(...latencies.slice(1)), over50: latencies.filter((x) => x > 50).length, calls: latencies.length, indexMs, mainCpuS, load: os.loadavg()[0] };
       process.stderr.write(`${side}: ${JSON.stringify(r)} load ${os.loadavg()[0].toFixed(1)}\n`);
       (results[side] ??= []).push(r);
     }
@@ -86,11 +86,11 @@ async function main(): Promise<void> {
   const row = (side: string) => {
     const rs = results[side];
     const m = (k: keyof (typeof rs)[0]) => median(rs.map((r) => r[k]));
-    return `| ${side} | ${m('calls')} | ${m('p50').toFixed(1)} | ${m('p99').toFixed(1)} | ${m('max').toFixed(0)} | ${m('over50')} | ${(m('indexMs') / 1000).toFixed(1)} | ${m('mainCpuS').toFixed(1)} | ${m('load').toFixed(1)} |`;
+    return `| ${side} | ${m('calls')} | ${m('p50').toFixed(1)} | ${m('p99').toFixed(1)} | ${m('max').toFixed(0)} | ${m('first').toFixed(0)} | ${m('maxAfterFirst').toFixed(0)} | ${m('over50')} | ${(m('indexMs') / 1000).toFixed(1)} | ${m('mainCpuS').toFixed(1)} | ${m('load').toFixed(1)} |`;
   };
   process.stdout.write(`Sequential GET /v2/repos?limit=5 during a cold index of ${values.folder}, medians of ${values.rounds} round(s); ` +
     `${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} (1/5/15 min) at the end.\n\n` +
-    `| build | calls | p50 (ms) | p99 (ms) | max (ms) | calls > 50 ms | index (s) | main thread CPU (s) | load (1 min) |\n|---|---|---|---|---|---|---|---|---|\n${row('baseline')}\n${row('candidate')}\n`);
+    `| build | calls | p50 (ms) | p99 (ms) | max (ms) | first call (ms) | max after the first (ms) | calls > 50 ms | index (s) | main thread CPU (s) | load (1 min) |\n|---|---|---|---|---|---|---|---|---|---|---|\n${row('baseline')}\n${row('candidate')}\n`);
 }
 
 main().catch((error) => {
