@@ -5,6 +5,7 @@ import path from 'node:path';
 import { openSqliteStorage } from '../../server/engine/store/storage';
 import { silentLogger } from '../../server/engine/log';
 import { tempDir } from '../helpers/engine';
+import { Checkpointer } from '../../server/engine/store/checkpointer';
 
 test('the connection that answers requests never checkpoints: its logs are checkpointed in a worker thread', async () => {
   const dataDir = tempDir('loupe-checkpoint-');
@@ -39,5 +40,23 @@ test('a small log is left as it is: light use starts no checkpoint worker', asyn
     assert.equal(s.checkpointer.runs, 0);
   } finally {
     s.close();
+  }
+});
+
+test('a worker that cannot start stops the checkpointer and hands the checkpoints back', async () => {
+  const dir = tempDir('loupe-checkpoint-gone-');
+  const file = path.join(dir, 'gone.db');
+  // A log of 1 MB beside a database file that is not there: the worker's open fails.
+  fs.writeFileSync(`${file}-wal`, Buffer.alloc(1 << 20));
+  const failures: string[] = [];
+  const checkpointer = new Checkpointer([file], (message) => failures.push(message));
+  try {
+    await checkpointer.poll();
+    assert.equal(failures.length, 1, 'told once');
+    assert.equal(checkpointer.runs, 0);
+    await checkpointer.poll();
+    assert.equal(failures.length, 1, 'stopped: no second worker');
+  } finally {
+    checkpointer.close();
   }
 });

@@ -37,7 +37,11 @@ export class Checkpointer {
   runs = 0;
   last: { log: number; checkpointed: number }[] = [];
 
-  constructor(private readonly files: string[], private readonly onError: (message: string) => void = () => {}) {
+  /**
+   * `onFailure`: the worker could not start or a checkpoint failed; this stops, and the caller lets the
+   * main connection checkpoint again (SQLite's default) so that the logs stay bounded.
+   */
+  constructor(private readonly files: string[], private readonly onFailure: (message: string) => void = () => {}) {
     this.timer = setInterval(() => void this.poll(), POLL_MS);
     this.timer.unref();
   }
@@ -50,7 +54,7 @@ export class Checkpointer {
       const written = await this.written();
       if (this.stopped) return; // closed meanwhile: start no worker
       if (written) await this.checkpoint();
-      else if (this.worker && Date.now() - this.idleSince > IDLE_MS) this.stopWorker();
+      else if (this.worker && Date.now() - this.idleSince > IDLE_MS) this.stopWorker(false);
     } finally {
       this.busy = false;
     }
@@ -60,7 +64,13 @@ export class Checkpointer {
   close(): void {
     this.stopped = true;
     clearInterval(this.timer);
-    this.stopWorker();
+    this.stopWorker(true);
+  }
+
+  private fail(message: string): void {
+    if (this.stopped) return;
+    this.close();
+    this.onFailure(message);
   }
 
   private async written(): Promise<boolean> {
@@ -80,7 +90,7 @@ export class Checkpointer {
       const onMessage = (response: CheckpointResponse) => {
         worker.off('exit', onExit);
         this.idleSince = Date.now();
-        if (response.type === 'failed') this.onError(response.message);
+        if (response.type === 'failed') this.fail(response.message);
         else { this.runs++; this.last = response.files; }
         worker.unref();
         resolve();
@@ -98,20 +108,20 @@ export class Checkpointer {
     const closed = new SharedArrayBuffer(4);
     const worker = new Worker(workerFile, { workerData: { files: this.files, closed } });
     worker.unref();
-    worker.on('error', (error) => this.onError(error.message));
+    worker.on('error', (error) => this.fail(error.message));
     worker.on('exit', () => { if (this.worker === worker) this.worker = null; });
     this.worker = worker;
     this.closed = new Int32Array(closed);
     return worker;
   }
 
-  private stopWorker(): void {
+  /** `wait`: until the worker's connections are closed (before the main connection closes); an idle exit does not wait. */
+  private stopWorker(wait: boolean): void {
     const worker = this.worker;
     const closed = this.closed;
     if (!worker || !closed) return;
     this.worker = null;
     worker.postMessage({ type: 'close' } satisfies CheckpointRequest);
-    // Synchronous, so that the caller's close of the main connection comes after the worker's.
-    Atomics.wait(closed, 0, 0, CLOSE_WAIT_MS);
+    if (wait) Atomics.wait(closed, 0, 0, CLOSE_WAIT_MS);
   }
 }

@@ -101,7 +101,10 @@ export function openSqliteStorage(dataDir: string, log: Logger): SqliteStorage {
   const db = openDatabase(files[0], log, { accountsFile: files[1] });
   // Checkpoints run in a thread of their own, never on the one that answers requests (checkpointer.ts).
   db.pragma('wal_autocheckpoint = 0');
-  const checkpointer = new Checkpointer(files, (message) => log.warn(`checkpoint failed: ${message}`));
+  const checkpointer = new Checkpointer(files, (message) => {
+    log.warn(`checkpoints in a worker thread failed (${message}); the main connection checkpoints its logs again`);
+    db.pragma('wal_autocheckpoint = 1000');
+  });
   return {
     db,
     checkpointer,
