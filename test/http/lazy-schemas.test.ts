@@ -122,3 +122,31 @@ test('the sidecar warms the schemas once indexing is idle: a route\'s first requ
     await t.close();
   }
 });
+
+test('the routes a caller polls while an index is built are compiled with the sidecar\'s application: their first requests compile nothing', async () => {
+  const spy = countCompiles();
+  const t = createTestEngine();
+  const folder = tempDir('loupe-status-');
+  fs.writeFileSync(path.join(folder, 'a.ts'), 'export const a = 1;\n');
+  const sidecar = await startSidecarOnDemand(t.engine, { host: '127.0.0.1', port: 0 });
+  try {
+    t.engine.repos.registerLocalFolder(t.ownerId, folder);
+    assert.equal(spy.count(), 0, 'request schemas compiled before the application was built');
+    assert.equal((await fetch(`${sidecar.url}/health`)).status, 200); // builds the application
+    const built = spy.count();
+    assert.ok(built > 0, 'building the application compiled no status route');
+    const headers = { 'x-api-key': t.key, 'content-type': 'application/json' };
+    const list = await fetch(`${sidecar.url}/v2/repos?limit=5`, { headers });
+    assert.equal(list.status, 200);
+    const status = await fetch(`${sidecar.url}/v2/repos/status`, { method: 'POST', headers, body: JSON.stringify({ url: folder }) });
+    assert.equal(status.status, 200, await status.clone().text());
+    assert.equal(spy.count(), built, 'a status route\'s first request compiled its schemas itself');
+    // Any other route still compiles its own at its first request (until the idle warm-up has).
+    assert.equal((await fetch(`${sidecar.url}/v2/search`, { method: 'POST', headers, body: JSON.stringify({ query: 'a', nope: 1 }) })).status, 400);
+    assert.ok(spy.count() > built, 'POST /v2/search was compiled with the application');
+  } finally {
+    spy.restore();
+    await sidecar.close();
+    await t.close();
+  }
+});

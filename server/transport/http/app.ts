@@ -62,6 +62,7 @@ export async function createApp(ops: Operations, log: Logger, options: AppOption
   });
   app.setValidatorCompiler(schemas.validatorCompiler);
   app.decorate('warmSchemas', () => schemas.warm());
+  app.decorate('compileSchemasNow', (routes: readonly string[]) => schemas.compileNow(routes));
   app.addHook('onClose', async () => schemas.stop());
   app.setErrorHandler(makeErrorHandler(log));
   app.addSchema(ErrorBody);

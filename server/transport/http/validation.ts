@@ -15,6 +15,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Compiles the route schemas no request has compiled yet, one per turn of the event loop (LazySchemas.warm). */
     warmSchemas: () => Promise<Warmed>;
+    /** Compiles now the schemas of the routes given as `METHOD /url` (LazySchemas.compileNow). */
+    compileSchemasNow: (routes: readonly string[]) => Warmed;
   }
 }
 
@@ -82,6 +84,27 @@ export class LazySchemas {
       await new Promise((resolve) => setImmediate(resolve));
       while (!this.stopped && Date.now() - this.lastRequest < QUIET_MS) await this.pause(QUIET_MS);
       if (this.stopped) break;
+      try {
+        item.compile();
+        warmed.compiled++;
+      } catch (error) {
+        warmed.failed.push(`${item.method} ${item.url}: ${(error as Error).message}`);
+      }
+    }
+    return warmed;
+  }
+
+  /**
+   * Compiles the schemas of the given routes (`GET /v2/repos`) now, on this turn: the routes a caller
+   * polls while an index is built, so that their first request is not the one that pays for the compile
+   * while indexing keeps both cores busy.
+   */
+  compileNow(routes: readonly string[]): Warmed {
+    const wanted = new Set(routes);
+    const now = this.pending.filter((p) => wanted.has(`${p.method} ${p.url}`));
+    this.pending = this.pending.filter((p) => !wanted.has(`${p.method} ${p.url}`));
+    const warmed: Warmed = { compiled: 0, failed: [] };
+    for (const item of now) {
       try {
         item.compile();
         warmed.compiled++;
