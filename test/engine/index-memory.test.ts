@@ -7,7 +7,7 @@ import childProcess from 'node:child_process';
 import { createTestEngine, indexFolder, tempDir } from '../helpers/engine';
 import { npmPackage } from '../helpers/real-code';
 import Database from 'better-sqlite3';
-import { nativeHeapReleases, releaseHeap, releaseNativeHeap } from '../../server/engine/util/heap';
+import { boundNativeHeap, nativeHeapReleases, releaseHeap, releaseNativeHeap } from '../../server/engine/util/heap';
 
 /** This process's children whose command line names the parse worker. */
 function parseWorkers(): number[] {
@@ -183,4 +183,26 @@ test('releaseNativeHeap gives back what SQLite freed and glibc kept; off Linux i
   const trimmed = rss();
   after.close();
   assert.ok(kept - trimmed > 50 * 2 ** 20, `RSS ${mb(kept)} → ${mb(trimmed)} MB`);
+});
+
+test('boundNativeHeap keeps a thread\'s arena from holding freed memory that malloc_trim cannot return; off Linux it does nothing', () => {
+  if (process.platform !== 'linux') {
+    assert.equal(boundNativeHeap(), false, 'no mallopt to call');
+    return;
+  }
+  // Each mode in a process of its own: glibc's thresholds are the process's (test/fixtures/arena-top.ts).
+  const fixture = path.join(__dirname, '..', 'fixtures', 'arena-top.ts');
+  const run = (mode: 'bound' | 'default') => {
+    const out = JSON.parse(childProcess.execFileSync(process.execPath, ['--import', 'tsx', fixture, mode], { encoding: 'utf8', timeout: 60_000 })) as { bound: boolean; before: number; after: number };
+    return { bound: out.bound, kept: (out.after - out.before) / 2 ** 20 };
+  };
+  const defaults = [run('default'), run('default')];
+  const bounded = [run('bound'), run('bound')];
+  // The failure this guards against, reproduced: glibc's raised thresholds leave the freed cache at the
+  // top of the thread's arena, where malloc_trim does not reach (about 45 MB here).
+  assert.ok(Math.max(...defaults.map((d) => d.kept)) > 15, `glibc's defaults kept only ${defaults.map((d) => d.kept.toFixed(0)).join(', ')} MB: the scenario no longer reproduces`);
+  for (const b of bounded) {
+    assert.equal(b.bound, true, 'mallopt set both thresholds');
+    assert.ok(b.kept < 8, `with the thresholds set, ${b.kept.toFixed(0)} MB were kept after the thread ended and the trim`);
+  }
 });

@@ -15,7 +15,7 @@ import { LocalIndexWriter, WorkerIndexWriter, type IndexWriter } from './index-w
 import fs from 'node:fs';
 import path from 'node:path';
 import { LoupeError } from '../errors';
-import { releaseHeap, releaseNativeHeap } from '../util/heap';
+import { boundNativeHeap, releaseHeap, releaseNativeHeap } from '../util/heap';
 
 export type { IndexRunResult } from './index-writes';
 
@@ -72,6 +72,8 @@ export class Indexer {
     /** Another backend's writer (PgIndexWriter); `repos` and `files` are then only asked for state and C# text. */
     writer?: IndexWriter,
   ) {
+    // The process that indexes gives back what a run freed (see boundNativeHeap and releaseNativeHeap).
+    boundNativeHeap();
     const writeOptions = { maxFileBytes: options.maxFileBytes, ignoreGlobs: options.ignoreGlobs, excludeDirs: options.excludeDirs };
     this.writer = writer ?? (db && !db.memory && options.writerThread !== false
       ? new WorkerIndexWriter(db, writeOptions)
