@@ -35,6 +35,14 @@ function belowNormal(worker: ChildProcess): void {
 }
 
 /**
+ * A parse worker's young generation: 8 MB semi-spaces instead of V8's 16 MB. A batch's syntax trees
+ * die young, so a smaller nursery is collected more often at little cost, and each worker's peak is
+ * lower: the pool's at the end of a cold index of phaser ×4, 576 MB against 605 (same wall time within
+ * the noise, 1.03×; 4 MB saved 15 MB more but cost more time). Not when the parent sets its own.
+ */
+const YOUNG_GENERATION = process.execArgv.some((a) => a.startsWith('--max-semi-space-size')) ? [] : ['--max-semi-space-size=8'];
+
+/**
  * A small pool of parse workers: one per core, created on first use and kept until close().
  *
  * Each worker is a child process, not a thread. A worker holds a TypeScript compiler, its resolution
@@ -74,7 +82,7 @@ export class ParsePool {
         serialization: 'advanced',
         stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
         // The parent's loader flags (tsx from source), not a debugger's: a second inspector on the same port fails.
-        execArgv: process.execArgv.filter((a) => !/^--(inspect|debug)/.test(a)),
+        execArgv: [...process.execArgv.filter((a) => !/^--(inspect|debug)/.test(a)), ...YOUNG_GENERATION],
       });
       hold(worker, false);
       belowNormal(worker);
