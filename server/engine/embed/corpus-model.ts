@@ -117,14 +117,18 @@ function orthonormalize(A: Float64Array, m: number, l: number): void {
     }
     for (let i = 0; i < l; i++) for (let j = 0; j < i; j++) G[i * l + j] = G[j * l + i];
     const R = cholesky(G, l);
-    // A ← A R⁻¹ (R upper triangular): solve row by row.
+    // A ← A R⁻¹ (R upper triangular): solve row by row. R's columns are read as Rᵀ's rows (the same
+    // products in the same order, read from consecutive memory; the same model, ~5% sooner on phaser ×4).
+    const Rt = new Float64Array(l * l);
+    for (let k = 0; k < l; k++) for (let j = 0; j < l; j++) Rt[j * l + k] = R[k * l + j];
     const row = new Float64Array(l);
     for (let r = 0; r < m; r++) {
       const o = r * l;
       for (let j = 0; j < l; j++) {
         let s = A[o + j];
-        for (let k = 0; k < j; k++) s -= row[k] * R[k * l + j];
-        row[j] = R[j * l + j] > 1e-12 ? s / R[j * l + j] : 0;
+        const t = j * l;
+        for (let k = 0; k < j; k++) s -= row[k] * Rt[t + k];
+        row[j] = Rt[t + j] > 1e-12 ? s / Rt[t + j] : 0;
       }
       for (let j = 0; j < l; j++) A[o + j] = row[j];
     }

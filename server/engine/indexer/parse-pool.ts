@@ -36,9 +36,9 @@ function belowNormal(worker: ChildProcess): void {
 
 /**
  * A parse worker's young generation: 8 MB semi-spaces instead of V8's 16 MB. A batch's syntax trees
- * die young, so a smaller nursery is collected more often at little cost, and each worker's peak is
- * lower: the pool's at the end of a cold index of phaser ×4, 576 MB against 605 (same wall time within
- * the noise, 1.03×; 4 MB saved 15 MB more but cost more time). Not when the parent sets its own.
+ * die young, so a smaller nursery is collected more often, and each worker's peak is lower: the pool's
+ * at the end of a cold index of phaser ×4 was 581–584 MB against 604–608 (wall time 1.02–1.08×, within
+ * this machine's noise; 4 MB saved 15 MB more but cost more time). Not when the parent sets its own.
  */
 const YOUNG_GENERATION = process.execArgv.some((a) => a.startsWith('--max-semi-space-size')) ? [] : ['--max-semi-space-size=8'];
 
