@@ -72,8 +72,6 @@ export class Indexer {
     /** Another backend's writer (PgIndexWriter); `repos` and `files` are then only asked for state and C# text. */
     writer?: IndexWriter,
   ) {
-    // The process that indexes gives back what a run freed (see boundNativeHeap and releaseNativeHeap).
-    boundNativeHeap();
     const writeOptions = { maxFileBytes: options.maxFileBytes, ignoreGlobs: options.ignoreGlobs, excludeDirs: options.excludeDirs };
     this.writer = writer ?? (db && !db.memory && options.writerThread !== false
       ? new WorkerIndexWriter(db, writeOptions)
@@ -151,7 +149,12 @@ export class Indexer {
     const rate = () => (done - (total - jobs.length)) / Math.max(0.001, (Date.now() - started) / 1000);
     onProgress({ repoId: repo.id, phase: 'parsing', done, total, rate: 0 });
 
-    if (jobs.length) this.pool.reset(root);
+    if (jobs.length) {
+      this.pool.reset(root);
+      // A run that parses gives back what it frees (boundNativeHeap, then releaseNativeHeap at its end);
+      // set here, not at start, so that a no-change restart does not load koffi for it.
+      boundNativeHeap();
+    }
     // A large run's trigram rows are added in bulk once its files are written (a fraction of a trigger's cost).
     if (jobs.length >= DEFER_TRIGRAM_FILES) await this.writer.deferTrigram?.();
     const parseOptions: ParseOptions = { maxFileBytes: this.options.maxFileBytes };
