@@ -84,12 +84,7 @@ export class LazySchemas {
       await new Promise((resolve) => setImmediate(resolve));
       while (!this.stopped && Date.now() - this.lastRequest < QUIET_MS) await this.pause(QUIET_MS);
       if (this.stopped) break;
-      try {
-        item.compile();
-        warmed.compiled++;
-      } catch (error) {
-        warmed.failed.push(`${item.method} ${item.url}: ${(error as Error).message}`);
-      }
+      compileInto(item, warmed);
     }
     return warmed;
   }
@@ -104,14 +99,7 @@ export class LazySchemas {
     const now = this.pending.filter((p) => wanted.has(`${p.method} ${p.url}`));
     this.pending = this.pending.filter((p) => !wanted.has(`${p.method} ${p.url}`));
     const warmed: Warmed = { compiled: 0, failed: [] };
-    for (const item of now) {
-      try {
-        item.compile();
-        warmed.compiled++;
-      } catch (error) {
-        warmed.failed.push(`${item.method} ${item.url}: ${(error as Error).message}`);
-      }
-    }
+    for (const item of now) compileInto(item, warmed);
     return warmed;
   }
 
@@ -126,5 +114,15 @@ export class LazySchemas {
       const timer = setTimeout(() => { this.wake = null; resolve(); }, ms);
       this.wake = () => { clearTimeout(timer); this.wake = null; resolve(); };
     });
+  }
+}
+
+/** Compiles one pending schema and counts it, or notes its failure (left to its route's request). */
+function compileInto(item: Pending, warmed: Warmed): void {
+  try {
+    item.compile();
+    warmed.compiled++;
+  } catch (error) {
+    warmed.failed.push(`${item.method} ${item.url}: ${(error as Error).message}`);
   }
 }
