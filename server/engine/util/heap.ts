@@ -56,11 +56,11 @@ let bounded: boolean | undefined;
  * raises its mmap threshold to the size of the largest mmapped block freed so far (up to 32 MB) and its
  * trim threshold to twice that; a thread's arena then keeps up to that much free memory at its top,
  * which `malloc_trim` does not return (it trims the main arena's top and the free chunks inside every
- * arena, not the top of the others). After a cold index of phaser ×4 the writer's and the training
- * thread's arenas held 40–95 MB that way, free and resident, in most runs (malloc_stats: 4 kB and 19 kB in
- * use). Setting both thresholds fixes them (glibc then stops adapting them): blocks of 128 kB and more
- * get their own mapping, returned when freed, and an arena's top is trimmed past 1 MB. Resolves to
- * whether it was set: not off glibc.
+ * arena, not the top of the others). After a cold index of phaser ×4 two threads' arenas held 40–95 MB
+ * that way, free and resident, in about half the runs (malloc_stats: 4 kB and 19 kB in use). Setting
+ * both thresholds fixes them (glibc then stops adapting them): blocks of 128 kB and more get their own
+ * mapping, returned when freed, and an arena's top is trimmed past 1 MB. Answers whether it was set:
+ * not off glibc.
  */
 export function boundNativeHeap(): boolean {
   if (bounded !== undefined) return bounded;
