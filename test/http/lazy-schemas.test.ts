@@ -94,59 +94,61 @@ test('warmSchemas compiles every route\'s schemas in the background, each valid 
   }
 });
 
-test('the sidecar warms the schemas once indexing is idle: a route\'s first request over HTTP then compiles nothing', async () => {
+/**
+ * An engine with one registered folder (a.ts) behind an on-demand sidecar, with the request schemas
+ * compiled counted from before the sidecar starts; everything is stopped when `run` ends or fails.
+ */
+async function withSidecar(
+  prefix: string,
+  run: (c: { spy: ReturnType<typeof countCompiles>; t: ReturnType<typeof createTestEngine>; folder: string; url: string }) => Promise<void>,
+): Promise<void> {
   const spy = countCompiles();
   const t = createTestEngine();
-  const folder = tempDir('loupe-warm-');
-  fs.writeFileSync(path.join(folder, 'a.ts'), 'export const a = 1;\n');
-  const sidecar = await startSidecarOnDemand(t.engine, { host: '127.0.0.1', port: 0 });
   try {
-    t.engine.repos.registerLocalFolder(t.ownerId, folder);
-    assert.equal((await fetch(`${sidecar.url}/health`)).status, 200); // builds the application
-    await t.engine.queue.idle();
-    // The warm-up begins once the server has had no request for a while, then yields between schemas:
-    // wait until it has compiled everything (the count has moved and stopped moving).
-    let last = -1;
-    for (let i = 0; i < 200 && (spy.count() !== last || last < 40); i++) {
-      last = spy.count();
-      await new Promise((r) => setTimeout(r, 100));
+    const folder = tempDir(prefix);
+    fs.writeFileSync(path.join(folder, 'a.ts'), 'export const a = 1;\n');
+    const sidecar = await startSidecarOnDemand(t.engine, { host: '127.0.0.1', port: 0 });
+    try {
+      t.engine.repos.registerLocalFolder(t.ownerId, folder);
+      await run({ spy, t, folder, url: sidecar.url });
+    } finally {
+      await sidecar.close();
     }
-    assert.ok(last > 40, `only ${last} request schemas compiled`);
-    const res = await fetch(`${sidecar.url}/v2/repos?limit=5`, { headers: { 'x-api-key': t.key } });
-    assert.equal(res.status, 200);
-    assert.equal(((await res.json()) as { data: unknown[] }).data.length, 1);
-    assert.equal(spy.count(), last, 'the first GET /v2/repos compiled its schemas itself');
   } finally {
     spy.restore();
-    await sidecar.close();
     await t.close();
   }
-});
+}
 
-test('the routes a caller polls while an index is built are compiled with the sidecar\'s application: their first requests compile nothing', async () => {
-  const spy = countCompiles();
-  const t = createTestEngine();
-  const folder = tempDir('loupe-status-');
-  fs.writeFileSync(path.join(folder, 'a.ts'), 'export const a = 1;\n');
-  const sidecar = await startSidecarOnDemand(t.engine, { host: '127.0.0.1', port: 0 });
-  try {
-    t.engine.repos.registerLocalFolder(t.ownerId, folder);
-    assert.equal(spy.count(), 0, 'request schemas compiled before the application was built');
-    assert.equal((await fetch(`${sidecar.url}/health`)).status, 200); // builds the application
-    const built = spy.count();
-    assert.ok(built > 0, 'building the application compiled no status route');
-    const headers = { 'x-api-key': t.key, 'content-type': 'application/json' };
-    const list = await fetch(`${sidecar.url}/v2/repos?limit=5`, { headers });
-    assert.equal(list.status, 200);
-    const status = await fetch(`${sidecar.url}/v2/repos/status`, { method: 'POST', headers, body: JSON.stringify({ url: folder }) });
-    assert.equal(status.status, 200, await status.clone().text());
-    assert.equal(spy.count(), built, 'a status route\'s first request compiled its schemas itself');
-    // Any other route still compiles its own at its first request (until the idle warm-up has).
-    assert.equal((await fetch(`${sidecar.url}/v2/search`, { method: 'POST', headers, body: JSON.stringify({ query: 'a', nope: 1 }) })).status, 400);
-    assert.ok(spy.count() > built, 'POST /v2/search was compiled with the application');
-  } finally {
-    spy.restore();
-    await sidecar.close();
-    await t.close();
+test('the sidecar warms the schemas once indexing is idle: a route\'s first request over HTTP then compiles nothing', () => withSidecar('loupe-warm-', async ({ spy, t, url }) => {
+  assert.equal((await fetch(`${url}/health`)).status, 200); // builds the application
+  await t.engine.queue.idle();
+  // The warm-up begins once the server has had no request for a while, then yields between schemas:
+  // wait until it has compiled everything (the count has moved and stopped moving).
+  let last = -1;
+  for (let i = 0; i < 200 && (spy.count() !== last || last < 40); i++) {
+    last = spy.count();
+    await new Promise((r) => setTimeout(r, 100));
   }
-});
+  assert.ok(last > 40, `only ${last} request schemas compiled`);
+  const res = await fetch(`${url}/v2/repos?limit=5`, { headers: { 'x-api-key': t.key } });
+  assert.equal(res.status, 200);
+  assert.equal(((await res.json()) as { data: unknown[] }).data.length, 1);
+  assert.equal(spy.count(), last, 'the first GET /v2/repos compiled its schemas itself');
+}));
+
+test('the routes a caller polls while an index is built are compiled with the sidecar\'s application: their first requests compile nothing', () => withSidecar('loupe-status-', async ({ spy, t, folder, url }) => {
+  assert.equal(spy.count(), 0, 'request schemas compiled before the application was built');
+  assert.equal((await fetch(`${url}/health`)).status, 200); // builds the application
+  const built = spy.count();
+  assert.ok(built > 0, 'building the application compiled no status route');
+  const headers = { 'x-api-key': t.key, 'content-type': 'application/json' };
+  const list = await fetch(`${url}/v2/repos?limit=5`, { headers });
+  assert.equal(list.status, 200);
+  const status = await fetch(`${url}/v2/repos/status`, { method: 'POST', headers, body: JSON.stringify({ url: folder }) });
+  assert.equal(status.status, 200, await status.clone().text());
+  assert.equal(spy.count(), built, 'a status route\'s first request compiled its schemas itself');
+  // Any other route still compiles its own at its first request (until the idle warm-up has).
+  assert.equal((await fetch(`${url}/v2/search`, { method: 'POST', headers, body: JSON.stringify({ query: 'a', nope: 1 }) })).status, 400);
+  assert.ok(spy.count() > built, 'POST /v2/search was compiled with the application');
+}));

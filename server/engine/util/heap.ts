@@ -30,7 +30,7 @@ export function releaseHeap(): Promise<void> {
 
 type Trim = { async: (pad: number, done: (error: unknown, released: number) => void) => void };
 
-let trim: Promise<Trim | null> | undefined;
+let trim: Trim | null | undefined;
 let trims = 0;
 
 /** How many times `releaseNativeHeap` has run in this process (logs, tests). */
@@ -45,8 +45,9 @@ export const nativeHeapReleases = (): number => trims;
  * ran: not on macOS or Windows, nor on a C library that has no `malloc_trim` (musl).
  */
 export function releaseNativeHeap(): Promise<boolean> {
-  trim ??= loadTrim();
-  return trim.then((fn) => fn ? new Promise<boolean>((resolve) => fn.async(0, (error) => { if (!error) trims++; resolve(!error); })) : false);
+  trim ??= glibcFunction<Trim>('int malloc_trim(size_t pad)');
+  const fn = trim;
+  return fn ? new Promise<boolean>((resolve) => fn.async(0, (error) => { if (!error) trims++; resolve(!error); })) : Promise.resolve(false);
 }
 
 let bounded: boolean | undefined;
@@ -64,25 +65,32 @@ let bounded: boolean | undefined;
  */
 export function boundNativeHeap(): boolean {
   if (bounded !== undefined) return bounded;
-  bounded = false;
-  if (process.platform !== 'linux') return bounded;
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only here, synchronously, on Linux
-    const koffi = require('koffi') as typeof import('koffi');
-    const mallopt = koffi.load('libc.so.6').func('int mallopt(int param, int value)') as (param: number, value: number) => number;
-    // M_MMAP_THRESHOLD (-3): glibc's initial 128 kB; M_TRIM_THRESHOLD (-1): 1 MB. Each answers 1 when set.
-    bounded = mallopt(-3, 128 * 1024) === 1 && mallopt(-1, 1024 * 1024) === 1;
-  } catch {
-    // musl, or no koffi binary for this platform: the allocator keeps its own thresholds.
-  }
+  const mallopt = glibcFunction<(param: number, value: number) => number>('int mallopt(int param, int value)');
+  // M_MMAP_THRESHOLD (-3): glibc's initial 128 kB; M_TRIM_THRESHOLD (-1): 1 MB. Each answers 1 when set.
+  bounded = !!mallopt && mallopt(-3, 128 * 1024) === 1 && mallopt(-1, 1024 * 1024) === 1;
   return bounded;
 }
 
-async function loadTrim(): Promise<Trim | null> {
-  if (process.platform !== 'linux') return null;
+let glibc: { func: (declaration: string) => unknown } | null | undefined;
+
+/**
+ * A function of glibc through koffi (loaded once, on Linux only), or null: on macOS or Windows, on a C
+ * library without it (musl), or where koffi has no binary for the platform.
+ */
+function glibcFunction<T>(declaration: string): T | null {
+  if (glibc === undefined) {
+    glibc = null;
+    if (process.platform === 'linux') {
+      try {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only here, on Linux, when first needed
+        glibc = (require('koffi') as typeof import('koffi')).load('libc.so.6');
+      } catch {
+        // no koffi binary here: the allocator keeps its own ways
+      }
+    }
+  }
   try {
-    const koffi = (await import('koffi')).default;
-    return koffi.load('libc.so.6').func('int malloc_trim(size_t pad)') as unknown as Trim;
+    return glibc ? glibc.func(declaration) as T : null;
   } catch {
     return null;
   }
