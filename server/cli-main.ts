@@ -12,6 +12,7 @@ import { watchFolder } from './engine/indexer/watcher';
 import { Host, type Sidecar } from './host';
 import { enableCompileCache } from './data-dir';
 import { LISTEN_FLAGS, settingsFromCli, settingsOrFail } from './settings';
+import { stopOnSignals } from './stop-signals';
 
 const USAGE = `Usage: npm start -- <folder> [options]
 
@@ -85,6 +86,11 @@ async function main(): Promise<void> {
   const log = stderrLogger(settings.logLevel);
   const loupe = await Host.openOrFail(settings, log, fail);
   const { ops, owner } = loupe;
+  let stopWatching = () => {};
+  const signals = stopOnSignals(log, async () => {
+    stopWatching();
+    await loupe.close();
+  });
   // The catch-up run's writer thread (its bundle, its connection) loads while this thread binds the
   // port and registers the folder: it is what a no-change restart waits for.
   ops.indexing.warmWriter();
@@ -117,9 +123,9 @@ async function main(): Promise<void> {
     await loupe.close();
     fail(`the HTTP API could not start: ${(error as Error).message}`);
   }
+  await signals.started();
   process.stdout.write(`Loupe API: ${sidecar.url}\nAPI key: ${owner.key}\nAPI docs: ${sidecar.url}/docs\n`);
 
-  let stopWatching = () => {};
   if (!values['no-watch']) {
     stopWatching = watchFolder(folder, (paths) => {
       ops.indexing.applyChanges(repo.id, paths).then(
@@ -132,18 +138,6 @@ async function main(): Promise<void> {
       );
     }, { excludeDirs: [settings.engine.dataDir] });
   }
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info(`${signal}: stopping`);
-    stopWatching();
-    await loupe.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
 function reportProgress(ops: Operations): void {

@@ -17,6 +17,7 @@ import { WorkerQueue } from './engine/team/worker-queue';
 import { IndexListener } from './engine/team/notify';
 import { Host } from './host';
 import { LISTEN_FLAGS, settingsFromCli, settingsOrFail } from './settings';
+import { stopOnSignals } from './stop-signals';
 
 const USAGE = `Usage: npm run serve -- --database postgres://… [options]
 
@@ -95,6 +96,7 @@ async function main(): Promise<void> {
     await loupe.close();
     await queue.close();
   };
+  const signals = stopOnSignals(log, close);
   let sidecar;
   try {
     sidecar = (await loupe.listen())!;
@@ -103,18 +105,8 @@ async function main(): Promise<void> {
     const code = (error as NodeJS.ErrnoException).code;
     fail(code === 'EADDRINUSE' ? `port ${port} is in use; pass --port N or --port 0` : (error as Error).message);
   }
+  await signals.started();
   process.stdout.write(`Loupe API: ${sidecar.url}\nAPI key: ${loupe.owner.key}\nAPI docs: ${sidecar.url}/docs\n`);
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info(`${signal}: stopping`);
-    await close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
 main().catch((error) => {

@@ -11,7 +11,8 @@ export interface RunningCli {
   url: string;
   key: string;
   stderr: () => string;
-  exited: Promise<number | null>;
+  /** The exit code, or the signal's name when a signal ended it; after its output was read to the end. */
+  exited: Promise<number | NodeJS.Signals>;
 }
 
 /** Starts the real built CLI (dist/cli.js) like a user would, and waits for its address and key. */
@@ -21,7 +22,8 @@ export async function startCli(args: string[], env: Record<string, string> = {})
   let out = '';
   let err = '';
   child.stderr!.on('data', (d) => { err += d; });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // 'close', not 'exit': the output is read to the end first, so a failure's message has all of it.
+  const exited = new Promise<number | NodeJS.Signals>((resolve) => child.on('close', (code, signal) => resolve(code ?? signal!)));
   const ready = await new Promise<{ url: string; key: string }>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
