@@ -32,10 +32,11 @@ async function main(): Promise<void> {
     heartbeatMs: num(values['heartbeat-ms']), staleMs: num(values['stale-ms']), pollMs: num(values['poll-ms']),
     embedder: embedderConfigFromEnv(process.env),
   });
-  log.info(`index worker ready (${[...worker.workerIds].join(', ')})`);
+  // The handlers before the line a supervisor or a test waits for (a signal sent on reading it must find them).
   const stop = () => { log.info('index worker stopping'); void worker.stop(); };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+  log.info(`index worker ready (${[...worker.workerIds].join(', ')})`);
   await worker.done;
   log.info('index worker stopped');
 }
