@@ -3,6 +3,7 @@
  * restart RSS; on two builds side by side (issue 17's throughput and memory targets).
  *
  *   node --import tsx bench/cold-index.ts --folder <dir> --baseline <checkout> [--candidate <checkout>] [--rounds 3] [--settle 10]
+ *     [--peer codegraph=<path of its bin>]
  *
  * Each round, in fresh processes, round-robin:
  * - parse: this checkout's walk lists the folder; every TypeScript/JavaScript file is read and given to
@@ -13,6 +14,9 @@
  *   used), peak RSS (VmHWM), and the RSS `--settle` seconds after ready;
  * - the same CLI started again on that data dir (a no-change restart): its RSS `--settle` seconds after
  *   it is ready. Settled / restart is the memory target (≤ 1.2).
+ * - `--peer codegraph=BIN` (@colbymchenry/codegraph, installed outside this checkout): `BIN init -y` on a
+ *   copy of the folder made once (it writes `.codegraph/` into the folder; removed before each round),
+ *   telemetry off; the wall time until it exits and the sampled peak RSS of its process tree.
  *
  * Prints one line per measurement to stderr and a Markdown table of medians with the load average.
  */
@@ -20,7 +24,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { startCli, type CliServer } from './cli-server';
 
 const ROOT = path.join(__dirname, '..');
@@ -62,14 +66,14 @@ async function repoState(server: CliServer): Promise<{ state?: string; done: num
   return { state: r?.state, done: r?.progress?.done ?? r?.files_indexed ?? 0, total: r?.progress?.total ?? r?.files_total ?? 0 };
 }
 
-/** RSS of a process and its children (parse worker processes), MB. */
-function treeRssMb(pid: number): number {
+/** RSS of a process and its children (parse worker processes), MB; `deep`: their children too. */
+function treeRssMb(pid: number, deep = false): number {
   let total = status(pid, 'VmRSS');
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) total += status(Number(entry), 'VmRSS');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) total += deep ? treeRssMb(Number(entry), true) : status(Number(entry), 'VmRSS');
     } catch {
       // gone meanwhile
     }
@@ -116,6 +120,32 @@ async function index(checkout: string, folder: string, settleS: number): Promise
   }
 }
 
+/** The peer's cold index of its own copy of the folder: wall time to exit, sampled peak RSS of its tree. */
+async function peerIndex(bin: string, copy: string): Promise<{ wallS: number; treePeakMb: number }> {
+  fs.rmSync(path.join(copy, '.codegraph'), { recursive: true, force: true });
+  const t0 = performance.now();
+  const child = spawn(bin, ['init', '-y', copy], { env: { ...process.env, CODEGRAPH_TELEMETRY: '0' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let treePeakMb = 0;
+  let code: number | null | undefined;
+  try {
+    while (code === undefined) {
+      try {
+        treePeakMb = Math.max(treePeakMb, treeRssMb(child.pid!, true));
+      } catch {
+        // exited between the check and the read
+      }
+      code = await Promise.race([exited, sleep(100).then(() => undefined)]);
+    }
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+  if (code !== 0) throw new Error(`${bin} exited with ${code}: ${stderr.slice(-2000)}`);
+  return { wallS: (performance.now() - t0) / 1000, treePeakMb };
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const load = () => os.loadavg().map((x) => x.toFixed(1)).join(' / ');
 
@@ -124,12 +154,18 @@ async function main(): Promise<void> {
     options: {
       folder: { type: 'string' }, baseline: { type: 'string' }, candidate: { type: 'string', default: ROOT },
       rounds: { type: 'string', default: '3' }, settle: { type: 'string', default: '10' }, 'parse-only': { type: 'boolean', default: false },
+      peer: { type: 'string' },
     },
   });
   const folder = path.resolve(values.folder ?? '');
   if (!values.folder) throw new Error('--folder <dir> is required');
   if (values['parse-only']) return parseOnly(folder);
   const sides: Record<string, string> = { ...(values.baseline ? { baseline: path.resolve(values.baseline) } : {}), candidate: path.resolve(values.candidate!) };
+  const peer = values.peer ? /^codegraph=(.+)$/.exec(values.peer)?.[1] : undefined;
+  if (values.peer && !peer) throw new Error('--peer: codegraph=<path of its bin> is the one peer known');
+  const peerCopy = peer ? path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-peer-')), path.basename(folder)) : '';
+  if (peer) fs.cpSync(folder, peerCopy, { recursive: true });
+  const peerRuns: { wallS: number; treePeakMb: number }[] = [];
   const parses: number[] = [];
   const results: Record<string, Run[]> = {};
   let scripts = 0;
@@ -148,8 +184,14 @@ async function main(): Promise<void> {
       process.stderr.write(`${side}: ${JSON.stringify(r)} load ${load()}\n`);
       (results[side] ??= []).push(r);
     }
+    if (peer) {
+      const r = await peerIndex(peer, peerCopy);
+      process.stderr.write(`codegraph: ${JSON.stringify(r)} load ${load()}\n`);
+      peerRuns.push(r);
+    }
     loads.push(load());
   }
+  if (peer) fs.rmSync(path.dirname(peerCopy), { recursive: true, force: true });
   const parseS = median(parses);
   const rows = Object.keys(sides).map((side) => {
     const m = (k: keyof Run) => median(results[side].map((r) => r[k]));
@@ -159,6 +201,13 @@ async function main(): Promise<void> {
     `one-thread parse ${parseS.toFixed(2)} s; ${os.cpus().length} cores; load average ${loads.join(' → ')}.\n\n` +
     '| build | cold index, all phases (s) | vs one-thread parse | core phase (s) | cores used | peak RSS (MB) | peak RSS with child processes, sampled (MB) | settled RSS (MB) | restart RSS (MB) | settled / restart |\n' +
     `|---|---|---|---|---|---|---|---|---|---|\n${rows.join('\n')}\n`);
+  if (peer) {
+    const wall = median(peerRuns.map((r) => r.wallS));
+    const candidate = median(results.candidate.map((r) => r.wallS));
+    process.stdout.write(`\ncodegraph (\`init -y\`, its own copy of the folder): each round ${peerRuns.map((r) => r.wallS.toFixed(1)).join(', ')} s, ` +
+      `median ${wall.toFixed(1)} s (${(wall / parseS).toFixed(1)}× the one-thread parse), peak RSS of its processes ${median(peerRuns.map((r) => r.treePeakMb)).toFixed(0)} MB; ` +
+      `candidate / codegraph ${(candidate / wall).toFixed(2)}.\n`);
+  }
 }
 
 main().catch((error) => {
