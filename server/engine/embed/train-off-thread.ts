@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import path from 'node:path';
 import { deserializeModel, type CorpusModel, type TrainOptions } from './corpus-model';
-import type { TrainRequest, TrainResponse } from './train-worker';
+import type { EmbedAheadRequest, EmbeddedAhead, TrainRequest, TrainResponse } from './train-worker';
 import { LoupeError } from '../errors';
 
 /** In the bundle the worker is dist/train-worker.js beside this code; from source it is the .ts file. */
@@ -20,10 +20,11 @@ export async function trainCorpusModelOffThread(texts: string[], options: TrainO
  * The same, answered as the serialized model (what the embedding_models row stores) and its size: the
  * thread that answers requests neither parses nor copies it. The texts may come as the UTF-8 of a
  * JSON array (read by the index writer), moved to the worker as they are. `trainedChunks` is
- * recorded in the model.
+ * recorded in the model. `ahead`: the worker also embeds that repository's chunks with the new model
+ * (`embedded`, null when it could not read them).
  */
-export function trainSerializedOffThread(texts: string[] | Uint8Array, options: TrainOptions, trainedChunks?: number, signal?: AbortSignal):
-  Promise<{ data: Buffer; terms: number } | null> {
+export function trainSerializedOffThread(texts: string[] | Uint8Array, options: TrainOptions, trainedChunks?: number, signal?: AbortSignal, ahead?: EmbedAheadRequest):
+  Promise<{ data: Buffer; terms: number; embedded: EmbeddedAhead | null } | null> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new DOMException('training was cancelled', 'AbortError'));
     const worker = new Worker(workerFile);
@@ -37,7 +38,7 @@ export function trainSerializedOffThread(texts: string[] | Uint8Array, options: 
       done();
       void worker.terminate();
       if (response.type === 'failed') reject(new LoupeError('INTERNAL', `training the corpus model failed: ${response.message}`));
-      else resolve(response.model ? { data: Buffer.from(response.model.buffer, response.model.byteOffset, response.model.byteLength), terms: response.terms } : null);
+      else resolve(response.model ? { data: Buffer.from(response.model.buffer, response.model.byteOffset, response.model.byteLength), terms: response.terms, embedded: response.embedded } : null);
     });
     worker.once('error', (error) => { done(); reject(error); });
     worker.once('exit', (code) => {
@@ -45,6 +46,6 @@ export function trainSerializedOffThread(texts: string[] | Uint8Array, options: 
       reject(new LoupeError('INTERNAL', `the training worker exited with code ${code}`)); // no-op once settled
     });
     // A buffer of texts is moved to the worker, not copied.
-    worker.postMessage({ texts, options, trainedChunks } satisfies TrainRequest, texts instanceof Uint8Array ? [texts.buffer as ArrayBuffer] : []);
+    worker.postMessage({ texts, options, trainedChunks, ahead } satisfies TrainRequest, texts instanceof Uint8Array ? [texts.buffer as ArrayBuffer] : []);
   });
 }

@@ -9,6 +9,7 @@ import { HashedEmbedder } from './hashed-embedder';
 import { CorpusEmbedder } from './corpus-embedder';
 import { deserializeModel } from './corpus-model';
 import { trainSerializedOffThread } from './train-off-thread';
+import type { EmbedAheadRequest, EmbeddedAhead } from './train-worker';
 import { createEmbedder } from './providers';
 import { LoupeError } from '../errors';
 import { documentText, VectorWrites, type CorpusModelRef, type EmbedStep } from './vector-writes';
@@ -44,6 +45,8 @@ const WRITER_SLICE_MS = 25;
 
 /** How far below the highest embedded chunk id an edit's chunks are looked for first (re-used ids). */
 const NEWEST_WINDOW = 512;
+/** Vectors embedded ahead go to the writer this many per transaction (~10 ms of vec0 inserts). */
+const AHEAD_SLICE = 2048;
 
 export interface ActiveModel { id: number; embedder: Embedder; row: EmbeddingModelRow }
 
@@ -67,8 +70,14 @@ interface IndexedKnn { indexedKnn(modelId: number): Promise<boolean> }
 const indexedKnnOf = (reads: object): IndexedKnn | null =>
   typeof (reads as Partial<IndexedKnn>).indexedKnn === 'function' ? reads as IndexedKnn : null;
 
-/** A corpus model trained for `chunks` chunks (its serialized data; null when there was too little text), and when it began. */
-interface Trained { chunks: number; model: { data: Buffer; terms: number } | null; started: number }
+/**
+ * A corpus model trained for `chunks` chunks (its serialized data; null when there was too little text), and
+ * when it began; begun early, with the repository's chunks embedded by the training worker (`embedded`), read
+ * when the writer had made `chunkWrites` calls that change chunks.
+ */
+interface Trained { chunks: number; model: { data: Buffer; terms: number; embedded: EmbeddedAhead | null } | null; started: number; chunkWrites?: number }
+/** Vectors the training worker embedded, for the model `modelId` once it is registered. */
+interface Ahead { modelId: number; embedded: EmbeddedAhead }
 
 /**
  * Chunk vectors as a DerivedIndex. After each index update it embeds the chunks that have no vector
@@ -84,6 +93,8 @@ export class VectorIndex implements DerivedIndex {
   private background: Promise<void> | null = null;
   /** A training begun before the update that will want it (prepare). */
   private early: Promise<Trained | null> | null = null;
+  /** What that training's worker embedded, until the fill that stores it. */
+  private ahead: Ahead | null = null;
   private providerEmbedder: Embedder | null = null;
   /** The active model's vectors in memory, when small enough: a scan in JS beats vec0's without SIMD. */
   private memory: { modelId: number; ids: Int32Array; repos: string[]; data: Float32Array } | null = null;
@@ -455,6 +466,23 @@ export class VectorIndex implements DerivedIndex {
   private async *fillAll(target: ActiveModel, repoId: string | null, signal: AbortSignal): AsyncGenerator<IndexProgress> {
     const step = this.stepper(target, signal);
     let done = 0;
+    const ahead = this.ahead?.modelId === target.id && (repoId === null || repoId === this.ahead.embedded.repoId) ? this.ahead.embedded : null;
+    if (ahead) {
+      this.ahead = null;
+      const { ids, vectors, empty, dims } = ahead;
+      for (let i = 0; i < ids.length && !signal.aborted; i += AHEAD_SLICE) {
+        const j = Math.min(ids.length, i + AHEAD_SLICE);
+        try {
+          await this.writer!.putVectors(target.id, ahead.repoId, { ids: ids.slice(i, j), vectors: vectors.slice(i * dims, j * dims), empty: empty.slice(i, j), dims });
+        } catch (error) {
+          // The rest is embedded below, as without them.
+          this.log.warn('storing the vectors embedded beside training failed:', error as Error);
+          break;
+        }
+        done = j;
+        yield* this.stepped(target, { count: j - i, last: ids[j - 1], top: ids[j - 1] }, done, ids.length);
+      }
+    }
     // After an edit the missing chunks are the newest ids (new ones, or the top ids re-used when the
     // last-written file was edited): read on from just below the highest id embedded so far, then
     // the three counts say whether anything is still missing. Looking for them over every chunk
@@ -597,14 +625,19 @@ export class VectorIndex implements DerivedIndex {
    * trained for. Resolves once the sample's read is queued on the writer, ahead of the indexer's next
    * writes. Not beside other processes (locks): there the model is chosen under the exclusive lock.
    */
-  async prepare(_repoId: string, signal: AbortSignal): Promise<void> {
+  async prepare(repoId: string, signal: AbortSignal): Promise<void> {
     if (this.config.kind !== 'corpus' || this.locks || this.early) return;
     const started = Date.now();
     const chunks = this.writer ? await this.writer.chunkCount() : await this.writes.chunkCount();
     const current = (await this.writes.models()).filter((m) => m.state !== 'retired' && m.provider === 'corpus').pop();
     if (!this.wantsTraining(chunks, current)) return;
     const sample = this.sample();
-    const early = (async (): Promise<Trained> => ({ chunks, started, model: await this.train(await sample, chunks, signal) }))();
+    // With a writer thread, the training worker goes on to embed the repository's chunks (read on its own
+    // connection, beside the writer's trigram fill and links): the derived phase then only stores them.
+    const writer = this.writer;
+    const chunkWrites = writer?.chunkWrites();
+    const ahead = writer ? { file: writer.file(), repoId } : undefined;
+    const early = (async (): Promise<Trained> => ({ chunks, started, chunkWrites, model: await this.train(await sample, chunks, signal, ahead) }))();
     early.catch(() => {}); // a failed or cancelled early training is trained again by the update
     this.early = early;
   }
@@ -626,8 +659,8 @@ export class VectorIndex implements DerivedIndex {
    * Trains the corpus model in a worker thread. It comes back serialized: stored as it is (by the
    * writer's thread), parsed here only when a search needs it.
    */
-  private train(sample: string[] | Uint8Array, chunks: number, signal?: AbortSignal): Promise<Trained['model']> {
-    return trainSerializedOffThread(sample, { dims: this.options.corpusDims }, chunks, signal);
+  private train(sample: string[] | Uint8Array, chunks: number, signal?: AbortSignal, ahead?: EmbedAheadRequest): Promise<Trained['model']> {
+    return trainSerializedOffThread(sample, { dims: this.options.corpusDims }, chunks, signal, ahead);
   }
 
   private async corpusTarget(live: EmbeddingModelRow[], signal?: AbortSignal): Promise<ActiveModel> {
@@ -635,6 +668,7 @@ export class VectorIndex implements DerivedIndex {
     const current = live.filter((m) => m.provider === 'corpus').pop();
     const wantsTraining = this.wantsTraining(chunks, current);
     const early = await this.takeEarly(chunks);
+    this.ahead = null;
     if (current && !wantsTraining) return this.lazy(current);
     await this.retireBuilding(live);
     let id: number;
@@ -644,7 +678,10 @@ export class VectorIndex implements DerivedIndex {
       if (model) {
         const dims = this.options.corpusDims;
         id = this.writer ? await this.writer.addModel('corpus', 'lsa', dims, model.data, chunks) : await this.writes.addModel('corpus', 'lsa', dims, model.data, chunks);
-        this.log.info(`trained the corpus embedding model on ${chunks} chunks (${model.terms} words) in ${Date.now() - started} ms${early ? ' (begun beside the core index\'s last steps)' : ''}`);
+        // Embedded from chunks read before any write since: still theirs.
+        if (early && model.embedded && early.chunkWrites === this.writer?.chunkWrites()) this.ahead = { modelId: id, embedded: model.embedded };
+        const embedded = model.embedded ? `, and embedded ${model.embedded.ids.length} of them,` : '';
+        this.log.info(`trained the corpus embedding model on ${chunks} chunks (${model.terms} words)${embedded} in ${Date.now() - started} ms${early ? ' (begun beside the core index\'s last steps)' : ''}`);
       } else if (current) {
         return this.lazy(current);
       } else {

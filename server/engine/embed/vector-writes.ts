@@ -60,6 +60,12 @@ export class VectorWrites {
     return this.store.addModel(provider, name, dims, bytes, trainedChunks);
   }
 
+  /** Stores vectors embedded elsewhere (the training worker's) for chunks of `repoId`, in one transaction. */
+  putVectors(modelId: number, repoId: string, ahead: { ids: Int32Array; vectors: Float32Array; empty: Uint8Array; dims: number }): void {
+    const { ids, vectors, empty, dims } = ahead;
+    this.store.put(modelId, Array.from(ids, (chunkId, i) => ({ chunkId, repoId, vector: empty[i] ? null : vectors.subarray(i * dims, (i + 1) * dims) })));
+  }
+
   /**
    * A model's vectors packed for the in-memory scan, to be moved to another thread (ids, floats and a
    * repository index in typed arrays; the repository ids once each); null above `maxFloats` floats.

@@ -58,6 +58,12 @@ export interface VectorWriter {
   sampleTexts(max: number): Promise<Uint8Array>;
   /** Registers a model with its serialized data (moved to the writer's thread, not copied); answers its id. */
   addModel(provider: string, name: string, dims: number, data: Buffer, trainedChunks: number): Promise<number>;
+  /** Stores vectors embedded elsewhere (the training worker's, see EmbeddedAhead) for chunks of `repoId`, in one transaction. */
+  putVectors(modelId: number, repoId: string, ahead: { ids: Int32Array; vectors: Float32Array; empty: Uint8Array; dims: number }): Promise<void>;
+  /** The index file, for a reader on another thread. */
+  file(): string;
+  /** Calls so far that may have changed chunks (files written or deleted, edits): vectors embedded from an earlier read are stale once it moves. */
+  chunkWrites(): number;
 }
 
 /** How long one write transaction may hold the thread that answers requests, when writes run on it. */
@@ -133,7 +139,11 @@ export class WorkerIndexWriter implements IndexWriter {
       // Moved when the bytes own their buffer (as the training worker's do), else copied.
       this.call('addModel', [provider, name, dims, data, trainedChunks], undefined,
         data.byteOffset === 0 && data.byteLength === data.buffer.byteLength ? [data.buffer as ArrayBuffer] : []) as Promise<number>,
+    putVectors: async (modelId, repoId, ahead) => { await this.call('putVectors', [modelId, repoId, ahead]); },
+    file: () => this.file,
+    chunkWrites: () => this.chunkWrites,
   };
+  private chunkWrites = 0;
 
   constructor(private readonly db: Db, private readonly options: WriteOptions) {
     this.file = db.name;
@@ -143,22 +153,28 @@ export class WorkerIndexWriter implements IndexWriter {
 
   scan(repoId: string, root: string): Promise<Scan> { return this.call('scan', [repoId, root]) as Promise<Scan>; }
   async writeFiles(repoId: string, files: ParsedFile[], progress: Progress, onCommitted: (n: number) => void): Promise<void> {
+    this.chunkWrites++;
     await this.call('writeFiles', [repoId, files, progress, WORKER_SLICE_MS], onCommitted);
   }
   /** The bytes are moved to the writer's thread (no copy, no structured clone of the files on this thread). */
   async writeSerialized(repoId: string, batches: ParsedBatch[], progress: Progress, onCommitted: (n: number) => void): Promise<void> {
+    this.chunkWrites++;
     await this.call('writeSerialized', [repoId, batches, progress, WORKER_SLICE_MS], onCommitted, batches.map((b) => b.files));
   }
   async stamp(repoId: string, touch: { path: string; mtimeMs: number; size: number }[], skip: SkippedFile[], progress: Progress): Promise<void> {
     await this.call('stamp', [repoId, touch, skip, progress]);
   }
-  async deletePaths(repoId: string, paths: string[]): Promise<void> { await this.call('deletePaths', [repoId, paths]); }
+  async deletePaths(repoId: string, paths: string[]): Promise<void> {
+    this.chunkWrites++;
+    await this.call('deletePaths', [repoId, paths]);
+  }
   async setProgress(repoId: string, progress: Progress): Promise<void> { await this.call('setProgress', [repoId, progress]); }
   async relink(repoId: string, root: string): Promise<void> { await this.call('relink', [repoId, root]); }
   async refreshNames(repoId: string, root: string, names: NameChanges, skip: string[]): Promise<void> {
     await this.call('refreshNames', [repoId, root, names, skip]);
   }
   edit(repo: { id: string; rootPath: string }, relPaths: string[], contents: Map<string, string>): Promise<EditOutcome> {
+    this.chunkWrites++;
     return this.call('edit', [{ id: repo.id, rootPath: repo.rootPath }, relPaths, contents]) as Promise<EditOutcome>;
   }
   async deferTrigram(): Promise<void> { await this.call('deferTrigram', []); }

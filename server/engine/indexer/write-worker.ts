@@ -20,7 +20,7 @@ export type WriterRequest = {
   id: number;
   method: 'scan' | 'writeFiles' | 'writeSerialized' | 'stamp' | 'deletePaths' | 'setProgress' | 'relink' | 'refreshNames' | 'edit'
     | 'deferTrigram' | 'fillTrigram'
-    | 'embedSlice' | 'countMissing' | 'chunkCount' | 'packed' | 'sampleTexts' | 'addModel' | 'close';
+    | 'embedSlice' | 'countMissing' | 'chunkCount' | 'packed' | 'sampleTexts' | 'addModel' | 'putVectors' | 'close';
   args: unknown[];
 };
 
@@ -73,6 +73,7 @@ async function handle(request: WriterRequest): Promise<unknown> {
     case 'packed': return vectorWrites().packed(...(a as Parameters<VectorWrites['packed']>));
     case 'sampleTexts': return vectorWrites().sampleTexts(...(a as Parameters<VectorWrites['sampleTexts']>));
     case 'addModel': return vectorWrites().addModel(...(a as Parameters<VectorWrites['addModel']>));
+    case 'putVectors': return vectorWrites().putVectors(...(a as Parameters<VectorWrites['putVectors']>));
     case 'close': return undefined;
   }
 }

@@ -23,6 +23,13 @@ export interface EmbeddingModelRow {
 
 export interface ChunkToEmbed { id: number; repoId: string; path: string; symbols: string | null; content: string }
 
+/** Every chunk of a repository in id order, to embed before a model's tables exist (the training worker's read; SQLite only). */
+export function chunksOf(db: Db, repoId: string): IterableIterator<ChunkToEmbed> {
+  return db.prepare(
+    'SELECT c.id, f.repo_id AS repoId, f.path, c.symbols, c.content FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.repo_id = ? ORDER BY c.id',
+  ).iterate(repoId) as IterableIterator<ChunkToEmbed>;
+}
+
 /**
  * Vectors live in one vec0 table per embedding model (`vec_m<id>`, its width is the model's), with a
  * plain side table of chunks that have nothing to embed. Triggers on `chunks` delete both when a
