@@ -112,7 +112,9 @@ export class ModuleResolver {
       return { targetPath: null, packageName: specifier.startsWith('node:') ? specifier : `node:${specifier}` };
     }
     const config = this.configFor(path.dirname(containing));
-    const result = ts.resolveModuleName(specifier, containing, config.options, this.host, config.cache).resolvedModule;
+    const resolution = ts.resolveModuleName(specifier, containing, config.options, this.host, config.cache);
+    forgetLookups(resolution);
+    const result = resolution.resolvedModule;
     if (result) {
       // A package found through node_modules counts when its real path is a source of this repository:
       // a workspace package, linked by an install or by linkedPath().
@@ -243,4 +245,16 @@ function statKind(p: string): Kind | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * The resolution cache keeps each answer as the compiler made it, with every path it probed
+ * (`failedLookupLocations`, `affectingLocations`: what a watching compiler re-checks). Nothing here watches,
+ * and on payload they were most of a parse worker's heap (~20 MB of node_modules probes, more as joined
+ * strings, growing with every file): the answer is kept, the list of probes let go.
+ */
+function forgetLookups(resolution: ts.ResolvedModuleWithFailedLookupLocations): void {
+  const r = resolution as { failedLookupLocations?: unknown; affectingLocations?: unknown };
+  if (r.failedLookupLocations) r.failedLookupLocations = undefined;
+  if (r.affectingLocations) r.affectingLocations = undefined;
 }
