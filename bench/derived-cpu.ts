@@ -3,9 +3,10 @@
  * folder's script files into stemmed terms (`textTerms`, as embedding, training and BM25 do) and training the
  * corpus model on ~8,000 of their 40-line pieces (`trainCorpusModel`). Rounds alternate between the builds;
  * each build's output must be the same as the other's (term count and a hash of the terms; a hash of the
- * model's vectors), or the script fails.
+ * model's vectors), or the script fails. `--model-tolerance X`: the models may differ by up to X in any
+ * coordinate (a change to training's arithmetic); the largest difference is printed.
  *
- *   node --import tsx bench/derived-cpu.ts --baseline <checkout> [--candidate <checkout>] --folder <dir> [--rounds 5]
+ *   node --import tsx bench/derived-cpu.ts --baseline <checkout> [--candidate <checkout>] --folder <dir> [--rounds 5] [--model-tolerance 1e-6]
  *
  * Prints one Markdown table of medians with the load average.
  */
@@ -16,7 +17,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SIDE_BY_SIDE } from './cli-server';
 
-const { values } = parseArgs({ options: { ...SIDE_BY_SIDE, rounds: { type: 'string', default: '5' } } });
+const { values } = parseArgs({ options: { ...SIDE_BY_SIDE, rounds: { type: 'string', default: '5' }, 'model-tolerance': { type: 'string', default: '0' } } });
 if (!values.baseline || !values.folder) throw new Error('--baseline <checkout> and --folder <dir> are required');
 
 type Terms = typeof import('../server/engine/embed/terms');
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
   const sides = { baseline: await load(values.baseline!), candidate: await load(values.candidate!) };
   const times: Record<string, { terms: number[]; train: number[] }> = { baseline: { terms: [], train: [] }, candidate: { terms: [], train: [] } };
   const outputs: Record<string, string> = {};
+  const models: Record<string, Float32Array> = {};
   const loads: string[] = [];
   for (let r = 0; r < Number(values.rounds); r++) {
     for (const side of r % 2 ? ['candidate', 'baseline'] as const : ['baseline', 'candidate'] as const) {
@@ -56,7 +58,9 @@ async function main(): Promise<void> {
       t0 = performance.now();
       const trained = model.trainCorpusModel(sample, { dims: 128 });
       times[side].train.push(performance.now() - t0);
-      const vectors = trained ? crypto.createHash('sha1').update(Buffer.from(trained.vectors.buffer)).digest('hex') : 'none';
+      const tolerant = Number(values['model-tolerance']) > 0;
+      const vectors = !trained ? 'none' : tolerant ? `of ${trained.terms.length} words` : crypto.createHash('sha1').update(Buffer.from(trained.vectors.buffer)).digest('hex');
+      if (trained) models[side] = trained.vectors;
       const output = `${count} terms ${hash.digest('hex')}, model ${vectors}`;
       if (outputs[side] && outputs[side] !== output) throw new Error(`${side}: its output changed between rounds`);
       outputs[side] = output;
@@ -65,10 +69,16 @@ async function main(): Promise<void> {
     loads.push(os.loadavg()[0].toFixed(2));
   }
   if (outputs.baseline !== outputs.candidate) throw new Error(`the builds' outputs differ:\n${outputs.baseline}\n${outputs.candidate}`);
+  let modelDifference = 0;
+  if (models.baseline && models.candidate) {
+    if (models.baseline.length !== models.candidate.length) throw new Error('the models differ in size');
+    for (let i = 0; i < models.baseline.length; i++) modelDifference = Math.max(modelDifference, Math.abs(models.baseline[i] - models.candidate[i]));
+  }
+  if (modelDifference > Number(values['model-tolerance'])) throw new Error(`the models differ by ${modelDifference}, more than --model-tolerance`);
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const row = (side: string) => `| ${side} | ${median(times[side].terms).toFixed(0)} | ${median(times[side].train).toFixed(0)} |`;
   process.stdout.write(`textTerms over ${texts.length} script files (${(texts.reduce((a, t) => a + t.length, 0) / 1e6).toFixed(1)} MB) and training on ${sample.length} pieces, ` +
-    `${values.rounds} alternating rounds, medians; same output on both (${outputs.candidate}); load ${loads.join(' → ')}.\n\n` +
+    `${values.rounds} alternating rounds, medians; same output on both (${outputs.candidate}; the models' largest difference ${modelDifference}); load ${loads.join(' → ')}.\n\n` +
     '| build | textTerms (ms) | training (ms) |\n|---|---|---|\n' + `${row('baseline')}\n${row('candidate')}\n` +
     `| candidate / baseline | ${(median(times.candidate.terms) / median(times.baseline.terms)).toFixed(2)} | ${(median(times.candidate.train) / median(times.baseline.train)).toFixed(2)} |\n`);
 }
