@@ -77,6 +77,22 @@ test('a cold index\'s chunks are embedded by the training worker beside the writ
   }
 });
 
+test('the vectors embedded ahead are bounded by the in-memory budget: the first chunks, the writer embeds the rest', async () => {
+  // 128 dims × 300 chunks: the training worker stops after 300 of hono's ~2,000 chunks.
+  const t = createTestEngine({ search: { vectors: { minTrainChunks: 50, memoryFloats: 128 * 300 } } });
+  try {
+    const counts = countWriterVectors(t);
+    await indexFolder(t, honoCopy());
+    await t.engine.vectors.idle();
+    const chunks = assertVectorsAsTheWriterMakesThem(t);
+    assert.ok(chunks > 600, `${chunks} chunks`);
+    assert.equal(counts.stored, 300, 'stored ahead');
+    assert.equal(counts.embeddedByWriter, chunks - 300, 'embedded by the writer');
+  } finally {
+    await t.close();
+  }
+});
+
 test('an edit after the training worker read the chunks makes its vectors stale: they are dropped and the writer embeds every chunk', async () => {
   const t = createTestEngine({ search: { vectors: { minTrainChunks: 50 } } });
   try {

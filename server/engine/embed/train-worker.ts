@@ -17,8 +17,8 @@ import { chunksOf } from '../store/vectors-store';
  * `trainedChunks`: the index's chunk count, recorded in the model (else the number of texts).
  */
 export interface TrainRequest { texts: string[] | Uint8Array; options: TrainOptions; trainedChunks?: number; ahead?: EmbedAheadRequest }
-/** Embed the chunks of `repoId` in the index file `file` once trained. */
-export interface EmbedAheadRequest { file: string; repoId: string }
+/** Embed the first `maxChunks` chunks of `repoId` (by id) in the index file `file` once trained. */
+export interface EmbedAheadRequest { file: string; repoId: string; maxChunks: number }
 /**
  * A repository's chunks embedded by the training worker: ids in ascending order, `dims` floats per id
  * (zeros where `empty` is 1: a chunk with nothing to embed).
@@ -43,7 +43,7 @@ parentPort?.once('message', ({ texts, options, trainedChunks, ahead }: TrainRequ
 });
 
 /** The repository's chunks embedded with `model`; null when the index cannot be read (the writer then embeds them as before). */
-function embedAhead(model: CorpusModel, { file, repoId }: EmbedAheadRequest): EmbeddedAhead | null {
+function embedAhead(model: CorpusModel, { file, repoId, maxChunks }: EmbedAheadRequest): EmbeddedAhead | null {
   let db: Database.Database | null = null;
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
@@ -55,6 +55,7 @@ function embedAhead(model: CorpusModel, { file, repoId }: EmbedAheadRequest): Em
     let empty = new Uint8Array(ids.length);
     let n = 0;
     for (const chunk of chunksOf(db, repoId)) {
+      if (n === maxChunks) break;
       if (n === ids.length) {
         ids = grow(ids, new Int32Array(n * 2));
         vectors = grow(vectors, new Float32Array(n * 2 * dims));

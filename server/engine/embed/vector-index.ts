@@ -636,7 +636,8 @@ export class VectorIndex implements DerivedIndex {
     // connection, beside the writer's trigram fill and links): the derived phase then only stores them.
     const writer = this.writer;
     const chunkWrites = writer?.chunkWrites();
-    const ahead = writer ? { file: writer.file(), repoId } : undefined;
+    // Held by this thread until stored: at most as many floats as the in-memory vectors may take (the rest is embedded as before).
+    const ahead = writer ? { file: writer.file(), repoId, maxChunks: Math.floor(this.options.memoryFloats / this.options.corpusDims) } : undefined;
     const early = (async (): Promise<Trained> => ({ chunks, started, chunkWrites, model: await this.train(await sample, chunks, signal, ahead) }))();
     early.catch(() => {}); // a failed or cancelled early training is trained again by the update
     this.early = early;
