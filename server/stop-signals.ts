@@ -10,7 +10,8 @@ export interface StopSignals {
  * start, before the process prints the address a script waits for: installed after it, a script that
  * sent SIGINT the moment it read that line could meet Node's default action on a loaded machine (killed
  * by the signal, nothing closed). A signal during start-up is held until `started()`, so start-up stops
- * there instead of going on against a closed engine; a second one during start-up exits at once.
+ * there instead of going on against a closed engine. A second signal, during start-up or while stopping,
+ * exits at once (130 or 143, the shells' code for "ended by this signal").
  */
 export function stopOnSignals(log: Logger, close: () => Promise<void>): StopSignals {
   let ready = false;
@@ -19,13 +20,13 @@ export function stopOnSignals(log: Logger, close: () => Promise<void>): StopSign
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    log.info(`${signal}: stopping`);
+    log.info(`${signal}: stopping (again to stop at once)`);
     await close();
     process.exit(0);
   };
   const onSignal = (signal: NodeJS.Signals) => {
-    if (ready) void stop(signal);
-    else if (held) process.exit(signal === 'SIGINT' ? 130 : 143); // the shells' code for "ended by this signal"
+    if (held || stopping) process.exit(signal === 'SIGINT' ? 130 : 143);
+    else if (ready) void stop(signal);
     else {
       held = signal;
       log.info(`${signal}: stopping once start-up is done (again to stop at once)`);
