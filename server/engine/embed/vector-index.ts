@@ -469,18 +469,9 @@ export class VectorIndex implements DerivedIndex {
     const ahead = this.ahead?.modelId === target.id && (repoId === null || repoId === this.ahead.embedded.repoId) ? this.ahead.embedded : null;
     if (ahead) {
       this.ahead = null;
-      const { ids, vectors, empty, dims } = ahead;
-      for (let i = 0; i < ids.length && !signal.aborted; i += AHEAD_SLICE) {
-        const j = Math.min(ids.length, i + AHEAD_SLICE);
-        try {
-          await this.writer!.putVectors(target.id, ahead.repoId, { ids: ids.slice(i, j), vectors: vectors.slice(i * dims, j * dims), empty: empty.slice(i, j), dims });
-        } catch (error) {
-          // The rest is embedded below, as without them.
-          this.log.warn('storing the vectors embedded beside training failed:', error as Error);
-          break;
-        }
-        done = j;
-        yield* this.stepped(target, { count: j - i, last: ids[j - 1], top: ids[j - 1] }, done, ids.length);
+      for await (const p of this.storeAhead(target, ahead, signal)) {
+        done = p.done;
+        yield p;
       }
     }
     // After an edit the missing chunks are the newest ids (new ones, or the top ids re-used when the
@@ -514,6 +505,21 @@ export class VectorIndex implements DerivedIndex {
       after = s.last;
       done += s.count;
       yield* this.stepped(target, s, done, total);
+    }
+  }
+
+  /** Stores what the training worker embedded, AHEAD_SLICE vectors a transaction; on a failure the fill that follows embeds the rest. */
+  private async *storeAhead(target: ActiveModel, ahead: EmbeddedAhead, signal: AbortSignal): AsyncGenerator<IndexProgress> {
+    const { ids, vectors, empty, dims } = ahead;
+    for (let i = 0; i < ids.length && !signal.aborted; i += AHEAD_SLICE) {
+      const j = Math.min(ids.length, i + AHEAD_SLICE);
+      try {
+        await this.writer!.putVectors(target.id, ahead.repoId, { ids: ids.slice(i, j), vectors: vectors.slice(i * dims, j * dims), empty: empty.slice(i, j), dims });
+      } catch (error) {
+        this.log.warn('storing the vectors embedded beside training failed:', error as Error);
+        return;
+      }
+      yield* this.stepped(target, { count: j - i, last: ids[j - 1], top: ids[j - 1] }, j, ids.length);
     }
   }
 

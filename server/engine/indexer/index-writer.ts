@@ -73,6 +73,8 @@ const LOCAL_SLICE_MS = 8;
  * a write to the index there (a vector, a repository's state) does, so they stay short.
  */
 const WORKER_SLICE_MS = 20;
+/** The calls that may change chunks (VectorWriter.chunkWrites counts them). */
+const CHANGES_CHUNKS = new Set<WriterRequest['method']>(['writeFiles', 'writeSerialized', 'deletePaths', 'edit']);
 /** A writer not used for this long is let go; a full run lets it go when it is done. */
 const IDLE_MS = 30_000;
 
@@ -153,28 +155,22 @@ export class WorkerIndexWriter implements IndexWriter {
 
   scan(repoId: string, root: string): Promise<Scan> { return this.call('scan', [repoId, root]) as Promise<Scan>; }
   async writeFiles(repoId: string, files: ParsedFile[], progress: Progress, onCommitted: (n: number) => void): Promise<void> {
-    this.chunkWrites++;
     await this.call('writeFiles', [repoId, files, progress, WORKER_SLICE_MS], onCommitted);
   }
   /** The bytes are moved to the writer's thread (no copy, no structured clone of the files on this thread). */
   async writeSerialized(repoId: string, batches: ParsedBatch[], progress: Progress, onCommitted: (n: number) => void): Promise<void> {
-    this.chunkWrites++;
     await this.call('writeSerialized', [repoId, batches, progress, WORKER_SLICE_MS], onCommitted, batches.map((b) => b.files));
   }
   async stamp(repoId: string, touch: { path: string; mtimeMs: number; size: number }[], skip: SkippedFile[], progress: Progress): Promise<void> {
     await this.call('stamp', [repoId, touch, skip, progress]);
   }
-  async deletePaths(repoId: string, paths: string[]): Promise<void> {
-    this.chunkWrites++;
-    await this.call('deletePaths', [repoId, paths]);
-  }
+  async deletePaths(repoId: string, paths: string[]): Promise<void> { await this.call('deletePaths', [repoId, paths]); }
   async setProgress(repoId: string, progress: Progress): Promise<void> { await this.call('setProgress', [repoId, progress]); }
   async relink(repoId: string, root: string): Promise<void> { await this.call('relink', [repoId, root]); }
   async refreshNames(repoId: string, root: string, names: NameChanges, skip: string[]): Promise<void> {
     await this.call('refreshNames', [repoId, root, names, skip]);
   }
   edit(repo: { id: string; rootPath: string }, relPaths: string[], contents: Map<string, string>): Promise<EditOutcome> {
-    this.chunkWrites++;
     return this.call('edit', [{ id: repo.id, rootPath: repo.rootPath }, relPaths, contents]) as Promise<EditOutcome>;
   }
   async deferTrigram(): Promise<void> { await this.call('deferTrigram', []); }
@@ -199,6 +195,7 @@ export class WorkerIndexWriter implements IndexWriter {
   }
 
   private call(method: WriterRequest['method'], args: unknown[], onCommitted?: (n: number) => void, transfer: ArrayBuffer[] = []): Promise<unknown> {
+    if (CHANGES_CHUNKS.has(method)) this.chunkWrites++;
     const worker = this.ensure();
     this.clearIdle();
     const id = this.nextId++;
