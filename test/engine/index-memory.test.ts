@@ -213,11 +213,15 @@ test('boundNativeHeap keeps a thread\'s arena from holding freed memory that mal
     const out = JSON.parse(childProcess.execFileSync(process.execPath, ['--import', 'tsx', fixture, mode], { encoding: 'utf8', timeout: 60_000 })) as { bound: boolean; before: number; after: number };
     return { bound: out.bound, kept: (out.after - out.before) / 2 ** 20 };
   };
-  const defaults = [run('default'), run('default')];
-  const bounded = [run('bound'), run('bound')];
+  const defaults = [run('default'), run('default'), run('default')];
+  const bounded = [run('bound'), run('bound'), run('bound')];
+  const list = (runs: { kept: number }[]) => runs.map((r) => r.kept.toFixed(0)).join(', ');
   // The failure this guards against, reproduced: glibc's raised thresholds leave the freed cache at the
-  // top of the thread's arena, where malloc_trim does not reach (about 45 MB here).
-  assert.ok(Math.max(...defaults.map((d) => d.kept)) > 15, `glibc's defaults kept only ${defaults.map((d) => d.kept.toFixed(0)).join(', ')} MB: the scenario no longer reproduces`);
+  // top of the thread's arena, where malloc_trim does not reach (20–35 MB here). How much depends on where
+  // the cache falls in the arena's 64 MB heaps, and RSS moves a few MB either way as the thread's isolate is
+  // torn down, so the runs are compared with each other rather than with a fixed figure.
+  const most = (runs: { kept: number }[]) => Math.max(...runs.map((r) => r.kept));
+  assert.ok(most(defaults) - most(bounded) > 12, `glibc's defaults kept ${list(defaults)} MB, bounded ${list(bounded)} MB: the scenario no longer reproduces`);
   for (const b of bounded) {
     assert.equal(b.bound, true, 'mallopt set both thresholds');
     assert.ok(b.kept < 8, `with the thresholds set, ${b.kept.toFixed(0)} MB were kept after the thread ended and the trim`);
