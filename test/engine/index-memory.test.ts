@@ -8,6 +8,7 @@ import { createTestEngine, indexFolder, tempDir } from '../helpers/engine';
 import { npmPackage } from '../helpers/real-code';
 import Database from 'better-sqlite3';
 import { boundNativeHeap, nativeHeapReleases, releaseHeap, releaseNativeHeap } from '../../server/engine/util/heap';
+import { parseWorkerCount } from '../../server/engine/indexer/parse-pool';
 
 /** This process's children whose command line names the parse worker. */
 function parseWorkers(): number[] {
@@ -54,6 +55,7 @@ test('a cold index of real code parses in worker processes that are gone when th
     assert.equal(repo.state, 'ready');
     assert.ok(t.engine.filesStore.count(repo.id) > 500, 'hono has more than 500 files to parse');
     assert.ok(seen.size > 0, 'the files were parsed in child processes');
+    assert.equal(seen.size, parseWorkerCount(), 'a worker per core but the index writer\'s');
     assert.deepEqual([...smallNursery].sort(), [...seen].sort(), 'a parse worker ran with V8\'s default heap sizing');
     assert.deepEqual([...seen].filter(alive), [], 'every parse worker process has exited once the run is done');
     if (process.platform === 'linux') {
@@ -133,6 +135,10 @@ test('a no-change restart on real code trusts the persisted catalog: one stat pe
   } finally {
     await again.close();
   }
+});
+
+test('the parse pool leaves a core to the index writer\'s thread: one worker on two cores, at least one, at most four', () => {
+  assert.deepEqual([1, 2, 3, 4, 5, 8, 64].map((cores) => parseWorkerCount(cores)), [1, 1, 2, 3, 4, 4, 4]);
 });
 
 test('the parse pool stops its workers when closed in the middle of a run, and a later run starts new ones', async () => {
