@@ -514,6 +514,7 @@ export class VectorIndex implements DerivedIndex {
     for (let i = 0; i < ids.length && !signal.aborted; i += AHEAD_SLICE) {
       const j = Math.min(ids.length, i + AHEAD_SLICE);
       try {
+        // Copies of the slice, each owning its buffer: moved to the writer's thread, not copied again.
         await this.writer!.putVectors(target.id, ahead.repoId, { ids: ids.slice(i, j), vectors: vectors.slice(i * dims, j * dims), empty: empty.slice(i, j), dims });
       } catch (error) {
         this.log.warn('storing the vectors embedded beside training failed:', error as Error);

@@ -8,6 +8,7 @@ import { LoupeError, type ErrorCode } from '../errors';
 import { shareWriteTurns, WriteTurns, type Db } from '../store/db';
 import type { CorpusModelRef, EmbedStep, PackedVectors } from '../embed/vector-writes';
 import { parsedFiles, type ParsedBatch } from './parsed-batch';
+import { transferables } from '../util/transfer';
 
 /**
  * What the indexer asks of the thread that writes the index (see IndexWrites). Every call is async:
@@ -58,7 +59,10 @@ export interface VectorWriter {
   sampleTexts(max: number): Promise<Uint8Array>;
   /** Registers a model with its serialized data (moved to the writer's thread, not copied); answers its id. */
   addModel(provider: string, name: string, dims: number, data: Buffer, trainedChunks: number): Promise<number>;
-  /** Stores vectors embedded elsewhere (the training worker's, see EmbeddedAhead) for chunks of `repoId`, in one transaction. */
+  /**
+   * Stores vectors embedded elsewhere (the training worker's, see EmbeddedAhead) for chunks of `repoId`, in one
+   * transaction; arrays that own their buffers are moved to the writer's thread, not copied.
+   */
   putVectors(modelId: number, repoId: string, ahead: { ids: Int32Array; vectors: Float32Array; empty: Uint8Array; dims: number }): Promise<void>;
   /** The index file, for a reader on another thread. */
   file(): string;
@@ -138,10 +142,9 @@ export class WorkerIndexWriter implements IndexWriter {
     packed: (modelId, dims, maxFloats) => this.call('packed', [modelId, dims, maxFloats]) as Promise<PackedVectors | null>,
     sampleTexts: (max) => this.call('sampleTexts', [max]) as Promise<Uint8Array>,
     addModel: (provider, name, dims, data, trainedChunks) =>
-      // Moved when the bytes own their buffer (as the training worker's do), else copied.
-      this.call('addModel', [provider, name, dims, data, trainedChunks], undefined,
-        data.byteOffset === 0 && data.byteLength === data.buffer.byteLength ? [data.buffer as ArrayBuffer] : []) as Promise<number>,
-    putVectors: async (modelId, repoId, ahead) => { await this.call('putVectors', [modelId, repoId, ahead]); },
+      // Moved when the bytes own their buffer (as the training worker's do), else copied; so are putVectors' arrays.
+      this.call('addModel', [provider, name, dims, data, trainedChunks], undefined, transferables(data)) as Promise<number>,
+    putVectors: async (modelId, repoId, ahead) => { await this.call('putVectors', [modelId, repoId, ahead], undefined, transferables(ahead)); },
     file: () => this.file,
     chunkWrites: () => this.chunkWrites,
   };

@@ -15,6 +15,7 @@ import { storageError } from '../store/storage-errors';
 import { SqliteVectorsStore } from '../store/vectors-store';
 import { VectorWrites } from '../embed/vector-writes';
 import { parsedFiles, type ParsedBatch } from './parsed-batch';
+import { transferables } from '../util/transfer';
 
 export type WriterRequest = {
   id: number;
@@ -76,13 +77,6 @@ async function handle(request: WriterRequest): Promise<unknown> {
     case 'putVectors': return vectorWrites().putVectors(...(a as Parameters<VectorWrites['putVectors']>));
     case 'close': return undefined;
   }
-}
-
-/** The buffers of a typed array answered, or of one answered in an object's fields. */
-function transferables(value: unknown): ArrayBuffer[] {
-  const views = ArrayBuffer.isView(value) ? [value] : value && typeof value === 'object' ? Object.values(value).filter((v) => ArrayBuffer.isView(v)) : [];
-  // Only a view that owns its whole buffer (a pooled Buffer's would take its neighbours along).
-  return [...new Set((views as ArrayBufferView[]).filter((v) => v.byteOffset === 0 && v.byteLength === v.buffer.byteLength).map((v) => v.buffer as ArrayBuffer))];
 }
 
 let chain: Promise<void> = Promise.resolve();
