@@ -29,11 +29,19 @@ const isRelative = (s: string) => s === '.' || s === '..' || s.startsWith('./') 
  */
 export class ModuleResolver {
   private readonly root: string;
-  private readonly configs = new Map<string, { options: ts.CompilerOptions; cache: ts.ModuleResolutionCache }>();
+  private readonly configs = new Map<string, ResolutionConfig>();
+  /** Configs whose options resolve alike share one entry (payload: 177 tsconfig.json files, 39 alike). */
+  private readonly alike = new Map<string, ResolutionConfig>();
+  /** Bases that tsconfig.json files extend, read once (`extends`). */
+  private readonly extended = new Map<string, ts.ExtendedConfigCacheEntry>();
   private readonly configForDir = new Map<string, string>();
   private readonly fileExists = new Map<string, boolean>();
   private readonly dirExists = new Map<string, boolean>();
   private readonly listings = new Listings();
+  /** Answers by what decides them, not by the importing folder (`answerKey`). */
+  private readonly answers = new Map<string, Resolution>();
+  private readonly modulesScopes = new Map<string, string>();
+  private readonly packageScopes = new Map<string, string>();
   private readonly host: ts.ModuleResolutionHost;
   private workspaces: Workspace[] | null = null;
 
@@ -101,7 +109,12 @@ export class ModuleResolver {
     this.dirExists.clear();
     this.listings.clear();
     this.configs.clear();
+    this.alike.clear();
+    this.extended.clear();
     this.configForDir.clear();
+    this.answers.clear();
+    this.modulesScopes.clear();
+    this.packageScopes.clear();
     this.workspaces = null;
   }
 
@@ -111,7 +124,17 @@ export class ModuleResolver {
     if (bare && (BUILTINS.has(specifier) || specifier.startsWith('node:'))) {
       return { targetPath: null, packageName: specifier.startsWith('node:') ? specifier : `node:${specifier}` };
     }
-    const config = this.configFor(path.dirname(containing));
+    const dir = path.dirname(containing);
+    const config = this.configFor(dir);
+    const key = this.answerKey(config, dir, specifier, bare);
+    const known = key === null ? undefined : this.answers.get(key);
+    if (known) return known;
+    const answer = this.resolveWithCompiler(containing, specifier, bare, config);
+    if (key !== null) this.answers.set(key, answer);
+    return answer;
+  }
+
+  private resolveWithCompiler(containing: string, specifier: string, bare: boolean, config: ResolutionConfig): Resolution {
     const resolution = ts.resolveModuleName(specifier, containing, config.options, this.host, config.cache);
     forgetLookups(resolution);
     const result = resolution.resolvedModule;
@@ -128,6 +151,40 @@ export class ModuleResolver {
     return { targetPath: null, packageName: null };
   }
 
+  /**
+   * What decides an answer besides the compiler options, so files in different folders share it (payload:
+   * 29,716 imports, 20,851 distinct by folder; the compiler's own cache is by folder). Without a resolution
+   * mode (none is passed), a relative specifier's answer depends only on the path it names. A bare one
+   * depends on the chain of node_modules folders the compiler walks up through, which the nearest folder
+   * holding a node_modules (real or linked) decides, and on the nearest package.json (self-references by
+   * package name, `#imports`). Null (ask the compiler) for classic resolution, which walks folders for
+   * bare names, and inside node_modules, where the compiler skips folders.
+   */
+  private answerKey(config: ResolutionConfig, dir: string, specifier: string, bare: boolean): string | null {
+    if (dir.split(path.sep).includes('node_modules')) return null;
+    if (!bare) return `${config.id}\0${path.resolve(dir, specifier)}`;
+    if (config.options.moduleResolution === ts.ModuleResolutionKind.Classic) return null;
+    return `${config.id}\0${this.nearest(this.modulesScopes, dir, (d) => this.host.directoryExists!(path.join(d, 'node_modules')))}` +
+      `\0${this.nearest(this.packageScopes, dir, (d) => this.host.fileExists(path.join(d, 'package.json')))}\0${specifier}`;
+  }
+
+  /** The nearest of `dir` and its ancestors that passes `test` ('' for none), remembered for every folder on the way. */
+  private nearest(memo: Map<string, string>, dir: string, test: (dir: string) => boolean): string {
+    const walked: string[] = [];
+    let found: string | undefined;
+    for (let d = dir; found === undefined; ) {
+      found = memo.get(d);
+      if (found !== undefined) break;
+      walked.push(d);
+      if (test(d)) { found = d; break; }
+      const parent = path.dirname(d);
+      if (parent === d) found = '';
+      d = parent;
+    }
+    for (const d of walked) memo.set(d, found);
+    return found;
+  }
+
   /** A `/// <reference path>`: a path relative to the containing file, extension optional, as the compiler reads it. */
   resolveReferencePath(fromRelPath: string, reference: string): string | null {
     const base = path.resolve(this.root, path.dirname(fromRelPath), reference);
@@ -139,7 +196,7 @@ export class ModuleResolver {
     return null;
   }
 
-  private configFor(dir: string): { options: ts.CompilerOptions; cache: ts.ModuleResolutionCache } {
+  private configFor(dir: string): ResolutionConfig {
     const file = this.findConfigFile(dir);
     let entry = this.configs.get(file);
     if (!entry) {
@@ -149,8 +206,12 @@ export class ModuleResolver {
       if (options.moduleResolution === undefined) {
         options.moduleResolution = ts.ModuleResolutionKind.Node10;
       }
-      const cache = ts.createModuleResolutionCache(this.root, (s) => s, options);
-      entry = { options, cache };
+      const resolvesAs = JSON.stringify(RESOLUTION_OPTIONS().map((name) => options[name] ?? null));
+      entry = this.alike.get(resolvesAs);
+      if (!entry) {
+        entry = { id: String(this.alike.size), options, cache: ts.createModuleResolutionCache(this.root, (s) => s, options) };
+        this.alike.set(resolvesAs, entry);
+      }
       this.configs.set(file, entry);
     }
     return entry;
@@ -182,10 +243,30 @@ export class ModuleResolver {
       readDirectory: () => [],
       fileExists: isFile,
       readFile: (f) => (isFile(f) ? fs.readFileSync(f, 'utf8') : undefined),
-    }, path.dirname(file), undefined, file);
+    }, path.dirname(file), undefined, file, undefined, undefined, this.extended);
     return parsed.options;
   }
 }
+
+interface ResolutionConfig {
+  /** Names the options' way of resolving in answer keys. */
+  id: string;
+  options: ts.CompilerOptions;
+  cache: ts.ModuleResolutionCache;
+}
+
+/**
+ * The options that decide how a specifier resolves: the compiler's own list (what makes it redo resolution
+ * when they change), the base folder `paths` are read against, and a few more that take part in resolution.
+ * Two configs alike in these give the same answers, so they share an entry and its cache. Read on first
+ * use: the bundles load the compiler lazily, and a thread that never resolves must not load it.
+ */
+let resolutionOptions: string[] | null = null;
+const RESOLUTION_OPTIONS = (): string[] => (resolutionOptions ??= [
+  ...((ts as unknown as { moduleResolutionOptionDeclarations?: { name: string }[] }).moduleResolutionOptionDeclarations ?? []).map((o) => o.name),
+  'pathsBasePath', 'baseUrl', 'paths', 'rootDirs', 'moduleResolution', 'module', 'allowJs', 'resolveJsonModule', 'noDtsResolution',
+  'preserveSymlinks', 'allowImportingTsExtensions', 'allowArbitraryExtensions', 'customConditions', 'moduleSuffixes', 'typeRoots', 'types',
+]);
 
 type Kind = 'file' | 'dir' | 'other';
 
