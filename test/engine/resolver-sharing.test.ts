@@ -51,7 +51,7 @@ test('answers shared between folders and alike configs are the answers each file
   assertSharingChangesNothing(workspace, importsOf(workspace));
 });
 
-test('what decides a shared answer: the nearest node_modules, the nearest package.json, the base of paths', () => {
+test('what decides a shared answer: the nearest node_modules, the nearest package.json, the base of paths, a folder named as one', () => {
   const root = tempDir('loupe-resolver-sharing-');
   const write = (rel: string, text: string) => { fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true }); fs.writeFileSync(path.join(root, rel), text); };
   const link = (rel: string, target: string) => { fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true }); fs.symlinkSync(path.relative(path.dirname(path.join(root, rel)), path.join(root, target)), path.join(root, rel), 'dir'); };
@@ -74,6 +74,11 @@ test('what decides a shared answer: the nearest node_modules, the nearest packag
     write(`${d}/tsconfig.json`, JSON.stringify({ compilerOptions: { moduleResolution: 'bundler', module: 'esnext', paths: { '@p': ['./p.ts'] } } }));
     write(`${d}/p.ts`, 'export {};\n');
   }
+  // A file and a folder of one name: `./lib` is the file, `./lib/` and `.` (inside it) the folder's index.
+  write('dirs/lib.ts', 'export {};\n');
+  write('dirs/lib/index.ts', 'export {};\n');
+  write('dirs/lib/inner.ts', 'import ".";\nimport "..";\nimport "../lib";\n');
+  write('dirs/main.ts', 'import "./lib";\nimport "./lib/";\nimport "./";\n');
   const imports = 'import "shared"; import "@x/b/util"; import "#int"; import "@p"; import "../../libs/shared-1/index"; import "./util";\n';
   for (const f of ['src/main.ts', 'packages/a/src/deep/main.ts', 'packages/b/src/main.ts', 'packages/c/src/main.ts', 'tools/one/main.ts', 'tools/two/main.ts']) write(f, imports);
 
@@ -90,6 +95,10 @@ test('what decides a shared answer: the nearest node_modules, the nearest packag
   assert.equal(target('tools/two/main.ts', '@p'), 'tools/two/p.ts');
   assert.equal(target('packages/b/src/main.ts', './util'), 'packages/b/src/util.ts');
   assert.equal(target('packages/c/src/main.ts', './util'), null);
+  assert.equal(target('dirs/main.ts', './lib'), 'dirs/lib.ts');
+  assert.equal(target('dirs/main.ts', './lib/'), 'dirs/lib/index.ts');
+  assert.equal(target('dirs/lib/inner.ts', '.'), 'dirs/lib/index.ts');
+  assert.equal(target('dirs/lib/inner.ts', '../lib'), 'dirs/lib.ts');
 
   // The compiler, with each file's own config and nothing cached, agrees on every import.
   for (let i = 0; i < pairs.length; i++) {

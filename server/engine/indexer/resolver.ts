@@ -154,7 +154,8 @@ export class ModuleResolver {
   /**
    * What decides an answer besides the compiler options, so files in different folders share it (payload:
    * 29,716 imports, 20,851 distinct by folder; the compiler's own cache is by folder). Without a resolution
-   * mode (none is passed), a relative specifier's answer depends only on the path it names. A bare one
+   * mode (none is passed), a relative specifier's answer depends only on the path it names (and whether it names
+   * a folder only). A bare one
    * depends on the chain of node_modules folders the compiler walks up through, which the nearest folder
    * holding a node_modules (real or linked) decides, and on the nearest package.json (self-references by
    * package name, `#imports`). Null (ask the compiler) for classic resolution, which walks folders for
@@ -162,7 +163,8 @@ export class ModuleResolver {
    */
   private answerKey(config: ResolutionConfig, dir: string, specifier: string, bare: boolean): string | null {
     if (dir.split(path.sep).includes('node_modules')) return null;
-    if (!bare) return `${config.id}\0${path.resolve(dir, specifier)}`;
+    // `./lib/`, `.` and `..` name a folder only (the compiler adds a separator); `./lib` a file first.
+    if (!bare) return `${config.id}\0${path.resolve(dir, specifier)}${/(^|\/)\.{0,2}$/.test(specifier) ? '/' : ''}`;
     if (config.options.moduleResolution === ts.ModuleResolutionKind.Classic) return null;
     return `${config.id}\0${this.nearest(this.modulesScopes, dir, (d) => this.host.directoryExists!(path.join(d, 'node_modules')))}` +
       `\0${this.nearest(this.packageScopes, dir, (d) => this.host.fileExists(path.join(d, 'package.json')))}\0${specifier}`;
