@@ -37,7 +37,7 @@ export class ModuleResolver {
   private readonly configForDir = new Map<string, string>();
   private readonly fileExists = new Map<string, boolean>();
   private readonly dirExists = new Map<string, boolean>();
-  private readonly listings = new Listings();
+  private readonly listings: Listings;
   /** Answers by what decides them, not by the importing folder (`answerKey`). */
   private readonly answers = new Map<string, Resolution>();
   private readonly modulesScopes = new Map<string, string>();
@@ -47,6 +47,7 @@ export class ModuleResolver {
 
   constructor(root: string) {
     this.root = path.resolve(root);
+    this.listings = new Listings(this.root);
     const { fileExists, dirExists, listings } = this;
     const isFile = (p: string) => listings.isFile(p);
     const isDir = (p: string) => listings.isDir(p);
@@ -66,7 +67,11 @@ export class ModuleResolver {
         return v;
       },
       readFile: (f) => (isFile(f) ? fs.readFileSync(f, 'utf8') : this.isLinked(f, isFile) ? fs.readFileSync(real(f), 'utf8') : undefined),
-      realpath: (p) => { try { return fs.realpathSync.native(isFile(p) || isDir(p) ? p : real(p)); } catch { return p; } },
+      realpath: (p) => {
+        const existing = isFile(p) || isDir(p) ? p : real(p);
+        if (!within(this.root, path.resolve(existing))) return p;
+        try { return fs.realpathSync.native(existing); } catch { return p; }
+      },
       getCurrentDirectory: () => this.root,
     };
   }
@@ -178,6 +183,7 @@ export class ModuleResolver {
       found = memo.get(d);
       if (found !== undefined) break;
       walked.push(d);
+      if (!within(this.root, d)) { found = ''; break; }
       if (test(d)) { found = d; break; }
       const parent = path.dirname(d);
       if (parent === d) found = '';
@@ -278,9 +284,16 @@ type Kind = 'file' | 'dir' | 'other';
  * most of which do not exist, and a stat per candidate (an exception built for each missing one) was
  * a large part of a parse worker's time. A symbolic link is followed with a stat. `clear()` forgets
  * (files were added or removed).
+ *
+ * Nothing outside the repository is read: a path outside its folder is missing (the compiler's walk up
+ * for node_modules stops at the root, a tsconfig.json's `extends` out of it is not read), and so is a
+ * path whose real location is outside (a symbolic link out, or a folder reached through one).
  */
 class Listings {
   private readonly folders = new Map<string, Map<string, Kind | 'link'> | null>();
+  private realRoot: string | null = null;
+
+  constructor(private readonly root: string) {}
 
   isFile(p: string): boolean {
     return this.kind(p) === 'file';
@@ -292,20 +305,43 @@ class Listings {
 
   clear(): void {
     this.folders.clear();
+    this.realRoot = null;
   }
 
   private kind(p: string): Kind | null {
     const full = path.resolve(p);
+    if (full === this.root) return 'dir';
+    if (!within(this.root, full)) return null;
     const dir = path.dirname(full);
-    if (dir === full) return 'dir';
     let listing = this.folders.get(dir);
-    if (listing === undefined) this.folders.set(dir, (listing = list(dir)));
+    if (listing === undefined) this.folders.set(dir, (listing = this.realInside(dir) ? list(dir) : null));
     const name = path.basename(full);
     const kind = listing?.get(name);
     if (kind !== 'link') return kind ?? null;
-    const followed = statKind(full);
+    const followed = this.realInside(full) ? statKind(full) : 'other';
     if (followed) listing!.set(name, followed);
     return followed;
+  }
+
+  /** Whether the real location of a path under the root (links followed) is under the root's. */
+  private realInside(p: string): boolean {
+    this.realRoot ??= safeRealpath(this.root) ?? this.root;
+    const real = safeRealpath(p);
+    return real !== null && within(this.realRoot, real);
+  }
+}
+
+/** Whether `p` (absolute, normalised) is `root` or under it. */
+function within(root: string, p: string): boolean {
+  const rel = path.relative(root, p);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
+}
+
+function safeRealpath(p: string): string | null {
+  try {
+    return fs.realpathSync.native(p);
+  } catch {
+    return null;
   }
 }
 
