@@ -291,6 +291,10 @@ type Kind = 'file' | 'dir' | 'other';
  */
 class Listings {
   private readonly folders = new Map<string, Map<string, Kind | 'link'> | null>();
+  /** Where each symbolic link leads (its kind), once followed. */
+  private readonly links = new Map<string, Kind | null>();
+  /** Folders under the root by whether their real location is under the root's. */
+  private readonly reached = new Map<string, boolean>();
   private realRoot: string | null = null;
 
   constructor(private readonly root: string) {}
@@ -305,6 +309,8 @@ class Listings {
 
   clear(): void {
     this.folders.clear();
+    this.links.clear();
+    this.reached.clear();
     this.realRoot = null;
   }
 
@@ -312,15 +318,33 @@ class Listings {
     const full = path.resolve(p);
     if (full === this.root) return 'dir';
     if (!within(this.root, full)) return null;
-    const dir = path.dirname(full);
-    let listing = this.folders.get(dir);
-    if (listing === undefined) this.folders.set(dir, (listing = this.realInside(dir) ? list(dir) : null));
-    const name = path.basename(full);
-    const kind = listing?.get(name);
+    const kind = this.listing(path.dirname(full))?.get(path.basename(full));
     if (kind !== 'link') return kind ?? null;
-    const followed = this.realInside(full) ? statKind(full) : 'other';
-    if (followed) listing!.set(name, followed);
+    let followed = this.links.get(full);
+    if (followed === undefined) this.links.set(full, (followed = this.realInside(full) ? statKind(full) : 'other'));
     return followed;
+  }
+
+  /** A folder's entries as listed (links not followed); null when it is missing or lies outside. */
+  private listing(dir: string): Map<string, Kind | 'link'> | null {
+    let listing = this.folders.get(dir);
+    if (listing === undefined) this.folders.set(dir, (listing = this.reachable(dir) ? list(dir) : null));
+    return listing;
+  }
+
+  /**
+   * Whether a folder under the root really is under it: every folder on the way down is a plain folder in its
+   * parent's listing (no path lookup needed), or a link whose real location is under the root's.
+   */
+  private reachable(dir: string): boolean {
+    if (dir === this.root) return true;
+    let known = this.reached.get(dir);
+    if (known === undefined) {
+      const entry = this.listing(path.dirname(dir))?.get(path.basename(dir));
+      known = entry === 'dir' || (entry === 'link' && this.realInside(dir));
+      this.reached.set(dir, known);
+    }
+    return known;
   }
 
   /** Whether the real location of a path under the root (links followed) is under the root's. */
@@ -331,10 +355,9 @@ class Listings {
   }
 }
 
-/** Whether `p` (absolute, normalised) is `root` or under it. */
+/** Whether `p` is `root` or under it (both absolute and normalised, as `path.resolve` and realpath leave them). */
 function within(root: string, p: string): boolean {
-  const rel = path.relative(root, p);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
+  return p === root || (p.startsWith(root) && (p[root.length] === path.sep || root.endsWith(path.sep)));
 }
 
 function safeRealpath(p: string): string | null {
