@@ -85,20 +85,23 @@ test('what decides a shared answer: the nearest node_modules, the nearest packag
   const pairs = importsOf(root);
   const answers = assertSharingChangesNothing(root, pairs);
   const target = (from: string, specifier: string) => answers[pairs.findIndex(([f, s]) => f === from && s === specifier)].targetPath;
-  assert.equal(target('src/main.ts', 'shared'), 'libs/shared-1/index.ts');
-  assert.equal(target('packages/a/src/deep/main.ts', 'shared'), 'libs/shared-2/index.ts');
-  assert.equal(target('packages/b/src/main.ts', '@x/b/util'), 'packages/b/src/util.ts');
-  assert.equal(target('packages/c/src/main.ts', '@x/b/util'), null);
-  assert.equal(target('packages/b/src/main.ts', '#int'), 'packages/b/src/int-b.ts');
-  assert.equal(target('packages/c/src/main.ts', '#int'), 'packages/c/src/int-c.ts');
-  assert.equal(target('tools/one/main.ts', '@p'), 'tools/one/p.ts');
-  assert.equal(target('tools/two/main.ts', '@p'), 'tools/two/p.ts');
-  assert.equal(target('packages/b/src/main.ts', './util'), 'packages/b/src/util.ts');
-  assert.equal(target('packages/c/src/main.ts', './util'), null);
-  assert.equal(target('dirs/main.ts', './lib'), 'dirs/lib.ts');
-  assert.equal(target('dirs/main.ts', './lib/'), 'dirs/lib/index.ts');
-  assert.equal(target('dirs/lib/inner.ts', '.'), 'dirs/lib/index.ts');
-  assert.equal(target('dirs/lib/inner.ts', '../lib'), 'dirs/lib.ts');
+  const expected: [from: string, specifier: string, target: string | null][] = [
+    ['src/main.ts', 'shared', 'libs/shared-1/index.ts'],
+    ['packages/a/src/deep/main.ts', 'shared', 'libs/shared-2/index.ts'],
+    ['packages/b/src/main.ts', '@x/b/util', 'packages/b/src/util.ts'],
+    ['packages/c/src/main.ts', '@x/b/util', null],
+    ['packages/b/src/main.ts', '#int', 'packages/b/src/int-b.ts'],
+    ['packages/c/src/main.ts', '#int', 'packages/c/src/int-c.ts'],
+    ['tools/one/main.ts', '@p', 'tools/one/p.ts'],
+    ['tools/two/main.ts', '@p', 'tools/two/p.ts'],
+    ['packages/b/src/main.ts', './util', 'packages/b/src/util.ts'],
+    ['packages/c/src/main.ts', './util', null],
+    ['dirs/main.ts', './lib', 'dirs/lib.ts'],
+    ['dirs/main.ts', './lib/', 'dirs/lib/index.ts'],
+    ['dirs/lib/inner.ts', '.', 'dirs/lib/index.ts'],
+    ['dirs/lib/inner.ts', '../lib', 'dirs/lib.ts'],
+  ];
+  for (const [from, specifier, want] of expected) assert.equal(target(from, specifier), want, `${from} → ${specifier}`);
 
   // The compiler, with each file's own config and nothing cached, agrees on every import.
   for (let i = 0; i < pairs.length; i++) {

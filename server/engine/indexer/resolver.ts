@@ -69,8 +69,7 @@ export class ModuleResolver {
       readFile: (f) => (isFile(f) ? fs.readFileSync(f, 'utf8') : this.isLinked(f, isFile) ? fs.readFileSync(real(f), 'utf8') : undefined),
       realpath: (p) => {
         const existing = isFile(p) || isDir(p) ? p : real(p);
-        if (!within(this.root, path.resolve(existing))) return p;
-        try { return fs.realpathSync.native(existing); } catch { return p; }
+        return within(this.root, path.resolve(existing)) ? safeRealpath(existing) ?? p : p;
       },
       getCurrentDirectory: () => this.root,
     };
@@ -162,11 +161,11 @@ export class ModuleResolver {
    * mode (none is passed), a relative specifier's answer depends only on the path it names (and whether it
    * names a folder only). A bare one depends on the chain of node_modules folders the compiler walks up
    * through, which the nearest folder holding a node_modules (real or linked) decides, and on the nearest
-   * package.json (self-references by package name, `#imports`). Null (ask the compiler) for classic resolution, which walks folders for
-   * bare names, and inside node_modules, where the compiler skips folders.
+   * package.json (self-references by package name, `#imports`). Null (ask the compiler) for classic
+   * resolution, which walks folders for bare names, and inside node_modules, where the compiler skips folders.
    */
   private answerKey(config: ResolutionConfig, dir: string, specifier: string, bare: boolean): string | null {
-    if (dir.split(path.sep).includes('node_modules')) return null;
+    if (`${dir}${path.sep}`.includes(`${path.sep}node_modules${path.sep}`)) return null;
     // `./lib/`, `.` and `..` name a folder only (the compiler adds a separator); `./lib` a file first.
     if (!bare) return `${config.id}\0${path.resolve(dir, specifier)}${/(^|\/)\.{0,2}$/.test(specifier) ? '/' : ''}`;
     if (config.options.moduleResolution === ts.ModuleResolutionKind.Classic) return null;
@@ -269,11 +268,12 @@ interface ResolutionConfig {
  * use: the bundles load the compiler lazily, and a thread that never resolves must not load it.
  */
 let resolutionOptions: string[] | null = null;
-const RESOLUTION_OPTIONS = (): string[] => (resolutionOptions ??= [
+const RESOLUTION_OPTIONS = (): string[] => (resolutionOptions ??= [...new Set([
   ...((ts as unknown as { moduleResolutionOptionDeclarations?: { name: string }[] }).moduleResolutionOptionDeclarations ?? []).map((o) => o.name),
+  // Also named here should that internal list go: a name twice counts once.
   'pathsBasePath', 'baseUrl', 'paths', 'rootDirs', 'moduleResolution', 'module', 'allowJs', 'resolveJsonModule', 'noDtsResolution',
   'preserveSymlinks', 'allowImportingTsExtensions', 'allowArbitraryExtensions', 'customConditions', 'moduleSuffixes', 'typeRoots', 'types',
-]);
+])]);
 
 type Kind = 'file' | 'dir' | 'other';
 
