@@ -81,7 +81,7 @@ export interface ParsedFile {
   hash: string;
   mtimeMs: number;
   description: string | null;
-  /** Written by a tool (a `Code generated … DO NOT EDIT` or `@generated` banner): indexed, flagged. */
+  /** Written by a tool (a generator's banner at its head, util/generated-banner.ts): indexed, flagged, ranked below source. */
   generated: boolean;
   /** The unit the file declares it belongs to, where the language has one (Go: the package clause). */
   unit: string | null;

@@ -15,12 +15,15 @@ const EXAMPLE = /(^|\/)(examples?|demos?|samples?|_examples)\/|(^|\/)example_tes
 const GENERATED = /\.pb\.go$|_pb2(_grpc)?\.pyi?$|\.pb\.(cc|h)$|\.g\.dart$|\.generated\.[a-z]+$|\.gen\.[a-z]+$|_gen\.go$|(^|\/)(generated|__generated__)\/|\.min\.(js|css)$|(^|\/)(dist|vendor)\//i;
 const CONFIG = /\.(json|jsonc|json5|ya?ml|toml|ini|cfg|conf|lock|sum)$|(^|\/)go\.mod$|(^|\/)[^/]+\.config\.[cm]?[jt]s$|(^|\/)\.[^/]+rc(\.[a-z]+)?$|(^|\/)(Makefile|Dockerfile|setup\.py)$/i;
 
-/** The role of a repository path, or null for ordinary source. */
-export function fileRole(path: string): FileRole | null {
+/**
+ * The role of a repository path, or null for ordinary source. `generated`: the file has a generator's banner
+ * (files.generated), whatever its name (Payload's payload-types.ts, react-native-windows' codegen/*.g.h).
+ */
+export function fileRole(path: string, generated = false): FileRole | null {
   if (BENCHMARK.test(path)) return 'benchmark';
   if (EXAMPLE.test(path)) return 'example';
   if (isTestPath(path) || TEST_EXTRA.test(path)) return 'test';
-  if (GENERATED.test(path)) return 'generated';
+  if (generated || GENERATED.test(path)) return 'generated';
   if (CONFIG.test(path)) return 'config';
   return null;
 }

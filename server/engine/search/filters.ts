@@ -75,6 +75,6 @@ export async function unindexedFiles(store: Async<SearchStore>, repoIds: string[
   const typeTest = fileTypeTest(filters?.fileTypes);
   const pathTest = pathGlobTest(filters?.filePaths);
   return (await store.unindexedFiles(repoIds))
-    .map((f): SearchFileRow => ({ id: -f.id, repoId: f.repoId, path: f.path, language: detectLanguage(path.posix.basename(f.path)), lines: 0, description: null }))
+    .map((f): SearchFileRow => ({ id: -f.id, repoId: f.repoId, path: f.path, language: detectLanguage(path.posix.basename(f.path)), lines: 0, description: null, generated: false }))
     .filter((f) => typeTest(f) && pathTest(f.path));
 }

@@ -128,7 +128,7 @@ export async function hybridSearch(
       const onPath = pathCoverage.get(file.id) ?? pathCoverage.set(file.id, coverage(file.path, wanted)).get(file.id)!;
       score *= 1 + PATH_BOOST * onPath;
       if (o.demoted?.size) {
-        const role = roles.get(file.id) ?? roles.set(file.id, fileRole(file.path)).get(file.id)!;
+        const role = roles.get(file.id) ?? roles.set(file.id, fileRole(file.path, file.generated)).get(file.id)!;
         if (role && o.demoted.has(role)) score *= ROLE_DEMOTION;
       }
       const level = exact.get(chunk.id);

@@ -11,7 +11,13 @@ export interface SearchFileRow {
   language: string | null;
   lines: number;
   description: string | null;
+  /** Written by a tool (files.generated): ranked below source unless asked for (search/file-role.ts). */
+  generated: boolean;
 }
+
+const FILE_ROW = 'f.id, f.repo_id AS repoId, f.path, f.language, f.lines, f.description, f.generated';
+type SqliteFileRow = Omit<SearchFileRow, 'generated'> & { generated: number };
+const fileRow = (r: SqliteFileRow): SearchFileRow => ({ ...r, generated: r.generated === 1 });
 
 export interface ChunkRow {
   id: number;
@@ -75,9 +81,9 @@ export class SqliteSearchStore {
     if (filter.visibility === 'private') {
       where.push('EXISTS (SELECT 1 FROM symbols s WHERE s.file_id = f.id) AND NOT EXISTS (SELECT 1 FROM symbols s WHERE s.file_id = f.id AND s.exported = 1)');
     }
-    return this.db.prepare(
-      `SELECT f.id, f.repo_id AS repoId, f.path, f.language, f.lines, f.description FROM files f WHERE ${where.join(' AND ')}`,
-    ).all(...params) as SearchFileRow[];
+    return (this.db.prepare(
+      `SELECT ${FILE_ROW} FROM files f WHERE ${where.join(' AND ')}`,
+    ).all(...params) as SqliteFileRow[]).map(fileRow);
   }
 
   private filesAll(repoIds: string[]): number[] {
@@ -97,10 +103,9 @@ export class SqliteSearchStore {
   }
 
   filesByIds(ids: number[]): SearchFileRow[] {
-    return this.db.prepare(
-      `SELECT f.id, f.repo_id AS repoId, f.path, f.language, f.lines, f.description FROM files f
-       WHERE f.id IN (SELECT value FROM json_each(?))`,
-    ).all(JSON.stringify(ids)) as SearchFileRow[];
+    return (this.db.prepare(
+      `SELECT ${FILE_ROW} FROM files f WHERE f.id IN (SELECT value FROM json_each(?))`,
+    ).all(JSON.stringify(ids)) as SqliteFileRow[]).map(fileRow);
   }
 
   /**

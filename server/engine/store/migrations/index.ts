@@ -13,6 +13,7 @@ import * as ftsBacklog from './016-fts-backlog';
 import * as walkCatalog from './017-walk-catalog';
 import * as filesFingerprint from './018-files-fingerprint';
 import * as modelTail from './019-model-tail';
+import * as generatorBanners from './020-generator-banners';
 import type { Db } from '../db';
 
 export interface Migration {
@@ -44,4 +45,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 17, name: 'walk-catalog', sql: walkCatalog.sql },
   { version: 18, name: 'files-fingerprint', sql: filesFingerprint.sql },
   { version: 19, name: 'model-tail', sql: modelTail.sql },
+  { version: 20, name: 'generator-banners', sql: generatorBanners.sql, before: generatorBanners.flag },
 ];

@@ -5,7 +5,7 @@ import { ftsColumns, ftsTokens, parseFtsMatch, type FtsPhrase } from './fts-toke
 import { likeEscape, type PgSql } from './sql';
 
 const FUNCTION_KINDS = "('function', 'method')";
-const FILE_ROW = 'f.id, f.repo_id AS "repoId", f.path, f.language, f.lines, f.description';
+const FILE_ROW = 'f.id, f.repo_id AS "repoId", f.path, f.language, f.lines, f.description, f.generated';
 const SYMBOL_ROW = `s.id, s.file_id AS "fileId", s.name, s.kind, s.parent, s.start_line AS "startLine", s.end_line AS "endLine", s.exported,
   s.signature, s.doc`;
 
