@@ -54,7 +54,7 @@ const PATH_BOOST = 0.3;
 export const EXACT_NAME = 1;
 /** A chunk defining a name the query asks for under another qualifier (`View.dispatch_request` for `Flask.dispatch_request`). */
 export const NAME_ONLY_BOOST = 1;
-/** A test, benchmark, example, generated or configuration file the search did not ask for weighs this much. */
+/** A test, benchmark, example, generated, translation or configuration file the search did not ask for weighs this much. */
 export const ROLE_DEMOTION = 0.5;
 
 /**

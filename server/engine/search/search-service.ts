@@ -103,8 +103,8 @@ export class SearchService {
       const hybrid = await hybridSearch(this.store, this.vectors, req.query, terms, {
         retriever, repoIds, allowed, similarityThreshold: req.similarityThreshold ?? 0, expansions: req.expansions,
         depth: scope === 'code' ? Math.max(offset + limit, 50) : 200,
-        // Tests, benchmarks, examples, generated and config files rank below source unless the query names them
-        // or a path or type filter chose the files.
+        // Tests, benchmarks, examples, generated files, translations and config files rank below source unless the
+        // query names them or a path or type filter chose the files.
         demoted: req.filters?.filePaths?.length || req.filters?.fileTypes?.length ? new Set()
           : new Set(FILE_ROLES.filter((r) => !asked.has(r))),
       });
