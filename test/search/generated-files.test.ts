@@ -20,7 +20,7 @@ import { openPgIndexStores, PG_INDEX_MIGRATIONS } from '../../server/engine/stor
  * react-native-windows 0.76.9 from npm, whose codegen/ holds a C++ spec per native module beside the module
  * that implements it (Microsoft.ReactNative/Modules/), and phaser 3.90.0, whose sources talk about what they
  * generate. Before, the specs' banner ("This file is auto-generated from a NativeModule spec") was not read
- * as one, and the spec came first for a question about the module.
+ * as one, and the spec came first for a question about the module (and a research answer's first line named it).
  */
 const RNW = () => npmPackage('react-native-windows@0.76.9');
 
@@ -98,6 +98,18 @@ test('a module ranks above the spec generated from it; asked for, the generated 
   assert.equal(await first('alert dialog buttons'), 'Microsoft.ReactNative/Modules/AlertModule.cpp');
   assert.match(await first('exceptions manager report fatal exception'), /^Microsoft\.ReactNative\/Modules\/ExceptionsManager\.(h|cpp)$/);
   assert.equal(await first('generated alert manager spec'), 'codegen/NativeAlertManagerSpec.g.h');
+});
+
+test('research: the most likely place is the module\'s code, not the generated spec; asked for, the spec', async () => {
+  const caller = await t.engine.ops.auth.caller({ apiKey: t.key });
+  const firstLine = async (question: string) => {
+    const run = await t.engine.ops.search.research(caller, { query: question, chat: true, repo_ids: [repoId] } as never);
+    let answer = '';
+    for await (const event of run.events(new AbortController().signal)) if (event.type === 'chunk') answer += event.text;
+    return answer.split('\n')[0];
+  };
+  assert.match(await firstLine('how does the clipboard module read the clipboard text?'), /in Microsoft\.ReactNative\/Modules\/ClipboardModule\.cpp:/);
+  assert.match(await firstLine('which generated spec declares the clipboard methods?'), /in codegen\//);
 });
 
 test('an index made before the wider banners is flagged when it opens (SQLite migration 20), from each file\'s first chunk', async () => {

@@ -333,7 +333,7 @@ function chooseLead(
 /** The definitions the lead is chosen among: those of the search's top files and its function hits. */
 export function leadCandidates(
   hits: ResearchHit[],
-  read: (repoId: string, path: string) => { row: { repoId: string; path: string }; symbols: ReturnType<ResearchStore['symbols']> } | null,
+  read: (repoId: string, path: string) => { row: { repoId: string; path: string; generated?: boolean }; symbols: ReturnType<ResearchStore['symbols']> } | null,
   hints: string[] = [],
   /** A file's lines, for what the definitions' bodies say (stubs, callers); without it they are not looked at. */
   text?: (repoId: string, path: string) => string[] | null,
@@ -364,7 +364,7 @@ export function leadCandidates(
       const name = s.parent ? `${s.parent}.${s.name}` : s.name;
       const hint = hints.findIndex((h) => h === name || h === s.name);
       candidates.push({
-        repoId: hit.repoId, repoName: hit.repoName, path: hit.filePath, fileRank: rank, symbol: s,
+        repoId: hit.repoId, repoName: hit.repoName, path: hit.filePath, fileRank: rank, symbol: s, generated: found.row.generated,
         hitRank: hitRank.get(`${key}\0${name}\0${s.startLine}`), hintRank: hint >= 0 ? hint : undefined,
       });
     }

@@ -8,7 +8,8 @@
  * and how high the search ranked it (the best rank of any copy: builds and declaration). What its
  * body says counts too (bodyTraits: stubs, registering decorators, deprecated code, getters and
  * setters step back), how many definitions call it (countCallers) and how many files import it. Declarations (`.d.ts`),
- * tests and benchmarks step back unless the question asks for them.
+ * tests, benchmarks and generated files (a generator's banner: react-native-windows' codegen specs beside the modules
+ * that implement them) step back unless the question asks for them.
  */
 import { stem, STOP_WORDS } from '../embed/terms';
 import { isTestPath } from '../analysis/entry-points';
@@ -32,6 +33,8 @@ export interface QuestionWords {
   wantsTests: boolean;
   /** Whether it asks about type declarations. */
   wantsTypes: boolean;
+  /** Whether it asks about generated code. */
+  wantsGenerated: boolean;
 }
 
 export function readQuestion(question: string): QuestionWords {
@@ -62,6 +65,7 @@ export function readQuestion(question: string): QuestionWords {
     stems: words.map((w) => (w.startsWith('\u0000') ? w : stem(w))),
     wantsTests: /\b(tests?|testing|spec|specs|unit|benchmarks?|bench|fixtures?)\b/.test(all),
     wantsTypes: /\b(types?|interfaces?|typings?|declarations?|declared|d\.ts)\b/.test(all),
+    wantsGenerated: /\b(generated|generate|codegen|protobuf|proto|pb)\b/.test(all),
   };
 }
 
@@ -105,6 +109,8 @@ export interface LeadInput {
   };
   /** Its rank among the search's function hits, when it is one. */
   hitRank?: number;
+  /** Its file was written by a tool (files.generated: a generator's banner). */
+  generated?: boolean;
   /** Its rank among the identifiers a model named for the question (retrieval-assist.ts), when it is one. */
   hintRank?: number;
   /** What its body says about it, when it was read. */
@@ -160,12 +166,14 @@ export interface LeadFeatures {
   callers: number;
   importers: number;
   test: boolean;
+  /** In a file a tool wrote, when the question does not ask for generated code. */
+  generated: boolean;
   error: boolean;
   subject: boolean;
 }
 
 export const LEAD_WEIGHTS = {
-  name: 2, path: 2, text: 0.5, covered: 2, file: 1.5, hit: 1.5, container: -1, declaration: -4, test: -4, error: -2, noName: -1, subject: 20, hint: 8,
+  name: 2, path: 2, text: 0.5, covered: 2, file: 1.5, hit: 1.5, container: -1, declaration: -4, test: -4, generated: -4, error: -2, noName: -1, subject: 20, hint: 8,
   stub: -4, registrar: -4, deprecated: -3, callers: 1, matched: 3, accessor: -2, variant: -1, importers: 1,
 };
 
@@ -175,7 +183,7 @@ const MAX_CALLERS = 7;
 export function leadScore(f: LeadFeatures, w = LEAD_WEIGHTS): number {
   return w.name * f.inName + w.matched * f.matched + w.path * f.inPath + w.text * f.inText + w.covered * f.covered + f.kind
     + w.file / (1 + f.fileRank) + (f.hitRank !== null ? w.hit / (1 + f.hitRank) : 0)
-    + (f.container ? w.container : 0) + (f.declaration ? w.declaration : 0) + (f.test ? w.test : 0) + (f.error ? w.error : 0)
+    + (f.container ? w.container : 0) + (f.declaration ? w.declaration : 0) + (f.test ? w.test : 0) + (f.generated ? w.generated : 0) + (f.error ? w.error : 0)
     + (f.nameHits ? 0 : w.noName) + (f.subject ? w.subject : 0) + (f.hintRank !== null ? w.hint / (1 + f.hintRank) : 0)
     + (f.variant ? w.variant : 0) + (f.accessor ? w.accessor : 0) + (f.stub ? w.stub : 0) + (f.registrar ? w.registrar : 0) + (f.deprecated ? w.deprecated : 0) + w.callers * (Math.log2(1 + Math.min(f.callers, MAX_CALLERS)) / 3)
     + w.importers * (Math.log2(1 + Math.min(f.importers, MAX_CALLERS)) / 3);
@@ -252,6 +260,7 @@ export function leadFeatures<T extends LeadInput>(q: QuestionWords, candidates: 
       callers: c.callers ?? 0,
       importers: c.importers ?? 0,
       test: (isTestPath(c.path) || isBenchPath(c.path)) && !q.wantsTests,
+      generated: !!c.generated && !q.wantsGenerated,
       error: ERROR_NAME.test(s.name) && !asksErrors,
       subject: isSubject,
     } });

@@ -23,9 +23,10 @@ export class SqliteResearchStore {
 
 
   file(repoId: string, path: string): GroundingFileRow | undefined {
-    return this.db.prepare(
-      'SELECT id, repo_id AS repoId, path, language, lines, description FROM files WHERE repo_id = ? AND path = ?',
-    ).get(repoId, path) as GroundingFileRow | undefined;
+    const row = this.db.prepare(
+      'SELECT id, repo_id AS repoId, path, language, lines, description, generated FROM files WHERE repo_id = ? AND path = ?',
+    ).get(repoId, path) as (Omit<GroundingFileRow, 'generated'> & { generated: number }) | undefined;
+    return row && { ...row, generated: row.generated === 1 };
   }
 
   symbols(fileId: number): ParsedSymbol[] {

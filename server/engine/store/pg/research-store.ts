@@ -9,7 +9,7 @@ export class PgResearchStore implements Async<ResearchStore> {
 
   async file(repoId: string, path: string): Promise<GroundingFileRow | undefined> {
     return this.db.one<GroundingFileRow>(
-      'SELECT id, repo_id AS "repoId", path, language, lines, description FROM files WHERE repo_id = $1 AND path = $2', [repoId, path]);
+      'SELECT id, repo_id AS "repoId", path, language, lines, description, generated FROM files WHERE repo_id = $1 AND path = $2', [repoId, path]);
   }
 
   async symbols(fileId: number): Promise<ParsedSymbol[]> {
