@@ -76,3 +76,15 @@ test('a Python blueprint (Flask 2.2.2 from python3-flask, src layout): the decla
   const dependencies = (await t.engine.analysis.blueprint(repo, { symbolLimit: 0, conventions: false })).dependencies.map((d) => d.name);
   assert.ok(!dependencies.includes('os') && !dependencies.includes('flask'), dependencies.join(', '));
 });
+
+test('a README\'s purpose is its first sentence of prose, not a GitHub alert above it (payload 3.64.0\'s README from npm)', async () => {
+  const root = path.join(tempDir('loupe-readme-'), 'cms');
+  fs.mkdirSync(path.join(root, 'src'), { recursive: true });
+  // The README as published (no package.json: the monorepo's root has no description, so the README says what it is).
+  fs.copyFileSync(path.join(npmPackage('payload@3.64.0'), 'README.md'), path.join(root, 'README.md'));
+  fs.writeFileSync(path.join(root, 'src', 'index.ts'), 'export const version = 3;\n');
+  const repo = await indexFolder(t, root);
+  const doc = (await t.engine.analysis.blueprint(repo, { symbolLimit: 0, conventions: false })).documentation;
+  const purpose = doc.split('\n').find((l) => l && !l.startsWith('#'))!;
+  assert.match(purpose, /^Payload is the first-ever Next\.js native CMS/, doc.slice(0, 400));
+});

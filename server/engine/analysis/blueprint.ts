@@ -143,10 +143,14 @@ function installCommand(ecosystem: string, manifest: string): string | null {
   }
 }
 
+/**
+ * What the README says the project is: its first paragraph of prose, past headings, images, badges, HTML, fences,
+ * rules and GitHub's alerts (`> [!IMPORTANT]` … "Star this repo", Payload's README before its first sentence).
+ */
 function firstParagraph(markdown: string): string | null {
   for (const block of markdown.split(/\n\s*\n/)) {
     const text = block.trim();
-    if (!text || /^(#|!\[|\[!\[|<|```|---|===)/.test(text)) continue;
+    if (!text || /^(#|!\[|\[!\[|<|```|---|===|>\s*\[!\w+\])/.test(text)) continue;
     const clean = text.replace(/\s+/g, ' ');
     return clean.length > 600 ? `${clean.slice(0, 597)}...` : clean;
   }
