@@ -5,6 +5,7 @@ import { measureConventions, type Conventions } from './conventions';
 import type { ImportGraph } from './import-graph';
 import type { EntryPoint } from './entry-points';
 import type { RepoFacts } from './repo-facts';
+import type { Manifest } from './manifests';
 
 export interface BlueprintOptions {
   /** How many top symbols the caller's plan allows (0: none). */
@@ -26,6 +27,8 @@ export interface BlueprintResult {
 }
 
 const TOP_DEPENDENCIES = 30;
+/** Install commands listed; a repository of many separate packages (examples, templates) says how many more. */
+const MAX_INSTALLS = 8;
 
 /** Blueprints depend only on the index generation and the options: kept until the graph is replaced. */
 const cache = new WeakMap<ImportGraph, Map<string, BlueprintResult>>();
@@ -113,12 +116,21 @@ function overview(repo: RepoRecord, graph: ImportGraph, facts: RepoFacts, entryP
     lines.push(`- \`${f.path}\` — imported by ${c.n}, reaches ${graph.dependents([c.i]).length}`);
   }
 
-  const build = [...new Set(facts.manifests.flatMap((m) => m.commands.build))];
-  const test = [...new Set(facts.manifests.flatMap((m) => m.commands.test))];
-  const installs = [...new Set(facts.manifests.map((m) => installCommand(m.ecosystem, m.path)).filter((c): c is string => !!c))];
+  // A package.json's scripts run with its folder's package manager (`npm run build` → `pnpm run build`).
+  const commands = (m: Manifest, kind: 'build' | 'test') => (m.ecosystem !== 'npm' ? m.commands[kind]
+    : m.commands[kind].map((c) => c.replace(/^npm (run|test)\b/, `${facts.js.managerOf(m.path)} $1`)));
+  const build = [...new Set(facts.manifests.flatMap((m) => commands(m, 'build')))];
+  const test = [...new Set(facts.manifests.flatMap((m) => commands(m, 'test')))];
+  const installs = [...new Set([
+    ...facts.js.installs,
+    ...facts.manifests.filter((m) => m.ecosystem !== 'npm').map((m) => installCommand(m.ecosystem, m.path)).filter((c): c is string => !!c),
+  ])];
   lines.push('', '## Build and test', '');
   if (!build.length && !test.length && !installs.length) lines.push('_No manifest declares build or test commands._');
-  if (installs.length) lines.push(`- install: ${installs.map((c) => `\`${c}\``).join(', ')}`);
+  if (installs.length) {
+    const more = installs.length - MAX_INSTALLS;
+    lines.push(`- install: ${installs.slice(0, MAX_INSTALLS).map((c) => `\`${c}\``).join(', ')}${more > 0 ? ` (and ${more} more package${more === 1 ? '' : 's'} of their own)` : ''}`);
+  }
   if (build.length) lines.push(`- build: ${build.slice(0, 6).map((c) => `\`${c}\``).join(', ')}`);
   if (test.length) lines.push(`- test: ${test.slice(0, 6).map((c) => `\`${c}\``).join(', ')}`);
 
@@ -134,7 +146,6 @@ function installCommand(ecosystem: string, manifest: string): string | null {
   const dir = path.posix.dirname(manifest);
   const cd = dir === '.' ? '' : `cd ${dir} && `;
   switch (ecosystem) {
-    case 'npm': return `${cd}npm install`;
     case 'pypi': return manifest.endsWith('.txt') ? `${cd}pip install -r ${path.posix.basename(manifest)}` : `${cd}pip install -e .`;
     case 'composer': return `${cd}composer install`;
     case 'rubygems': return `${cd}bundle install`;

@@ -28,6 +28,10 @@ export interface Manifest {
   name: string | null;
   description: string | null;
   entries: DeclaredEntry[];
+  /** package.json: the member globs of the workspace it is the root of (`workspaces`, an array or `{ packages }`). */
+  workspaces?: string[];
+  /** package.json: the package manager it names (`"packageManager": "pnpm@9.1.0"` → pnpm). */
+  packageManager?: string | null;
 }
 
 const MANIFEST_NAMES = /(^|\/)(package\.json|pyproject\.toml|setup\.cfg|requirements[^/]*\.txt|go\.mod|Cargo\.toml|pom\.xml|build\.gradle(\.kts)?|[^/]+\.csproj|Gemfile|[^/]+\.gemspec|composer\.json|Makefile)$/;
@@ -97,10 +101,15 @@ function jsonManifest(base: string, json: Table, m: Make): Manifest {
   const runner = npm ? 'npm run' : 'composer run';
   // composer `bin`: scripts installed into vendor/bin (package.json `bin` is read by entry-points.ts).
   const entries: DeclaredEntry[] = npm ? [] : list(json.bin).map(str).filter((b): b is string => !!b).map((b) => ({ name: path.posix.basename(b), kind: 'path', target: b }));
+  const workspaces = Array.isArray(json.workspaces) ? json.workspaces : table(json.workspaces).packages;
   return m(npm ? 'npm' : 'composer', deps, {
     name: str(json.name),
     description: str(json.description),
     entries,
+    ...(npm ? {
+      workspaces: list(workspaces).map(str).filter((g): g is string => !!g),
+      packageManager: /^(npm|pnpm|yarn|bun)@/.exec(str(json.packageManager) ?? '')?.[1] ?? null,
+    } : {}),
     commands: {
       build: names.filter((s) => /^(build|compile|bundle|package)(:|$)/.test(s)).map((s) => `${runner} ${s}`),
       test: names.filter((s) => /^test(:|$)/.test(s)).map((s) => (s === 'test' && npm ? 'npm test' : `${runner} ${s}`)),

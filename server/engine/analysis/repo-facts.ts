@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { ImportGraph } from './import-graph';
 import { isStandardLibrary } from '../indexer/stdlib';
 import { isManifest, parseManifest, type Manifest } from './manifests';
+import { jsInstalls, type JsInstalls } from './js-installs';
 
 export type DependencyKind = 'package' | 'builtin' | 'dev' | 'peer' | 'local';
 
@@ -23,6 +24,8 @@ export interface RepoFacts {
   dependencies: Map<string, DependencyFact>;
   /** `fileIndex\0name` → files importing that name from that file. */
   importedNames: Map<string, Set<number>>;
+  /** How the JavaScript packages are installed and with which package manager (js-installs.ts). */
+  js: JsInstalls;
 }
 
 const README = /^readme(\.(md|markdown|rst|txt))?$/i;
@@ -97,7 +100,8 @@ export function computeFacts(graph: ImportGraph, readText: (p: string) => string
       }
     }
   });
-  return { manifests, readme: readmes.length && readmeText !== null ? { path: readmes[0].path, text: readmeText } : null, dependencies, importedNames };
+  const js = jsInstalls(manifests, graph.files.map((f) => f.path), readText);
+  return { manifests, readme: readmes.length && readmeText !== null ? { path: readmes[0].path, text: readmeText } : null, dependencies, importedNames, js };
 }
 
 /** PyPI and Cargo treat `-`, `_` and `.` alike and ignore case. */
