@@ -16,15 +16,19 @@ let t: TestEngine;
 before(() => { t = createTestEngine(); });
 after(() => t.close());
 
+/** A package.json from npm in a folder, with the file its `main` names. */
 function member(root: string, folder: string, pkg: string) {
-  fs.mkdirSync(path.join(root, folder, 'src'), { recursive: true });
-  fs.copyFileSync(path.join(npmPackage(pkg), 'package.json'), path.join(root, folder, 'package.json'));
-  fs.writeFileSync(path.join(root, folder, 'src', 'index.ts'), 'export const x = 1;\n');
+  const manifest = path.join(npmPackage(pkg), 'package.json');
+  const main = path.join(root, folder, (JSON.parse(fs.readFileSync(manifest, 'utf8')) as { main: string }).main);
+  fs.mkdirSync(path.dirname(main), { recursive: true });
+  fs.copyFileSync(manifest, path.join(root, folder, 'package.json'));
+  fs.writeFileSync(main, 'export const x = 1;\n');
 }
 
+let doc = '';
 async function buildAndTest(root: string): Promise<Record<string, string>> {
   const repo = await indexFolder(t, root);
-  const doc = (await t.engine.analysis.blueprint(repo, { symbolLimit: 0, conventions: false })).documentation;
+  doc = (await t.engine.analysis.blueprint(repo, { symbolLimit: 0, conventions: false })).documentation;
   const section = doc.split('## Build and test')[1].split('\n## ')[0];
   return Object.fromEntries([...section.matchAll(/^- (install|build|test): (.*)$/gm)].map((m) => [m[1], m[2]]));
 }
@@ -47,6 +51,10 @@ test('a pnpm workspace installs once at its root with pnpm; a package outside it
   assert.match(commands.build, /^`pnpm run build`/);
   assert.match(commands.test, /^`pnpm test`/);
   assert.doesNotMatch(`${commands.build} ${commands.test}`, /`npm /);
+  // Entry points: the workspace's packages before the example.
+  const entries = doc.split('## Entry points')[1].split('\n## ')[0].split('\n').filter((l) => l.startsWith('- `'));
+  const example = entries.findIndex((l) => l.startsWith('- `examples/'));
+  assert.ok(example > 0 && entries.slice(example).every((l) => l.startsWith('- `examples/')), entries.join('\n'));
 });
 
 test('npm workspaces (package.json `workspaces`, `{ packages }` too) install once with npm', async () => {

@@ -6,6 +6,7 @@ import type { ImportGraph } from './import-graph';
 import type { EntryPoint } from './entry-points';
 import type { RepoFacts } from './repo-facts';
 import type { Manifest } from './manifests';
+import { fileRole } from '../search/file-role';
 
 export interface BlueprintOptions {
   /** How many top symbols the caller's plan allows (0: none). */
@@ -29,6 +30,8 @@ export interface BlueprintResult {
 const TOP_DEPENDENCIES = 30;
 /** Install commands listed; a repository of many separate packages (examples, templates) says how many more. */
 const MAX_INSTALLS = 8;
+/** Entry points listed. */
+const MAX_ENTRIES = 15;
 
 /** Blueprints depend only on the index generation and the options: kept until the graph is replaced. */
 const cache = new WeakMap<ImportGraph, Map<string, BlueprintResult>>();
@@ -101,11 +104,21 @@ function overview(repo: RepoRecord, graph: ImportGraph, facts: RepoFacts, entryP
   lines.push('', '## Layout', '');
   for (const [dir, n] of [...top.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15)) lines.push(`- \`${dir}\` — ${n} file${n === 1 ? '' : 's'}`);
 
-  const entries = entryPoints.filter((e) => e.kind !== 'test');
+  // The project's own programs first, examples' and benchmarks' after them, and each package's first entry point
+  // before any package's second: payload listed two examples, then six exports of one package, in its first 15.
+  const aside = (e: EntryPoint) => (['example', 'benchmark'].includes(fileRole(graph.path(e.file)) ?? '') ? 1 : 0);
+  const seen = new Map<string, number>();
+  const entries = entryPoints.filter((e) => e.kind !== 'test').map((e, i) => {
+    const owner = / in (\S+)\)?$/.exec(e.detail)?.[1] ?? path.posix.dirname(graph.path(e.file));
+    const nth = seen.get(owner) ?? 0;
+    seen.set(owner, nth + 1);
+    return { e, i, nth };
+  }).sort((a, b) => aside(a.e) - aside(b.e) || a.nth - b.nth || a.i - b.i).map((x) => x.e);
   const tests = entryPoints.filter((e) => e.kind === 'test').length;
   lines.push('', '## Entry points', '');
   if (entries.length === 0) lines.push('_None declared in manifests or found by name._');
-  for (const e of entries.slice(0, 15)) lines.push(`- \`${graph.path(e.file)}\` (${e.detail})`);
+  for (const e of entries.slice(0, MAX_ENTRIES)) lines.push(`- \`${graph.path(e.file)}\` (${e.detail})`);
+  if (entries.length > MAX_ENTRIES) lines.push(`- ${entries.length - MAX_ENTRIES} more entry points`);
   if (tests) lines.push(`- ${tests} test file${tests === 1 ? '' : 's'}`);
 
   const central = graph.in.map((edges, i) => ({ i, n: edges.length })).filter((x) => x.n > 0).sort((a, b) => b.n - a.n || a.i - b.i).slice(0, 10);
