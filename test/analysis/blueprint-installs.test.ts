@@ -26,9 +26,12 @@ function member(root: string, folder: string, pkg: string) {
 }
 
 let doc = '';
+let dependencies: { name: string; type: string; manifest: string | null }[] = [];
 async function buildAndTest(root: string): Promise<Record<string, string>> {
   const repo = await indexFolder(t, root);
-  doc = (await t.engine.analysis.blueprint(repo, { symbolLimit: 0, conventions: false })).documentation;
+  const result = await t.engine.analysis.blueprint(repo, { symbolLimit: 0, conventions: false });
+  doc = result.documentation;
+  dependencies = result.dependencies;
   const section = doc.split('## Build and test')[1].split('\n## ')[0];
   return Object.fromEntries([...section.matchAll(/^- (install|build|test): (.*)$/gm)].map((m) => [m[1], m[2]]));
 }
@@ -41,7 +44,10 @@ test('a pnpm workspace installs once at its root with pnpm; a package outside it
   member(root, 'examples/site', 'hono@4.13.19');
   fs.writeFileSync(path.join(root, 'package.json'), JSON.stringify({
     name: 'cms-monorepo', private: true, packageManager: 'pnpm@9.15.0', scripts: { build: 'turbo build', test: 'vitest' },
+    // The workspace's own packages, as payload's root and test/ declare theirs; phaser (packages/legacy) needs eventemitter3 to run.
+    devDependencies: { hono: 'workspace:*', 'date-fns': 'workspace:*', eventemitter3: '^5.0.1' },
   }, null, 2));
+  fs.writeFileSync(path.join(root, 'packages/legacy/src/events.js'), "import EventEmitter from 'eventemitter3';\nexport const events = new EventEmitter();\n");
   fs.writeFileSync(path.join(root, 'pnpm-workspace.yaml'), "packages:\n  - 'packages/*'\n  - '!packages/legacy'\n");
   // The example names its own manager, as payload's templates do.
   const site = JSON.parse(fs.readFileSync(path.join(root, 'examples/site/package.json'), 'utf8'));
@@ -51,6 +57,9 @@ test('a pnpm workspace installs once at its root with pnpm; a package outside it
   assert.match(commands.build, /^`pnpm run build`/);
   assert.match(commands.test, /^`pnpm test`/);
   assert.doesNotMatch(`${commands.build} ${commands.test}`, /`npm /);
+  // Its own packages are not its dependencies; a runtime dependency of a member is one, whatever the root says.
+  assert.deepEqual(dependencies.filter((d) => ['hono', 'date-fns'].includes(d.name)), []);
+  assert.deepEqual(dependencies.find((d) => d.name === 'eventemitter3'), { ...dependencies.find((d) => d.name === 'eventemitter3'), type: 'package', manifest: 'packages/legacy/package.json' });
   // Entry points: the workspace's packages before the example.
   const entries = doc.split('## Entry points')[1].split('\n## ')[0].split('\n').filter((l) => l.startsWith('- `'));
   const example = entries.findIndex((l) => l.startsWith('- `examples/'));

@@ -3,6 +3,7 @@ import type { ImportGraph } from './import-graph';
 import { isStandardLibrary } from '../indexer/stdlib';
 import { isManifest, parseManifest, type Manifest } from './manifests';
 import { jsInstalls, type JsInstalls } from './js-installs';
+import { fileRole } from '../search/file-role';
 
 export type DependencyKind = 'package' | 'builtin' | 'dev' | 'peer' | 'local';
 
@@ -29,6 +30,9 @@ export interface RepoFacts {
 }
 
 const README = /^readme(\.(md|markdown|rst|txt))?$/i;
+const aside = (manifest: string) => ['example', 'test', 'benchmark'].includes(fileRole(manifest) ?? '');
+/** Which declaration of a dependency wins when manifests disagree. */
+const STRENGTH: Record<DependencyKind, number> = { dev: 1, peer: 2, package: 3, builtin: 4, local: 5 };
 
 /** Facts several analyses read, computed once per graph generation. */
 export function computeFacts(graph: ImportGraph, readText: (p: string) => string | null): RepoFacts {
@@ -45,11 +49,19 @@ export function computeFacts(graph: ImportGraph, readText: (p: string) => string
     .sort((a, b) => a.path.split('/').length - b.path.split('/').length || a.path.localeCompare(b.path));
   const readmeText = readmes.length ? readText(readmes[0].path) : null;
 
+  // A name declared by several manifests takes its strongest declaration: the repository's own package (a
+  // workspace member: its name is a manifest's, or `workspace:*`) is local; a runtime dependency of any package
+  // outweighs a root's devDependency (payload's root declares react for its tests, its packages need it to run);
+  // between equals, the first (the shallowest) that is not an example's or a test's.
+  const packageNames = new Set(manifests.map((m) => m.name).filter((n): n is string => !!n));
   const dependencies = new Map<string, DependencyFact>();
   for (const m of manifests) {
     for (const d of m.dependencies) {
-      if (dependencies.has(d.name)) continue;
-      const type: DependencyKind = d.type === 'dev' ? 'dev' : d.type === 'peer' ? 'peer' : 'package';
+      const type: DependencyKind = packageNames.has(d.name) || /^(workspace|link|portal):/.test(d.version ?? '') ? 'local'
+        : d.type === 'dev' ? 'dev' : d.type === 'peer' ? 'peer' : 'package';
+      const known = dependencies.get(d.name);
+      // Between equals, a package's own declaration over an example's or a test's (react's version is the library's).
+      if (known && (STRENGTH[type] < STRENGTH[known.type] || (STRENGTH[type] === STRENGTH[known.type] && (aside(m.path) || !aside(known.manifest!))))) continue;
       dependencies.set(d.name, { name: d.name, type, version: d.version, ecosystem: d.ecosystem, manifest: m.path, files: new Set(), usage: 0 });
     }
   }
