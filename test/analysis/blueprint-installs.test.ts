@@ -27,8 +27,10 @@ function member(root: string, folder: string, pkg: string) {
 
 let doc = '';
 let dependencies: { name: string; type: string; manifest: string | null }[] = [];
+let untested: string[] = [];
 async function buildAndTest(root: string): Promise<Record<string, string>> {
   const repo = await indexFolder(t, root);
+  untested = (await t.engine.analysis.coverageGaps(repo, { limit: 100, offset: 0 })).untested_files.map((f) => f.file_path);
   const result = await t.engine.analysis.blueprint(repo, { symbolLimit: 0, conventions: false });
   doc = result.documentation;
   dependencies = result.dependencies;
@@ -64,6 +66,9 @@ test('a pnpm workspace installs once at its root with pnpm; a package outside it
   const entries = doc.split('## Entry points')[1].split('\n## ')[0].split('\n').filter((l) => l.startsWith('- `'));
   const example = entries.findIndex((l) => l.startsWith('- `examples/'));
   assert.ok(example > 0 && entries.slice(example).every((l) => l.startsWith('- `examples/')), entries.join('\n'));
+  // Coverage gaps too: the example's untested file after the packages' (alphabetically it came first).
+  const gap = untested.findIndex((p) => p.startsWith('examples/'));
+  assert.ok(gap > 0 && untested.slice(gap).every((p) => p.startsWith('examples/')), untested.join(', '));
 });
 
 test('npm workspaces (package.json `workspaces`, `{ packages }` too) install once with npm', async () => {

@@ -100,6 +100,16 @@ test('a module ranks above the spec generated from it; asked for, the generated 
   assert.equal(await first('generated alert manager spec'), 'codegen/NativeAlertManagerSpec.g.h');
 });
 
+test('coverage gaps leave generated files out: nobody writes tests for a spec a tool wrote', async () => {
+  const repo = t.engine.reposStore.get(repoId)!;
+  const gaps = await t.engine.analysis.coverageGaps(repo, { limit: 1000, offset: 0 });
+  const listed = [...gaps.untested_files.map((f) => f.file_path), ...gaps.untested_functions.map((f) => f.file_path)];
+  assert.deepEqual(listed.filter((p) => flagged.includes(p)), []);
+  assert.ok(gaps.untested_files.some((f) => f.file_path.startsWith('Microsoft.ReactNative/Modules/')), 'the modules are still listed');
+  assert.equal(gaps.summary.source_files + flagged.filter((p) => /\.(h|cpp)$/.test(p)).length,
+    (t.engine.db.prepare("SELECT count(*) AS n FROM files WHERE repo_id = ? AND language = 'cpp'").get(repoId) as { n: number }).n);
+});
+
 test('research: the most likely place is the module\'s code, not the generated spec; asked for, the spec', async () => {
   const caller = await t.engine.ops.auth.caller({ apiKey: t.key });
   const firstLine = async (question: string) => {

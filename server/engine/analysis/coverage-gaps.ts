@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { RepoRecord } from '../types';
 import type { AnalysisContext } from './context';
 import { isTestPath } from './entry-points';
+import { fileRole } from '../search/file-role';
 import type { ImportGraph } from './import-graph';
 
 export interface CoverageOptions { pathPrefix?: string; limit: number; offset: number }
@@ -23,7 +24,8 @@ const reachCache = new WeakMap<ImportGraph, Reach>();
 
 /**
  * Test-coverage gaps from structure: source files no test reaches through imports, and exported
- * functions of reached files that nothing on a test's import path uses by name. An lcov report in
+ * functions of reached files that nothing on a test's import path uses by name. Generated files are not
+ * source here; examples' and benchmarks' files come after the project's own. An lcov report in
  * the repository, when there is one, adds measured line rates.
  */
 export async function coverageGaps(ctx: AnalysisContext, repo: RepoRecord, o: CoverageOptions): Promise<CoverageResult> {
@@ -33,13 +35,16 @@ export async function coverageGaps(ctx: AnalysisContext, repo: RepoRecord, o: Co
   const { reached, used } = await reach(ctx, repo, graph, tests);
   const lcov = readLcov(repo.rootPath);
   const symbols = await ctx.symbols(repo.id, graph);
+  // Code a tool wrote is not code anyone writes tests for (payload's top gap was an example's payload-types.ts).
   const source = graph.files.map((f, i) => ({ f, i }))
-    .filter(({ f }) => CODE.has(f.language ?? '') && !isTestPath(f.path) && !f.path.endsWith('.d.ts') && f.path.startsWith(prefix));
+    .filter(({ f }) => CODE.has(f.language ?? '') && !isTestPath(f.path) && !f.path.endsWith('.d.ts') && !f.generated && f.path.startsWith(prefix));
   const exportedFns = (i: number) => (symbols.get(i) ?? []).filter((s) => s.exported && s.parent === null && (s.kind === 'function' || s.kind === 'class'));
 
-  // Ranked by direct importers (cheap for every file); the full dependents count only for the page returned.
+  // Ranked by direct importers (cheap for every file), the project's own code before examples' and benchmarks'; the
+  // full dependents count only for the page returned.
+  const aside = (p: string) => (['example', 'benchmark'].includes(fileRole(p) ?? '') ? 1 : 0);
   const untested = source.filter(({ i, f }) => !reached.has(i) && !(lcov?.files.get(f.path)?.hit))
-    .sort((a, b) => graph.in[b.i].length - graph.in[a.i].length || b.f.lines - a.f.lines || a.f.path.localeCompare(b.f.path));
+    .sort((a, b) => aside(a.f.path) - aside(b.f.path) || graph.in[b.i].length - graph.in[a.i].length || b.f.lines - a.f.lines || a.f.path.localeCompare(b.f.path));
 
   const untestedFunctions: CoverageResult['untested_functions'] = [];
   let exportedTotal = 0;
