@@ -124,10 +124,8 @@ test('research: the most likely place is the module\'s code, not the generated s
 
 test('an index made before the wider banners is flagged when it opens (SQLite migration 20), from each file\'s first chunk', async () => {
   const copy = tempDir('loupe-generated-migration-');
-  await t.engine.vectors.idle();
-  t.engine.db.pragma('wal_checkpoint(TRUNCATE)');
-  fs.copyFileSync(path.join(t.dataDir, 'loupe.db'), path.join(copy, 'loupe.db'));
-  fs.copyFileSync(path.join(t.dataDir, 'accounts.db'), path.join(copy, 'accounts.db'));
+  // SQLite's online backup: one consistent snapshot while the engine's background work (docs, vectors) may write.
+  await t.engine.db.backup(path.join(copy, 'loupe.db'));
   const old = new Database(path.join(copy, 'loupe.db'));
   old.exec('UPDATE files SET generated = 0');
   old.pragma('user_version = 19');
