@@ -23,7 +23,8 @@ test('translation files by format, by a locale\'s name or a locale\'s folder und
     // Not translations: code about languages and locales, a highlighter's grammars, a locale folder's own code.
     ['server/engine/indexer/languages.ts', null], ['src/languages/go.js', null], ['packages/ui/src/providers/Locale/index.tsx', null],
     ['src/lang/parser.go', null], ['src/i18n/index.ts', null], ['locale/_lib/buildLocalizeFn.js', null], ['formatDistance.js', null],
-    ['src/messages/handler.ts', null], ['test/locales/en.json', 'test'],
+    ['src/messages/handler.ts', null], ['test/locales/en.json', 'test'], ['internal/messages/id.go', null],
+    ['src/messages/de.json', 'translation'], ['resources/lang/en/validation.php', 'translation'],
   ];
   for (const [p, role] of roles) assert.equal(fileRole(p), role, p);
   assert.deepEqual([...rolesAsked(queryTerms('french translation of relative dates'))], ['translation']);

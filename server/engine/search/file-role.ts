@@ -23,6 +23,8 @@ const LANGUAGES = new Set(('aa ab ae af ak am an ar as av ay az ba be bg bh bi b
 const LOCALE = /^([a-z]{2})(?:[-_][A-Za-z0-9]{2,8})*(?:[A-Z][a-z]+)*$/;
 /** Folders that hold one file (or one folder) per locale. */
 const LOCALE_FOLDER = /^(locales?|i18n|l10n|translations?|lang|langs|languages|messages|nls)$/i;
+/** A `messages/` folder holds code as often as strings: there only data files count (next-intl's `messages/en.json`, not `messages/id.go`). */
+const DATA_FILE = /\.(json|ya?ml|toml|properties|xml|ini)$/i;
 /** Translation formats by their extension (gettext, XLIFF, Flutter's ARB, Fluent), Java's `messages_fr.properties`, Apple's `fr.lproj/`. */
 const TRANSLATION_FILE = /\.(po|pot|xlf|xliff|arb|ftl)$|_[a-z]{2}(_[A-Z]{2})?\.properties$|(^|\/)[a-z]{2}([-_][A-Za-z]+)?\.lproj\//;
 
@@ -39,8 +41,9 @@ function isTranslation(path: string): boolean {
   if (TRANSLATION_FILE.test(path)) return true;
   const parts = path.split('/');
   const base = parts[parts.length - 1];
+  const data = DATA_FILE.test(base);
   parts[parts.length - 1] = base.includes('.') ? base.slice(0, base.indexOf('.')) : base;
-  const folder = parts.findIndex((p, i) => i < parts.length - 1 && LOCALE_FOLDER.test(p));
+  const folder = parts.findIndex((p, i) => i < parts.length - 1 && LOCALE_FOLDER.test(p) && (data || p.toLowerCase() !== 'messages'));
   return folder >= 0 && parts.slice(folder + 1).some(isLocale);
 }
 
