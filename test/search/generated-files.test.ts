@@ -110,6 +110,16 @@ test('coverage gaps leave generated files out: nobody writes tests for a spec a 
     (t.engine.db.prepare("SELECT count(*) AS n FROM files WHERE repo_id = ? AND language = 'cpp'").get(repoId) as { n: number }).n);
 });
 
+test('review: a changed generated file is reviewed through its source, not flagged as untested', async () => {
+  const repo = t.engine.reposStore.get(repoId)!;
+  const r = await t.engine.analysis.review(repo, { files: ['codegen/NativeAlertManagerSpec.g.h', 'Microsoft.ReactNative/Modules/AlertModule.cpp'] });
+  const spec = r.files.find((f) => f.file_path === 'codegen/NativeAlertManagerSpec.g.h')!;
+  const module = r.files.find((f) => f.file_path === 'Microsoft.ReactNative/Modules/AlertModule.cpp')!;
+  assert.ok(spec.reasons.some((x) => /written by a tool/.test(x)) && !spec.reasons.includes('no test reaches it'), spec.reasons.join('; '));
+  assert.ok(module.reasons.includes('no test reaches it'), module.reasons.join('; '));
+  assert.equal(r.summary.untested, 1);
+});
+
 test('research: the most likely place is the module\'s code, not the generated spec; asked for, the spec', async () => {
   const caller = await t.engine.ops.auth.caller({ apiKey: t.key });
   const firstLine = async (question: string) => {
