@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { makeWorkerUtils } from 'graphile-worker';
+import { openWorkerUtils } from '../server/engine/team/worker-utils';
 import { silentLogger } from '../server/engine/log';
 import { newId } from '../server/engine/util/ids';
 import { openSqliteStorage } from '../server/engine/store/storage';
@@ -69,7 +69,7 @@ async function pgRun(cluster: PgCluster, folders: string[], workers: number): Pr
   const db = new PgDb({ url, max: 2 });
   await migratePg(db, PG_MIGRATIONS);
   const stores = openPgIndexStores(db, { vectors: 'bytea' });
-  const utils = await makeWorkerUtils({ connectionString: url });
+  const { utils, close: closeUtils } = await openWorkerUtils(url);
   await utils.migrate();
   const procs = await Promise.all(Array.from({ length: workers }, () => startWorker(url)));
   try {
@@ -94,7 +94,7 @@ async function pgRun(cluster: PgCluster, folders: string[], workers: number): Pr
   } finally {
     for (const p of procs) p.kill('SIGTERM');
     await Promise.all(procs.map((p) => new Promise((r) => (p.exitCode !== null ? r(null) : p.on('exit', r)))));
-    await utils.release();
+    await closeUtils();
     await db.close();
   }
 }

@@ -2,7 +2,8 @@ import { before, after, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { makeWorkerUtils, type WorkerUtils } from 'graphile-worker';
+import type { WorkerUtils } from 'graphile-worker';
+import { openWorkerUtils } from '../../server/engine/team/worker-utils';
 import { createTestEngine, indexFolder, tempDir } from '../helpers/engine';
 import { startPostgres, type PgCluster } from '../helpers/postgres';
 import { openSqliteStorage } from '../../server/engine/store/storage';
@@ -27,6 +28,7 @@ let url: string;
 let db: PgDb;
 let pgStores: PgIndexStores;
 let utils: WorkerUtils;
+let closeUtils: (() => Promise<void>) | undefined;
 const children = new Set<ChildProcess>();
 
 /** The cluster, the PG index stores and graphile-worker's utils, live between the file's before() and after(). */
@@ -44,12 +46,12 @@ export function useWorkerCluster(): void {
     db = new PgDb({ url, max: 4 });
     await migratePg(db, PG_MIGRATIONS);
     pgStores = openPgIndexStores(db, { vectors: 'bytea' });
-    utils = await makeWorkerUtils({ connectionString: url });
+    ({ utils, close: closeUtils } = await openWorkerUtils(url));
     await utils.migrate();
   });
   after(async () => {
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-    await utils?.release();
+    await closeUtils?.();
     await db?.close();
     await cluster?.stop();
   });

@@ -24,7 +24,8 @@ import { EventEmitter } from 'node:events';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Logger as GraphileLogger, makeWorkerUtils, run, type Runner, type Task, type WorkerUtils } from 'graphile-worker';
+import { Logger as GraphileLogger, run, type Runner, type Task, type WorkerUtils } from 'graphile-worker';
+import { openWorkerUtils } from './worker-utils';
 import type { Logger } from '../log';
 import { LoupeError } from '../errors';
 import { Indexer, type IndexRunResult } from '../indexer/indexer';
@@ -142,7 +143,7 @@ export async function startIndexWorker(options: IndexWorkerOptions): Promise<Ind
   await db.query(`CREATE TABLE IF NOT EXISTS loupe_worker_heartbeats (worker_id text PRIMARY KEY, seen_at timestamptz NOT NULL)`);
   // pgvector (vector(n), HNSW) when the extension is installed or can be created, else bytea.
   const stores = openPgIndexStores(db);
-  const utils = await makeWorkerUtils({ connectionString: options.url });
+  const { utils, close: closeUtils } = await openWorkerUtils(options.url);
   await utils.migrate();
 
   // The derived indexes, shared by this process's jobs (the vector index serialises its updates).
@@ -281,7 +282,7 @@ export async function startIndexWorker(options: IndexWorkerOptions): Promise<Ind
     });
   } catch (error) {
     clearInterval(timer);
-    await utils.release();
+    await closeUtils();
     await db.close();
     throw error;
   }
@@ -296,7 +297,7 @@ export async function startIndexWorker(options: IndexWorkerOptions): Promise<Ind
     await Promise.allSettled([...active]);
     await utils.forceUnlockWorkers([...workerIds]).catch((error: Error) => log.warn('index worker: unlock on stop:', error));
     await db.query('DELETE FROM loupe_worker_heartbeats WHERE worker_id = ANY($1::text[])', [[...workerIds]]).catch(() => undefined);
-    await utils.release();
+    await closeUtils();
     await db.close();
   })());
   const done = runner.promise.then(() => stop(), async (error: Error) => { await stop(); throw error; });

@@ -8,7 +8,8 @@
  * recorded as the repository's failure when the database lets it, and kept in memory otherwise, so
  * `POST /v2/repos/status` on this node still tells it.
  */
-import { makeWorkerUtils, type WorkerUtils } from 'graphile-worker';
+import type { WorkerUtils } from 'graphile-worker';
+import { openWorkerUtils } from './worker-utils';
 import type { Logger } from '../log';
 import type { RepositoryQueue } from '../repos/repositories';
 import type { ReposStore } from '../store/repos-store';
@@ -24,20 +25,21 @@ export class WorkerQueue implements RepositoryQueue {
 
   private constructor(
     private readonly utils: WorkerUtils,
+    private readonly closeUtils: () => Promise<void>,
     private readonly repos: QueueRepos,
     private readonly log: Logger,
   ) {}
 
   /** Connects to the queue's database (postgres://…) and installs graphile-worker's schema if missing. */
   static async open(url: string, repos: QueueRepos, log: Logger): Promise<WorkerQueue> {
-    const utils = await makeWorkerUtils({ connectionString: url });
+    const { utils, close } = await openWorkerUtils(url);
     try {
       await utils.migrate();
     } catch (error) {
-      await utils.release();
+      await close();
       throw error;
     }
-    return new WorkerQueue(utils, repos, log);
+    return new WorkerQueue(utils, close, repos, log);
   }
 
   enqueue(repoId: string): void {
@@ -62,6 +64,6 @@ export class WorkerQueue implements RepositoryQueue {
   /** Waits for the jobs being enqueued, then releases the connection. */
   async close(): Promise<void> {
     await Promise.all(this.pending);
-    await this.utils.release();
+    await this.closeUtils();
   }
 }
