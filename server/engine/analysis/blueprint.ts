@@ -6,7 +6,7 @@ import type { ImportGraph } from './import-graph';
 import type { EntryPoint } from './entry-points';
 import type { RepoFacts } from './repo-facts';
 import type { Manifest } from './manifests';
-import { fileRole } from '../search/file-role';
+import { isBesideProject } from '../search/file-role';
 
 export interface BlueprintOptions {
   /** How many top symbols the caller's plan allows (0: none). */
@@ -106,7 +106,7 @@ function overview(repo: RepoRecord, graph: ImportGraph, facts: RepoFacts, entryP
 
   // The project's own programs first, examples' and benchmarks' after them, and each package's first entry point
   // before any package's second: payload listed two examples, then six exports of one package, in its first 15.
-  const aside = (e: EntryPoint) => (['example', 'benchmark'].includes(fileRole(graph.path(e.file)) ?? '') ? 1 : 0);
+  const aside = (e: EntryPoint) => (isBesideProject(graph.path(e.file)) ? 1 : 0);
   const seen = new Map<string, number>();
   const entries = entryPoints.filter((e) => e.kind !== 'test').map((e, i) => {
     const owner = / in (\S+)\)?$/.exec(e.detail)?.[1] ?? path.posix.dirname(graph.path(e.file));

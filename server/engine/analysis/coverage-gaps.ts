@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { RepoRecord } from '../types';
 import type { AnalysisContext } from './context';
 import { isTestPath } from './entry-points';
-import { fileRole } from '../search/file-role';
+import { isBesideProject } from '../search/file-role';
 import type { ImportGraph } from './import-graph';
 
 export interface CoverageOptions { pathPrefix?: string; limit: number; offset: number }
@@ -42,7 +42,7 @@ export async function coverageGaps(ctx: AnalysisContext, repo: RepoRecord, o: Co
 
   // Ranked by direct importers (cheap for every file), the project's own code before examples' and benchmarks'; the
   // full dependents count only for the page returned.
-  const aside = (p: string) => (['example', 'benchmark'].includes(fileRole(p) ?? '') ? 1 : 0);
+  const aside = (p: string) => (isBesideProject(p) ? 1 : 0);
   const untested = source.filter(({ i, f }) => !reached.has(i) && !(lcov?.files.get(f.path)?.hit))
     .sort((a, b) => aside(a.f.path) - aside(b.f.path) || graph.in[b.i].length - graph.in[a.i].length || b.f.lines - a.f.lines || a.f.path.localeCompare(b.f.path));
 

@@ -3,7 +3,7 @@ import type { ImportGraph } from './import-graph';
 import { isStandardLibrary } from '../indexer/stdlib';
 import { isManifest, parseManifest, type Manifest } from './manifests';
 import { jsInstalls, type JsInstalls } from './js-installs';
-import { fileRole } from '../search/file-role';
+import { isBesideProject } from '../search/file-role';
 
 export type DependencyKind = 'package' | 'builtin' | 'dev' | 'peer' | 'local';
 
@@ -30,7 +30,6 @@ export interface RepoFacts {
 }
 
 const README = /^readme(\.(md|markdown|rst|txt))?$/i;
-const aside = (manifest: string) => ['example', 'test', 'benchmark'].includes(fileRole(manifest) ?? '');
 /** Which declaration of a dependency wins when manifests disagree. */
 const STRENGTH: Record<DependencyKind, number> = { dev: 1, peer: 2, package: 3, builtin: 4, local: 5 };
 
@@ -61,7 +60,7 @@ export function computeFacts(graph: ImportGraph, readText: (p: string) => string
         : d.type === 'dev' ? 'dev' : d.type === 'peer' ? 'peer' : 'package';
       const known = dependencies.get(d.name);
       // Between equals, a package's own declaration over an example's or a test's (react's version is the library's).
-      if (known && (STRENGTH[type] < STRENGTH[known.type] || (STRENGTH[type] === STRENGTH[known.type] && (aside(m.path) || !aside(known.manifest!))))) continue;
+      if (known && (STRENGTH[type] < STRENGTH[known.type] || (STRENGTH[type] === STRENGTH[known.type] && (isBesideProject(m.path, true) || !isBesideProject(known.manifest!, true))))) continue;
       dependencies.set(d.name, { name: d.name, type, version: d.version, ecosystem: d.ecosystem, manifest: m.path, files: new Set(), usage: 0 });
     }
   }

@@ -72,6 +72,15 @@ const ASKS: Record<FileRole, RegExp> = {
   config: /^(config|configs|configuration|settings|tsconfig|json|yaml|yml|toml|ini|package|manifest|lockfile|dependencies)$/,
 };
 
+/**
+ * A file beside the project's own code: an example's or a benchmark's (`tests` too: a test's). Listings that show
+ * the project (blueprint entry points, coverage gaps, which manifest's declaration of a dependency counts) put these last.
+ */
+export function isBesideProject(path: string, tests = false): boolean {
+  const role = fileRole(path);
+  return role === 'example' || role === 'benchmark' || (tests && role === 'test');
+}
+
 /** The roles a query asks for by name (its words, identifier sub-words included). */
 export function rolesAsked(terms: QueryTerms): Set<FileRole> {
   const out = new Set<FileRole>();
