@@ -5,6 +5,7 @@ import { CoChangeHistory } from './co-change';
 import { findEntryPoints, type EntryPoint } from './entry-points';
 import { GraphCache, type ImportGraph } from './import-graph';
 import { findUsages, type Usage } from './references';
+import { findNameUses, usesByName } from './name-usages';
 import type { PullRequestConfig } from './pull-requests';
 import { computeFacts, type RepoFacts } from './repo-facts';
 import { measureConventions } from './conventions';
@@ -150,26 +151,60 @@ export class AnalysisContext {
     return map;
   }
 
-  /** Where file `index` uses what it imports through `specifiers`: cached, or read and parsed now. */
-  async usagesIn(repoId: string, graph: ImportGraph, index: number, specifiers: Set<string>): Promise<Usage[]> {
-    const cached = this.cachedUsages(graph, index, specifiers);
+  /**
+   * Where file `index` uses what it imports through `specifiers`: cached, or read and parsed now.
+   * TypeScript and JavaScript are parsed for the bindings of those imports; the other languages have
+   * none to follow, so their code is read for the names `target` declares (`names`, default: its
+   * top-level ones).
+   */
+  async usagesIn(repoId: string, graph: ImportGraph, index: number, specifiers: Set<string>, target?: number): Promise<Usage[]> {
+    const cached = this.cachedUsages(graph, index, specifiers, target);
     if (cached) return cached;
     const file = graph.files[index];
+    const byName = target !== undefined && usesByName(file.language);
+    const names = byName ? await this.namesOf(graph, index, target) : null;
     const text = (await this.store.fileText(repoId, file.path)) ?? '';
-    const found = findUsages(file.path, text, specifiers);
+    const found = names
+      ? await this.nameUsages(graph, index, text, names, specifiers)
+      : findUsages(file.path, text, specifiers);
     if (this.usages.size >= USAGE_CACHE_SIZE) this.usages.delete(this.usages.keys().next().value!);
-    this.usages.set(this.usageKey(graph, index, specifiers), found);
+    this.usages.set(this.usageKey(graph, index, specifiers, target), found);
     return found;
   }
 
   /** Only what is already cached, else undefined (no read, no await). */
-  cachedUsages(graph: ImportGraph, index: number, specifiers: Set<string>): Usage[] | undefined {
-    return this.usages.get(this.usageKey(graph, index, specifiers));
+  cachedUsages(graph: ImportGraph, index: number, specifiers: Set<string>, target?: number): Usage[] | undefined {
+    return this.usages.get(this.usageKey(graph, index, specifiers, target));
   }
 
-  private usageKey(graph: ImportGraph, index: number, specifiers: Set<string>): string {
+  private usageKey(graph: ImportGraph, index: number, specifiers: Set<string>, target?: number): string {
     const file = graph.files[index];
-    return `${file.hash}\0${file.path}\0${[...specifiers].sort().join('\0')}`;
+    const key = `${file.hash}\0${file.path}\0${[...specifiers].sort().join('\0')}`;
+    if (target === undefined || !usesByName(file.language)) return key;
+    const of = graph.files[target];
+    return `${key}\0\0${of.path}\0${of.hash}`;
+  }
+
+  /**
+   * The names a file of another language may use the target by: its top-level symbols and those of the
+   * modules it declares (a Ruby class inside `module Sinatra`). A Go file of another package reaches
+   * only the exported ones, written `pkg.Name`.
+   */
+  private async namesOf(graph: ImportGraph, user: number, target: number): Promise<{ names: Set<string>; qualified: boolean }> {
+    const symbols = await this.fileSymbols(graph, target);
+    const modules = new Set(symbols.filter((s) => s.kind === 'module').map((s) => s.name));
+    const names = new Set(symbols.filter((s) => s.parent === null || modules.has(s.parent)).map((s) => s.name));
+    const qualified = graph.files[user].language === 'go' && !samePackage(graph, user, target);
+    if (qualified) for (const n of names) if (!/^[A-Z]/.test(n)) names.delete(n);
+    return { names, qualified };
+  }
+
+  private async nameUsages(graph: ImportGraph, index: number, text: string, of: { names: Set<string>; qualified: boolean }, specifiers: Set<string>): Promise<Usage[]> {
+    const uses = findNameUses(graph.files[index].language!, text, of.names, of.qualified);
+    if (!uses.length) return [];
+    const enclosing = enclosingByLine(await this.fileSymbols(graph, index));
+    const specifier = [...specifiers][0] ?? '';
+    return uses.map((u) => ({ specifier, importedName: u.name, line: u.line, kind: u.kind, enclosing: enclosing(u.line) }));
   }
 
   /**
@@ -177,12 +212,12 @@ export class AnalysisContext {
    * budget is complete on a later call. The work waits for a quiet moment (no analysis call for
    * QUIET_MS) and runs in short slices, so it never sits inside another request's latency.
    */
-  warmUsages(repoId: string, graph: ImportGraph, jobs: { user: number; specifiers: Set<string> }[]): void {
+  warmUsages(repoId: string, graph: ImportGraph, jobs: { user: number; specifiers: Set<string>; target?: number }[]): void {
     for (const j of jobs) {
-      const key = this.usageKey(graph, j.user, j.specifiers);
+      const key = this.usageKey(graph, j.user, j.specifiers, j.target);
       if (this.warming.has(key)) continue;
       this.warming.add(key);
-      this.warmQueue.push({ key, run: async () => { await this.usagesIn(repoId, graph, j.user, j.specifiers); }, what: graph.path(j.user) });
+      this.warmQueue.push({ key, run: async () => { await this.usagesIn(repoId, graph, j.user, j.specifiers, j.target); }, what: graph.path(j.user) });
     }
     this.scheduleWarm(QUIET_MS);
   }
@@ -223,4 +258,25 @@ export class AnalysisContext {
     }
     this.scheduleWarm(0);
   }
+}
+
+/** Two Go files compiled together: the same folder and package clause (an internal test with its package). */
+function samePackage(graph: ImportGraph, a: number, b: number): boolean {
+  const fa = graph.files[a];
+  const fb = graph.files[b];
+  const dir = (p: string) => p.slice(0, Math.max(0, p.lastIndexOf('/')));
+  return dir(fa.path) === dir(fb.path) && fa.unit === fb.unit;
+}
+
+/** The innermost function, method or class around a line (`Class.method`), or null at module level. */
+function enclosingByLine(symbols: RepoSymbolRow[]): (line: number) => string | null {
+  const holders = symbols.filter((s) => s.kind === 'function' || s.kind === 'method' || s.kind === 'class' || s.kind === 'struct');
+  return (line) => {
+    let best: RepoSymbolRow | null = null;
+    for (const s of holders) {
+      if (s.startLine > line || s.endLine < line) continue;
+      if (!best || s.endLine - s.startLine < best.endLine - best.startLine) best = s;
+    }
+    return best ? (best.parent ? `${best.parent}.${best.name}` : best.name) : null;
+  };
 }

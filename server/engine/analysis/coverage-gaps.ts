@@ -5,6 +5,8 @@ import type { AnalysisContext } from './context';
 import { isTestPath } from './entry-points';
 import { isBesideProject } from '../search/file-role';
 import type { ImportGraph } from './import-graph';
+import { findNameUses, usesByName } from './name-usages';
+import type { RepoSymbolRow } from '../store/analysis-store';
 
 export interface CoverageOptions { pathPrefix?: string; limit: number; offset: number }
 
@@ -84,7 +86,21 @@ async function reach(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph,
   if (cached) return cached;
   const reached = graph.reachableFrom(tests);
   const used = new Set<string>();
+  let symbols: Map<number, RepoSymbolRow[]> | null = null;
   for (const user of reached) {
+    if (usesByName(graph.files[user].language) && graph.out[user].length) {
+      // Languages without import bindings: the names the file's code says, of the files it reaches directly.
+      symbols ??= await ctx.symbols(repo.id, graph);
+      const declaredBy = new Map<string, number[]>();
+      for (const e of graph.out[user]) {
+        for (const sym of symbols.get(e.to) ?? []) if (sym.parent === null) declaredBy.set(sym.name, [...(declaredBy.get(sym.name) ?? []), e.to]);
+      }
+      const text = (await ctx.store.fileText(repo.id, graph.path(user))) ?? '';
+      for (const u of findNameUses(graph.files[user].language!, text, new Set(declaredBy.keys()))) {
+        for (const to of declaredBy.get(u.name)!) used.add(`${to}\0${u.name}`);
+      }
+      continue;
+    }
     const bySpecifier = new Map<string, number>();
     for (const s of graph.statements[user]) {
       const to = s.targetPath === null ? undefined : graph.indexOfPath.get(s.targetPath);

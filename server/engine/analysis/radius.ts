@@ -6,7 +6,7 @@ import type { AnalysisContext } from './context';
 import type { Dependent, ImportGraph } from './import-graph';
 import { resolvePullRequest, type ResolvedPullRequest } from './pull-requests';
 import { workingTreeChanges } from './working-tree';
-import { symbolUsers, usersWithin } from './symbol-users';
+import { singleExport, symbolUsers, usersWithin } from './symbol-users';
 
 export const RADIUS_PARTS = ['dependents', 'related_files', 'entry_points', 'call_edges', 'data_flows'] as const;
 export type RadiusPart = (typeof RADIUS_PARTS)[number];
@@ -152,7 +152,9 @@ async function fileTarget(
   let deps: Dependent[];
   if (symbol) {
     const users = await symbolUsers(ctx, repo.id, graph, index, symbol);
-    const known = (await ctx.fileSymbols(graph, index)).some((s) => s.name === symbol && s.parent === null);
+    const symbols = await ctx.fileSymbols(graph, index);
+    const modules = new Set(symbols.filter((s) => s.kind === 'module').map((s) => s.name));
+    const known = symbols.some((s) => s.name === symbol && (s.parent === null || modules.has(s.parent)));
     if (!known && users.size === 0) return { target: empty(raw, 'symbol', `${file} has no top-level symbol ${symbol}`), deps: [] };
     deps = [...users.entries()].map(([user, typeOnly]) => ({ file: user, depth: 1, via: [user, index], typeOnly }));
     const seen = new Set(users.keys());
@@ -231,10 +233,10 @@ async function entryPointsOf(ctx: AnalysisContext, repo: RepoRecord, graph: Impo
 }
 
 async function callsAndFlows(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, index: number, symbol: string | null) {
-  const own = (await ctx.fileSymbols(graph, index)).filter((s) => s.parent === null);
-  const kindOf = new Map(own.map((s) => [s.name, s.kind]));
-  const single = own.filter((s) => s.exported && (s.kind === 'class' || s.kind === 'function' || s.kind === 'constant' || s.kind === 'variable'));
-  const moduleName = single.length === 1 ? single[0].name : null;
+  const symbols = await ctx.fileSymbols(graph, index);
+  const kindOf = new Map(symbols.filter((s) => s.parent === null).map((s) => [s.name, s.kind]));
+  for (const s of symbols) if (!kindOf.has(s.name)) kindOf.set(s.name, s.kind); // a name a module declares (Ruby, namespaces)
+  const moduleName = singleExport(symbols);
   const calls: CallEdgeOut[] = [];
   const flows: DataFlowOut[] = [];
   const { uses, pending } = await usersWithin(ctx, repo.id, graph, index, performance.now() + CALL_SITE_BUDGET_MS);

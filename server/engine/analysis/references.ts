@@ -12,6 +12,8 @@ export interface Usage {
   kind: UsageKind;
   /** The function, method or class the use sits in (`Class.method`), or null at module level. */
   enclosing: string | null;
+  /** For a default import used as `x.name`: `name` (a default-exported object's member, or a static). */
+  member?: string;
 }
 
 const SCRIPT = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/i;
@@ -80,11 +82,17 @@ export function findUsages(relPath: string, text: string, specifiers: Set<string
       const binding = bindings.get(node.text)!;
       let site: ts.Node = node;
       let importedName = binding.importedName;
-      if (importedName === '*' && ts.isPropertyAccessExpression(node.parent) && node.parent.expression === node) {
-        site = node.parent;
-        importedName = node.parent.name.text;
+      const access = ts.isPropertyAccessExpression(node.parent) && node.parent.expression === node ? node.parent : null;
+      if (importedName === '*' && access) {
+        site = access;
+        importedName = access.name.text;
       }
-      usages.push({ specifier: binding.specifier, importedName, line: lineOf(site), kind: usageKind(site), enclosing: enclosingName(site) });
+      const usage: Usage = { specifier: binding.specifier, importedName, line: lineOf(site), kind: usageKind(site), enclosing: enclosingName(site) };
+      if (importedName === 'default' && access) {
+        usage.member = access.name.text;
+        usage.kind = usageKind(access) === 'call' ? 'call' : usage.kind;
+      }
+      usages.push(usage);
     }
     if (!ts.isImportDeclaration(node)) ts.forEachChild(node, visit);
   };

@@ -1,6 +1,7 @@
 import type { AnalysisContext } from './context';
 import type { ImportGraph } from './import-graph';
 import type { Usage } from './references';
+import type { RepoSymbolRow } from '../store/analysis-store';
 
 const MAX_CONSUMERS = 400;
 /** Rough cost of parsing and walking one line of source (measured on phaser here: 5–20 µs). */
@@ -32,15 +33,19 @@ export async function usersOfFile(ctx: AnalysisContext, repoId: string, graph: I
  * back as `pending`, for the caller to report and to parse in the background.
  */
 export async function usersWithin(ctx: AnalysisContext, repoId: string, graph: ImportGraph, index: number, deadline: number):
-  Promise<{ uses: { user: number; usage: Usage }[]; pending: { user: number; specifiers: Set<string> }[] }> {
+  Promise<{ uses: { user: number; usage: Usage }[]; pending: { user: number; specifiers: Set<string>; target: number }[] }> {
   const closure = reexportClosure(graph, index);
+  const symbols = await ctx.fileSymbols(graph, index);
+  for (const header of await declaringHeaders(ctx, graph, index, symbols)) closure.add(header);
   const targetPaths = new Map([...closure].map((i) => [graph.path(i), i]));
-  const own = new Set((await ctx.fileSymbols(graph, index)).filter((s) => s.parent === null).map((s) => s.name));
+  const modules = new Set(symbols.filter((s) => s.kind === 'module').map((s) => s.name));
+  const own = new Set(symbols.filter((s) => s.parent === null || modules.has(s.parent)).map((s) => s.name));
+  const single = singleExport(symbols);
   const consumers = new Set<number>();
   for (const r of closure) for (const e of graph.in[r]) consumers.add(e.from);
   consumers.delete(index);
   const out: { user: number; usage: Usage }[] = [];
-  const pending: { user: number; specifiers: Set<string> }[] = [];
+  const pending: { user: number; specifiers: Set<string>; target: number }[] = [];
   let parsed = 0;
   for (const user of [...consumers].sort((a, b) => a - b)) {
     if (parsed++ >= MAX_CONSUMERS) break;
@@ -56,14 +61,54 @@ export async function usersWithin(ctx: AnalysisContext, repoId: string, graph: I
     // not hold the answer up (it is parsed in the background instead).
     const fits = deadline === Infinity || performance.now() + graph.files[user].lines * PARSE_MS_PER_LINE < deadline;
     // A cached file answers without an await; only a file read and parsed now awaits its text.
-    const usages = ctx.cachedUsages(graph, user, specifiers) ?? (fits ? await ctx.usagesIn(repoId, graph, user, specifiers) : undefined);
-    if (!usages) { pending.push({ user, specifiers }); continue; }
-    for (const usage of usages) {
+    const usages = ctx.cachedUsages(graph, user, specifiers, index) ?? (fits ? await ctx.usagesIn(repoId, graph, user, specifiers, index) : undefined);
+    if (!usages) { pending.push({ user, specifiers, target: index }); continue; }
+    for (const found of usages) {
+      const usage = named(found, own, single);
       if (!direct.has(usage.specifier) && !own.has(usage.importedName)) continue;
       out.push({ user, usage });
     }
   }
   return { uses: out, pending };
+}
+
+const C_FAMILY = new Set(['c', 'cpp']);
+
+/**
+ * A C or C++ source file's functions are called through the headers that declare them: the headers it
+ * includes that declare one of its names (ldo.c defines luaD_throw, ldo.h declares it, llex.c includes
+ * ldo.h). Their includers are the source file's consumers.
+ */
+async function declaringHeaders(ctx: AnalysisContext, graph: ImportGraph, index: number, symbols: RepoSymbolRow[]): Promise<number[]> {
+  if (!C_FAMILY.has(graph.files[index].language ?? '')) return [];
+  const names = new Set(symbols.filter((s) => s.parent === null).map((s) => s.name));
+  const out: number[] = [];
+  for (const e of graph.out[index]) {
+    if (!C_FAMILY.has(graph.files[e.to].language ?? '') || !/\.(h|hh|hpp|hxx|h\+\+|inc)$/i.test(graph.path(e.to))) continue;
+    if ((await ctx.fileSymbols(graph, e.to)).some((s) => s.parent === null && names.has(s.name))) out.push(e.to);
+  }
+  return out;
+}
+
+/**
+ * The target's one export when it has exactly one (a class, function or value): what a default import
+ * or a CommonJS `require` of the module stands for.
+ */
+export function singleExport(symbols: RepoSymbolRow[]): string | null {
+  const single = symbols.filter((s) => s.parent === null && s.exported
+    && (s.kind === 'class' || s.kind === 'function' || s.kind === 'constant' || s.kind === 'variable'));
+  return single.length === 1 ? single[0].name : null;
+}
+
+/**
+ * A use named by the target's symbol it reaches: `utils.merge` through a default import is `merge` when
+ * the target declares `merge` (a default-exported object's member); a default import or a whole
+ * CommonJS module is the target's one export when it has one.
+ */
+function named(usage: Usage, own: Set<string>, single: string | null): Usage {
+  if (usage.importedName !== 'default' && usage.importedName !== '*') return usage;
+  if (usage.member && own.has(usage.member)) return { ...usage, importedName: usage.member };
+  return single ? { ...usage, importedName: single } : usage;
 }
 
 /** Files that use `symbol` of the target (not merely re-export it); true when they use it only as a type. */

@@ -1,0 +1,73 @@
+import type { UsageKind } from './references';
+
+/** One place a file's code names one of the names asked about. */
+export interface NameUse { name: string; line: number; kind: UsageKind }
+
+type Family = 'c' | 'hash' | 'python';
+
+/** How each tree-sitter language writes comments and strings (what is blanked before names are read). */
+const FAMILY: Record<string, Family> = {
+  go: 'c', rust: 'c', java: 'c', csharp: 'c', c: 'c', cpp: 'c', php: 'c', ruby: 'hash', python: 'python',
+};
+
+/** Languages whose uses are read from names in the code (TypeScript and JavaScript are parsed by the compiler). */
+export const usesByName = (language: string | null): boolean => language !== null && language in FAMILY;
+
+// Comments and string literals, per family; a character literal is short so a Rust lifetime ('a) is not one.
+const C_LIKE = /\/\/[^\n]*|\/\*[\s\S]*?\*\/|"(?:\\[\s\S]|[^"\\\n])*"|`[^`]*`|'(?:\\.[^'\n]{0,8}|[^'\\\n])'/g;
+// PHP: `#` comments (not `#[` attributes) and single-quoted strings of any length.
+const PHP = /\/\/[^\n]*|#(?!\[)[^\n]*|\/\*[\s\S]*?\*\/|"(?:\\[\s\S]|[^"\\])*"|'(?:\\[\s\S]|[^'\\])*'/g;
+const HASH = /=begin[\s\S]*?\n=end|#[^\n]*|"(?:\\[\s\S]|[^"\\])*"|'(?:\\[\s\S]|[^'\\])*'/g;
+const PYTHON = /#[^\n]*|[rRbBuUfF]{0,2}("""|''')[\s\S]*?\1|[rRbBuUfF]{0,2}"(?:\\.|[^"\\\n])*"|[rRbBuUfF]{0,2}'(?:\\.|[^'\\\n])*'/g;
+
+/** A Python string that is a type written ahead of its definition: `"ds.Headers"`, `'Optional[Node]'`. */
+const ANNOTATION = /^(["'])[A-Za-z_][\w.]*(?:\[[\w.[\], ]*\])?\1$/;
+
+/** The text with comments and strings replaced by spaces (newlines kept, so offsets and lines stay). */
+export function codeOnly(language: string, text: string): string {
+  const blank = (m: string) => m.replace(/[^\n]/g, ' ');
+  const family = FAMILY[language];
+  if (family === 'python') return text.replace(PYTHON, (m) => (ANNOTATION.test(m) ? m.replace(/['"]/g, ' ') : blank(m)));
+  if (family === 'hash') return text.replace(HASH, blank);
+  return text.replace(language === 'php' ? PHP : C_LIKE, blank);
+}
+
+/** Words before a name that make it a declaration, not a use (`func Name(`, `def name`, `class Name`). */
+const DECLARES = /(?:\b(?:func|def|fn|class|struct|enum|trait|type|interface|module|union|macro_rules!)\s+|\bfunc\s*\([^)\n]*\)\s*)$/;
+
+/**
+ * Where a file's code (comments and strings left out) names one of `names`. `qualified`: only a name
+ * written after `.` or `::` counts (a Go file of another package reaches a package's names as
+ * `pkg.Name`; a bare `Name` there is its own). A name written where it is declared is not a use.
+ * Syntax only, as the TypeScript side is: a local name that shadows one of `names` is not told apart.
+ */
+export function findNameUses(language: string, text: string, names: ReadonlySet<string>, qualified = false): NameUse[] {
+  if (!names.size) return [];
+  const code = codeOnly(language, text);
+  const quotedTypes = language === 'python' ? [...text.matchAll(PYTHON)].filter((m) => ANNOTATION.test(m[0])).map((m) => [m.index, m.index + m[0].length]) : [];
+  const out: NameUse[] = [];
+  const word = /[A-Za-z_][A-Za-z0-9_]*/g;
+  let line = 1;
+  let lineStart = 0;
+  for (let m = word.exec(code); m; m = word.exec(code)) {
+    if (!names.has(m[0])) continue;
+    const at = m.index;
+    for (let nl = code.indexOf('\n', lineStart); nl !== -1 && nl < at; nl = code.indexOf('\n', lineStart)) { line++; lineStart = nl + 1; }
+    const before = code.slice(Math.max(lineStart, at - 80), at);
+    const afterDot = /(?:\.|::|->)\s*$/.test(before);
+    if (qualified && !afterDot) continue;
+    if (!afterDot && DECLARES.test(before)) continue;
+    if (language === 'php' && code[at - 1] === '$') continue; // a PHP variable, not a function or class
+    const quotedType = quotedTypes.some(([from, to]) => at > from && at < to);
+    out.push({ name: m[0], line, kind: quotedType ? 'type' : kindAt(code, at, m[0].length, before) });
+  }
+  return out;
+}
+
+function kindAt(code: string, at: number, length: number, before: string): UsageKind {
+  const after = code.slice(at + length, at + length + 12);
+  if (/\bnew\s+$/.test(before) || /^\s*(?:\.new\b|::new\s*\(|\{)/.test(after)) return 'new';
+  if (/^\s*\(/.test(after)) return 'call';
+  if (/^\s*=[^=>~]/.test(after)) return 'write';
+  return 'read';
+}
