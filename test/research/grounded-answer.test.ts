@@ -12,7 +12,7 @@ import path from 'node:path';
 import { copyFixture, createTestEngine, indexFolder, tempDir, type TestEngine } from '../helpers/engine';
 import { npmPackage } from '../helpers/real-code';
 import type { Caller } from '../../server/engine/operations/call';
-import { composeGroundedAnswer } from '../../server/engine/research/providers/grounded';
+import { composeGroundedAnswer, tidyDoc } from '../../server/engine/research/providers/grounded';
 import { firstLine, judge } from '../../bench/research-eval';
 import type { ResearchQuestion } from '../../bench/research-questions';
 
@@ -92,6 +92,17 @@ test('tests and benchmarks lead when the question asks for them', async () => {
   assert.match(firstLine(answer), /test\/cookie\.test\.ts:\d+/);
   const bench = await ask(t, caller, 'benchmark of verifying signed cookies');
   assert.match(firstLine(bench.answer), /^`benchVerifySignedCookies` in bench\/cookie\.bench\.ts:4-6/);
+});
+
+test('a doc is cut after its second sentence, not inside a dotted name (cobra\'s MousetrapHelpText, werkzeug\'s parse_date)', () => {
+  // Both from real docs: the cut used to drop the words before `explorer.exe.` and `datetime.datetime`.
+  assert.equal(tidyDoc('MousetrapHelpText enables an information splash screen on Windows if the CLI is started from explorer.exe. '
+    + 'To disable the mousetrap, just set this variable to blank string (""). Works only on Microsoft Windows.'),
+  'MousetrapHelpText enables an information splash screen on Windows if the CLI is started from explorer.exe. To disable the mousetrap, just set this variable to blank string ("").');
+  assert.equal(tidyDoc('Parse an :rfc:`2822` date into a timezone-aware :class:`datetime.datetime` object, or ``None`` if parsing fails. '
+    + 'This is a wrapper for :func:`email.utils.parsedate_to_datetime`. It returns None.').split('. ')[0],
+  'Parse an :rfc:`2822` date into a timezone-aware :class:`datetime.datetime` object, or ``None`` if parsing fails');
+  assert.equal(tidyDoc('Returns e.g. the header. Second. Third.'), 'Returns e.g. the header. Second.');
 });
 
 test('the explanation keeps to its word budget', () => {

@@ -29,9 +29,23 @@ const sentence = (text: string) => (/[.!?…]$/.test(text) ? text : `${text}.`);
 /** A doc comment's prose: up to its first @tag, at most two sentences or 200 characters. */
 export function tidyDoc(doc: string): string {
   let text = oneLine(doc).split(/\s@[a-zA-Z]+\b/)[0].replace(/^@[a-zA-Z]+\b.*/, '').trim();
-  const sentences = text.match(/[^.!?]+[.!?]+(\s|$)/g);
-  if (sentences && sentences.length > 2) text = sentences.slice(0, 2).join('').trim();
+  const ends = sentenceEnds(text);
+  if (ends.length > 2) text = text.slice(0, ends[1]).trim();
   return text.length > 200 ? `${text.slice(0, 199).trimEnd()}…` : text;
+}
+
+/**
+ * Where the sentences of a doc end: after `.`, `!` or `?` followed by a space or the end, so a dotted
+ * name (`os.path`, `email.utils.parsedate_to_datetime`, `explorer.exe`) or a version (`2.5`) stays inside
+ * its sentence, as do `e.g.` and `i.e.`.
+ */
+function sentenceEnds(text: string): number[] {
+  const ends: number[] = [];
+  for (const m of text.matchAll(/[.!?]+(?=\s|$)/g)) {
+    if (/\b(?:e\.g|i\.e|etc|vs|cf)$/i.test(text.slice(0, m.index))) continue;
+    ends.push(m.index + m[0].length);
+  }
+  return ends;
 }
 
 /**
