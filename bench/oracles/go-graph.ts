@@ -5,7 +5,9 @@
  * and imports. The rule it applies is the one ARCHITECTURE.md states for Go:
  *   - importing package P is an edge to every non-test file of P whose package clause is P's name,
  *     whatever its build constraints (the files `go list` ignores on this platform included);
- *   - a `_test.go` file in P's package (not `P_test`) is compiled with P: an edge to each of P's files.
+ *   - a `_test.go` file in P's package (not `P_test`) is compiled with P: an edge to each of P's files;
+ *   - a non-test file of P depends on each other file of P declaring a package-level name it uses (not one it
+ *     declares itself) or a method it calls by name (`x.Name(`, x not an imported package), as go/ast reads them.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,6 +19,8 @@ export const GO_TOOLCHAIN = ['golang-1.19-go=1.19.8-2', 'golang-1.19-src=1.19.8-
 
 /** Edges as `from -> to` (repository-relative paths) mapped to their type-only flag, and the files the oracle knows. */
 export interface OracleGraph { files: Set<string>; edges: Map<string, boolean> }
+
+interface GoFile { path: string; package: string; imports: string[]; top: string[]; methods: string[]; uses: string[]; methodCalls: string[] }
 
 interface GoPackage {
   Dir?: string; ImportPath: string; Name?: string; Standard?: boolean; ForTest?: string;
@@ -86,12 +90,12 @@ export function goOracle(dir: string): OracleGraph {
     const filesOf = (p: GoPackage) => [...new Set([...p.GoFiles ?? [], ...p.CgoFiles ?? [], ...p.IgnoredGoFiles ?? [], ...p.InvalidGoFiles ?? [],
       ...p.TestGoFiles ?? [], ...p.XTestGoFiles ?? []])].filter((f) => f.endsWith('.go')).map((f) => rel(p, f));
     const all = [...new Set([...packages.values()].flatMap(filesOf))].sort();
-    const parsed = new Map<string, { package: string; imports: string[] }>();
+    const parsed = new Map<string, GoFile>();
     const out = execFileSync('go', ['run', path.join(__dirname, 'go-files.go')], {
       cwd: tmp, env: { ...env, GOWORK: 'off', GO111MODULE: 'off' }, input: all.map((f) => path.join(work, f)).join('\n'), encoding: 'utf8', maxBuffer: 1 << 30,
     });
     for (const line of out.split('\n').filter(Boolean)) {
-      const f = JSON.parse(line) as { path: string; package: string; imports: string[] };
+      const f = JSON.parse(line) as GoFile;
       parsed.set(path.relative(work, f.path).split(path.sep).join('/'), f);
     }
     const members = new Map<string, string[]>();
@@ -108,6 +112,16 @@ export function goOracle(dir: string): OracleGraph {
         if (!file) continue;
         for (const imp of file.imports) add(f, members.get(imp));
         if (f.endsWith('_test.go') && file.package === p.Name) add(f, members.get(importPath));
+      }
+      const own = members.get(importPath) ?? [];
+      for (const f of own) {
+        const file = parsed.get(f)!;
+        const declared = new Set(file.top);
+        for (const other of own) {
+          if (other === f) continue;
+          const o = parsed.get(other)!;
+          if (o.top.some((n) => !declared.has(n) && file.uses.includes(n)) || o.methods.some((n) => file.methodCalls.includes(n))) add(f, [other]);
+        }
       }
     }
     return { files: new Set(all), edges };

@@ -1,4 +1,5 @@
 import type { GraphFileRow } from '../store/analysis-store';
+import { majorityPackage } from '../indexer/tree-sitter/go-names';
 
 const dirOf = (p: string) => p.slice(0, Math.max(0, p.lastIndexOf('/')));
 const isTest = (p: string) => p.endsWith('_test.go');
@@ -21,7 +22,7 @@ export class GoPackages {
       (candidates.get(dir) ?? candidates.set(dir, []).get(dir)!).push(i);
     });
     for (const [dir, list] of candidates) {
-      const name = packageName(dir, list.map((i) => files[i].unit));
+      const name = majorityPackage(dir, list.map((i) => files[i].unit));
       this.byDir.set(dir, list.filter((i) => files[i].unit === name));
     }
   }
@@ -38,16 +39,4 @@ export class GoPackages {
     const members = this.packageOf(index);
     return members.length > 0 && this.files[members[0]].unit === f.unit;
   }
-}
-
-function packageName(dir: string, units: (string | null)[]): string | null {
-  const counts = new Map<string, number>();
-  for (const u of units) if (u) counts.set(u, (counts.get(u) ?? 0) + 1);
-  const base = dir.slice(dir.lastIndexOf('/') + 1);
-  let best: string | null = null;
-  for (const [name, n] of counts) {
-    const bestN = best === null ? -1 : counts.get(best)!;
-    if (n > bestN || (n === bestN && (name === base || (best !== base && name < best!)))) best = name;
-  }
-  return best;
 }

@@ -79,8 +79,8 @@ export class ImportGraph {
       const to = this.indexOfPath.get(e.targetPath);
       if (to === undefined) continue;
       const reexport = e.kind === 'export' || e.kind === 'export-all';
-      // A Go import names a package: an edge to each of its files.
-      if (go && files[from].language === 'go' && files[to].language === 'go') {
+      // A Go import names a package: an edge to each of its files (a `reference`, a sibling's name, is one file's).
+      if (go && files[from].language === 'go' && files[to].language === 'go' && e.kind !== 'reference') {
         for (const member of go.packageOf(to)) link(from, member, e.typeOnly, reexport);
       } else {
         link(from, to, e.typeOnly, reexport);

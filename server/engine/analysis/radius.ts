@@ -189,11 +189,15 @@ async function fileTarget(
 async function dependencyTarget(
   ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, name: string, include: Set<RadiusPart>, limit: number,
 ): Promise<{ target: RadiusTarget; deps: Dependent[] }> {
-  const importers = graph.importersOf(name);
+  // A module (a go.mod requirement) is imported through any of its packages: the facts hold its importers.
+  const module = (await ctx.facts(repo.id, graph)).dependencies.get(name);
+  const importers = [...new Set([...graph.importersOf(name), ...(module?.ecosystem === 'go' ? module.files : [])])].sort((a, b) => a - b);
   if (importers.length === 0) return { target: empty(name, 'dependency', 'no indexed file imports this package or module name'), deps: [] };
+  const names = (s: ImportGraph['statements'][number][number]) =>
+    s.packageName === name || s.specifier === name || (module?.ecosystem === 'go' && !!s.packageName?.startsWith(`${name}/`));
   const direct: Dependent[] = importers.map((i) => ({
     file: i, depth: 1, via: [i],
-    typeOnly: graph.statements[i].filter((s) => s.packageName === name || s.specifier === name).every((s) => s.typeOnly),
+    typeOnly: graph.statements[i].filter(names).every((s) => s.typeOnly),
   }));
   const seen = new Set(importers);
   const deps = [...direct];

@@ -74,6 +74,11 @@ export function computeFacts(graph: ImportGraph, readText: (p: string) => string
     const first = normalizeName(name.split(/[./:\\]/)[0]);
     return ownNames.has(first) || ownNames.has(normalizeName(name)) || (/^(python|ruby|rust|c|cpp)$/.test(language ?? '') && ownFolders.has(first));
   };
+  // A Go import belongs to the go.mod `require` module whose path is its longest prefix, as the go command assigns
+  // packages to modules: `github.com/stretchr/testify/assert` is github.com/stretchr/testify's.
+  const goModules = [...dependencies.values()].filter((d) => d.ecosystem === 'go' && d.type !== 'local').map((d) => d.name)
+    .sort((a, b) => b.length - a.length);
+  const goModuleOf = (importPath: string) => goModules.find((m) => importPath === m || importPath.startsWith(`${m}/`)) ?? importPath;
   const importedNames = new Map<string, Set<number>>();
   graph.statements.forEach((statements, from) => {
     for (const s of statements) {
@@ -85,6 +90,7 @@ export function computeFacts(graph: ImportGraph, readText: (p: string) => string
         // Standard libraries are never dependencies: `node:fs`, `os`, `std`, `java.util`, `System`, `<stdio.h>`.
         if (s.packageName.startsWith('node:') || isStandardLibrary(language, s.packageName)) type = 'builtin';
         else if (language !== 'typescript' && language !== 'javascript' && isOwn(language, s.packageName)) type = 'local';
+        else if (language === 'go') name = goModuleOf(s.packageName);
       } else if (s.targetPath && !s.specifier.startsWith('.') && !s.specifier.startsWith('/')) {
         name = s.specifier; // a path alias (tsconfig paths, baseUrl) that resolves inside the repository
         type = 'local';

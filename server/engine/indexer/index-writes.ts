@@ -7,7 +7,7 @@ import { resetTreeSitterResolution, resolveTreeSitterImport } from './parse-tree
 import { detectLanguage } from './languages';
 import { catalogBytes, catalogFrom, isIndexable, walk, walkWithCatalog, type WalkEntry, type WalkOptions } from './walk';
 import type { WalkCatalogStore } from '../store/walk-catalog-store';
-import { ChangedNames, NAME_LOOKUP_LANGUAGES, providedNames } from './name-references';
+import { ChangedNames, NAME_LOOKUP_LANGUAGES, NAMES_FROM_TEXT, providedNames } from './name-references';
 import { providedNow } from './parsed-batch';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -218,7 +218,7 @@ export class IndexWrites {
     if (fileId === undefined) return [];
     const language = detectLanguage(path.basename(relPath));
     if (!language || !NAME_LOOKUP_LANGUAGES.has(language)) return [];
-    return providedNames(language, relPath, language === 'csharp' ? this.files.content(fileId) : null);
+    return providedNames(language, relPath, NAMES_FROM_TEXT.has(language) ? this.files.content(fileId) : null);
   }
 
   private parser(root: string): FileParser {
@@ -289,7 +289,7 @@ export async function providedBeforeIn(files: AnyFiles, relPath: string, fileId:
   if (fileId === undefined) return [];
   const language = detectLanguage(path.basename(relPath));
   if (!language || !NAME_LOOKUP_LANGUAGES.has(language)) return [];
-  return providedNames(language, relPath, language === 'csharp' ? await files.content(fileId) : null);
+  return providedNames(language, relPath, NAMES_FROM_TEXT.has(language) ? await files.content(fileId) : null);
 }
 
 /** What an edit needs of the side that writes it. */

@@ -1,23 +1,33 @@
 import path from 'node:path';
 import type { ParsedFile } from '../types';
 import { declarationsOf } from './tree-sitter/csharp';
+import { goDeclarations } from './tree-sitter/go-names';
 
 /**
  * Languages whose edges also come from names the code uses without importing them (a Java type of the
  * same package, a C# type of the file's namespace, a Ruby constant under Zeitwerk, a PHP class of the
- * file's namespace: `references` in their LanguageSpec). Such an edge exists only while the named file
- * does, so adding, removing or re-declaring a file changes the edges of files that were not edited.
+ * file's namespace, a Go package-level name or method of a sibling file: `references` in their LanguageSpec).
+ * Such an edge exists only while the named file does, so adding, removing or re-declaring a file changes the
+ * edges of files that were not edited.
  */
-export const NAME_LOOKUP_LANGUAGES: ReadonlySet<string> = new Set(['java', 'csharp', 'ruby', 'php']);
+export const NAME_LOOKUP_LANGUAGES: ReadonlySet<string> = new Set(['java', 'csharp', 'ruby', 'php', 'go']);
+
+/** Languages whose provided names are read from the file's text (its declarations), not its path. */
+export const NAMES_FROM_TEXT: ReadonlySet<string> = new Set(['csharp', 'go']);
 
 /**
  * The names by which other files may refer to this one, as whole words of their code (lower case):
  * Java (a/b/C.java), PHP (PSR-4) and Ruby (Zeitwerk: basic_item_rep_view.rb is BasicItemRepView) find a
- * type's file by its path, so its stem; C# by the types the file declares, so those (text needed).
+ * type's file by its path, so its stem; C# by the types the file declares, Go by its package-level names
+ * and methods, so those (text needed).
  */
 export function providedNames(language: string | null, relPath: string, text: string | null): string[] {
   if (!language || !NAME_LOOKUP_LANGUAGES.has(language)) return [];
   if (language === 'csharp') return [...new Set(declarationsOf(text ?? '').map(([, type]) => type.toLowerCase()))];
+  if (language === 'go') {
+    const { top, methods } = goDeclarations(text ?? '');
+    return [...new Set([...top, ...methods].map((n) => n.toLowerCase()))];
+  }
   const stem = path.posix.basename(relPath).replace(/\.[^.]+$/, '');
   return [(language === 'ruby' ? stem.replace(/_/g, '') : stem).toLowerCase()];
 }
