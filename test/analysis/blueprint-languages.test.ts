@@ -88,3 +88,19 @@ test('a README\'s purpose is its first sentence of prose, not a GitHub alert abo
   const purpose = doc.split('\n').find((l) => l && !l.startsWith('#'))!;
   assert.match(purpose, /^Payload is the first-ever Next\.js native CMS/, doc.slice(0, 400));
 });
+
+test('a Python blueprint (Werkzeug 2.2.2 from python3-werkzeug): snake_case functions with _private and __dunder__ names among them; _typeshed is no dependency', async () => {
+  const root = path.join(tempDir('loupe-werkzeug-'), 'werkzeug');
+  fs.cpSync(path.join(debianPackage('python3-werkzeug', '2.2.2-3+deb12u1'), 'usr/lib/python3/dist-packages/werkzeug'), root, { recursive: true });
+  const repo = await indexFolder(t, root);
+  const blueprint = await t.engine.analysis.blueprint(repo, { symbolLimit: 0, conventions: true });
+  const naming = blueprint.conventions!.naming as Record<string, { dominant: string; share: number }>;
+  assert.equal(naming.functions.dominant, 'snake_case', JSON.stringify(naming.functions));
+  assert.ok(naming.functions.share > 0.9, JSON.stringify(naming.functions));
+  assert.equal(naming.file_names.dominant, 'snake_case', JSON.stringify(naming.file_names));
+  assert.equal(naming.types.dominant, 'PascalCase', JSON.stringify(naming.types));
+  // `from _typeshed.wsgi import WSGIEnvironment` (under TYPE_CHECKING, and in datastructures.pyi): typeshed's, not PyPI's.
+  const main = blueprint.documentation.split('## Main dependencies')[1]?.split('\n## ')[0] ?? '';
+  assert.doesNotMatch(main, /_typeshed/, main);
+  assert.ok(!blueprint.dependencies.some((d) => d.name === '_typeshed'), blueprint.dependencies.map((d) => d.name).join(', '));
+});

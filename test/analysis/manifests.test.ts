@@ -30,6 +30,9 @@ test('manifests of each ecosystem give their dependencies and build/test command
 test('naming styles, decision points, exported names and usages', () => {
   assert.deepEqual(['fooBar', 'FooBar', 'foo_bar', 'FOO_BAR', 'foo-bar', 'foo', 'Foo_bar'].map(styleOf),
     ['camelCase', 'PascalCase', 'snake_case', 'UPPER_SNAKE', 'kebab-case', 'lowercase', 'other']);
+  // Underscores around a name mark visibility or a special name (Python's `_private`, `__init__`), not a style.
+  assert.deepEqual(['_private', '__init__', '_helper_fn', '_Base', '__all__', '_', '__'].map(styleOf),
+    ['lowercase', 'lowercase', 'snake_case', 'PascalCase', 'lowercase', 'other', 'other']);
   assert.equal(decisionPoints("if (a && b) { for (;;) {} } // if while\nconst s = 'if';\nx ?? y;"), 4);
   assert.deepEqual([...exportedNames('a.ts', 'export function f() {}\nexport const a = 1, b = 2;\nexport { c as d };\nexport * from "./x";\nexport default 1;')].sort(),
     ['* from ./x', 'a', 'b', 'd', 'default', 'f']);

@@ -18,7 +18,12 @@ const CODE_LANGUAGES = new Set(['typescript', 'javascript', 'python', 'go', 'rus
 
 type Style = 'camelCase' | 'PascalCase' | 'snake_case' | 'UPPER_SNAKE' | 'kebab-case' | 'lowercase' | 'other';
 
-export function styleOf(name: string): Style {
+/**
+ * The case style of a name. Leading and trailing underscores mark visibility or a special name, not a style
+ * (Python's `_private`, `__init__`; `_internal` in JavaScript): they are left out first.
+ */
+export function styleOf(written: string): Style {
+  const name = written.replace(/^_+|_+$/g, '');
   if (/^[a-z][a-z0-9]*$/.test(name)) return 'lowercase';
   if (/^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$/.test(name) || /^[A-Z]{2,}[0-9]*$/.test(name)) return 'UPPER_SNAKE';
   if (/^[a-z][a-z0-9]*([A-Z][a-z0-9]*)+$/.test(name)) return 'camelCase';
@@ -28,7 +33,16 @@ export function styleOf(name: string): Style {
   return 'other';
 }
 
-const share = (counts: Map<string, number>) => {
+/** The styles a one-word lowercase name (`render`, `init`) also is: it counts for the one of them the code writes most. */
+const LOWERCASE_FITS = ['snake_case', 'camelCase', 'kebab-case'];
+
+const share = (measured: Map<string, number>) => {
+  const counts = new Map(measured);
+  const fit = LOWERCASE_FITS.filter((s) => counts.has(s)).sort((a, b) => counts.get(b)! - counts.get(a)!)[0];
+  if (fit && counts.has('lowercase')) {
+    counts.set(fit, counts.get(fit)! + counts.get('lowercase')!);
+    counts.delete('lowercase');
+  }
   const total = [...counts.values()].reduce((a, b) => a + b, 0);
   const entries = [...counts.entries()].sort((a, b) => b[1] - a[1]);
   return {

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { CODE_LANGUAGES } from '../indexer/languages';
 import type { ImportGraph } from './import-graph';
 import { isManifest, parseManifest, type DeclaredEntry } from './manifests';
 
@@ -10,6 +11,11 @@ const TEST_FILE = /(^|\/)(__tests__|__test__|tests?|spec|e2e)\/|\.(test|spec|e2e
 const CONVENTIONAL_ENTRY = /^(src\/)?(index|main|cli|server|app)\.[cm]?[jt]sx?$/;
 /** Programs by the toolchain's own convention: Go's main.go and cmd/<name>/, Rust's src/main.rs and src/bin/, Python's __main__.py. */
 const TOOLCHAIN_ENTRY = /(^|\/)main\.go$|(^|\/)cmd\/[^/]+\/[^/]+(?<!_test)\.go$|(^|\/)src\/main\.rs$|(^|\/)src\/bin\/[^/]+\.rs$|(^|\/)__main__\.py$/;
+/**
+ * Executables: a file with no extension in a bin/ or exe/ folder that its `#!` line made code (`bin/thor`:
+ * `#!/usr/bin/env ruby`; indexer/languages.ts languageOf). A shell script stays text, and is not listed.
+ */
+const EXECUTABLE = /(^|\/)(bin|exe)\/[^/.]+$/;
 const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
 
 export const isTestPath = (p: string): boolean => TEST_FILE.test(p);
@@ -17,7 +23,7 @@ export const isTestPath = (p: string): boolean => TEST_FILE.test(p);
 /**
  * The files a program is started or consumed from: package.json `main`/`module`/`types`/`exports`
  * (mapped from build output back to sources when the source of the same name exists), `bin`
- * scripts, conventional entry names, and test files.
+ * scripts, conventional entry names, executables in bin/, and test files.
  */
 export function findEntryPoints(graph: ImportGraph, readText: (p: string) => string | null): EntryPoint[] {
   const found = new Map<number, EntryPoint>();
@@ -52,6 +58,7 @@ export function findEntryPoints(graph: ImportGraph, readText: (p: string) => str
   }
   graph.files.forEach((f, i) => {
     if (CONVENTIONAL_ENTRY.test(f.path) || TOOLCHAIN_ENTRY.test(f.path)) add(i, 'entry-file', 'conventional entry name');
+    else if (EXECUTABLE.test(f.path) && f.language && CODE_LANGUAGES.has(f.language)) add(i, 'binary', `${f.language} executable`);
     else if (TEST_FILE.test(f.path)) add(i, 'test', 'test file');
   });
   return [...found.values()];

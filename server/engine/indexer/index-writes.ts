@@ -252,16 +252,16 @@ export function splitSkipped(files: SkippedFile[]): { forget: string[]; keep: Sk
   return { forget: files.filter((f) => f.reason === 'unreadable').map((f) => f.path), keep: files.filter((f) => f.reason !== 'unreadable') };
 }
 
-type StaleImport = { id: number; filePath: string; specifier: string; kind: ParsedFile['imports'][number]['kind'] };
+type StaleImport = { id: number; filePath: string; language: string | null; specifier: string; kind: ParsedFile['imports'][number]['kind'] };
 
-/** Resolves stale imports afresh (the resolution caches of `root` are reset first). */
+/** Resolves stale imports afresh (the resolution caches of `root` are reset first), by the language the file was indexed as. */
 export function importResolution(parser: FileParser, root: string): (i: StaleImport) => { id: number; targetPath: string | null; packageName: string | null } {
   const resolver = parser.moduleResolver;
   resolver.reset();
   resetTreeSitterResolution(root);
   return (i) => ({
     id: i.id,
-    ...(resolveTreeSitterImport(root, detectLanguage(path.basename(i.filePath)), i.filePath, i.specifier, i.kind)
+    ...(resolveTreeSitterImport(root, i.language, i.filePath, i.specifier, i.kind)
       ?? resolver.resolve(i.filePath, i.specifier)),
   });
 }
@@ -335,7 +335,7 @@ export async function editPaths(w: EditSide, repo: { id: string; rootPath: strin
     if (r.kind === 'parsed') {
       write.push(r.file);
       if (existing) result.changed++; else result.added++;
-      names.note(language, before, providedNow(r.file));
+      names.note(r.file.language, before, providedNow(r.file));
     } else if (r.kind === 'unchanged') result.unchanged++;
     else {
       result.skipped++;

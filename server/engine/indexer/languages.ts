@@ -30,6 +30,37 @@ export function detectLanguage(fileName: string): string | null {
   return BY_EXTENSION[fileName.slice(dot + 1).toLowerCase()] ?? null;
 }
 
+/**
+ * Interpreters a `#!` line names that we parse (shell is not: a shell script stays text), by the command's
+ * name: `ruby`, `ruby3.1`, `python3`, `python3.11`, `node`.
+ */
+const BY_INTERPRETER: [RegExp, string][] = [
+  [/^j?ruby[\d.]*$/, 'ruby'],
+  [/^python[\d.]*$/, 'python'],
+  [/^node(js)?$/, 'javascript'],
+];
+
+/**
+ * The language a `#!` line at the start of `text` names (`#!/usr/bin/env ruby`, `#!/usr/bin/python3 -u`,
+ * `#!/usr/bin/env -S node --no-warnings`), or null.
+ */
+export function shebangLanguage(text: string): string | null {
+  if (!text.startsWith('#!')) return null;
+  const words = text.slice(2, text.indexOf('\n') < 0 ? 256 : Math.min(256, text.indexOf('\n'))).trim().split(/\s+/);
+  let command = words[0]?.split('/').pop() ?? '';
+  // env's own options and VAR=value settings come before the command it runs.
+  if (command === 'env') command = words.slice(1).find((w) => !w.startsWith('-') && !w.includes('=')) ?? '';
+  return BY_INTERPRETER.find(([pattern]) => pattern.test(command))?.[1] ?? null;
+}
+
+/**
+ * A file's language: by its name, else, for a name without an extension (an executable such as `bin/thor`),
+ * by the interpreter its `#!` line names.
+ */
+export function languageOf(fileName: string, text: string): string | null {
+  return detectLanguage(fileName) ?? (fileName.includes('.') ? null : shebangLanguage(text));
+}
+
 export const isScriptLanguage = (language: string | null) => language === 'typescript' || language === 'javascript';
 
 /** Languages whose code is source (not data or prose): used by analysis to tell code from everything else. */

@@ -82,7 +82,7 @@ export async function analyzeWithTreeSitter(language: string, relPath: string, t
     const imports: ParsedImport[] = [];
     const implicit = new Set<string>();
     for (const imp of raws) {
-      const { alsoTargets, ...resolution } = spec.resolve(relPath, imp.specifier, imp.kind, files);
+      const { alsoTargets, typeTargets, ...resolution } = spec.resolve(relPath, imp.specifier, imp.kind, files);
       const row = { ...imp, ...resolution };
       // A module imported only on the way to another (Python's parent packages, from `expand`) is stored once per file.
       const key = `${row.kind}\0${row.typeOnly}\0${row.specifier}\0${row.targetPath}`;
@@ -91,6 +91,7 @@ export async function analyzeWithTreeSitter(language: string, relPath: string, t
       if (implied) implicit.add(key);
       imports.push(row);
       for (const targetPath of alsoTargets ?? []) imports.push({ ...imp, targetPath, packageName: null });
+      for (const targetPath of typeTargets ?? []) imports.push({ ...imp, typeOnly: true, targetPath, packageName: null });
     }
     return { symbols, imports, description: spec.description(rootNode, source) ?? firstTypeDoc(spec, symbols), unit: spec.unitOf?.(rootNode) ?? null };
   } finally {
@@ -133,6 +134,6 @@ export function resolveTreeSitterImport(root: string, language: string | null, f
   const spec = language ? SPECS[language] : undefined;
   if (!spec) return null;
   // A stored edge holds one target: the first (the others have rows of their own).
-  const { alsoTargets: _others, ...resolution } = spec.resolve(fromPath, specifier, kind, filesOf(root));
+  const { alsoTargets: _others, typeTargets: _stubs, ...resolution } = spec.resolve(fromPath, specifier, kind, filesOf(root));
   return resolution;
 }

@@ -19,7 +19,9 @@ const SCRIPT_KINDS = (): Record<string, ts.ScriptKind> => (scriptKinds ??= {
 
 /** Symbols, import/export edges and the file's own description, from the TypeScript compiler's parser. */
 export function analyzeScript(relPath: string, text: string, resolver: ModuleResolver): ScriptAnalysis {
-  const ext = relPath.slice(relPath.lastIndexOf('.') + 1).toLowerCase();
+  const name = relPath.slice(relPath.lastIndexOf('/') + 1);
+  // A name without an extension is a `#!/usr/bin/env node` executable (languages.ts languageOf): JavaScript.
+  const ext = name.includes('.') ? name.slice(name.lastIndexOf('.') + 1).toLowerCase() : 'js';
   // No parent pointers and no JSDoc parsing: both cost a fifth of the parse and we read comments from the text.
   const sf = ts.createSourceFile(relPath, text, { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode.ParseNone }, false, SCRIPT_KINDS()[ext] ?? ts.ScriptKind.TS);
   const lineOf = (pos: number) => sf.getLineAndCharacterOfPosition(pos).line + 1;

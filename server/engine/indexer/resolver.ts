@@ -9,6 +9,11 @@ export interface Resolution {
   packageName: string | null;
   /** More files the same import depends on (a C# partial type declared in several files): one edge each. */
   alsoTargets?: string[];
+  /**
+   * Files a type checker reads for the target instead (Python's `x.pyi` beside `x.py`): one type-only edge
+   * each. Like `alsoTargets`, a relink resolves a stale row to `targetPath` only.
+   */
+  typeTargets?: string[];
 }
 
 const BUILTINS = new Set(builtinModules);

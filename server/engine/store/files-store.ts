@@ -246,13 +246,13 @@ export class SqliteFilesStore {
    * Imports to resolve again after files were added or removed: local ones that did not resolve,
    * and ones whose target file is gone.
    */
-  staleImports(repoId: string): { id: number; filePath: string; specifier: string; kind: ImportKind }[] {
+  staleImports(repoId: string): { id: number; filePath: string; language: string | null; specifier: string; kind: ImportKind }[] {
     return this.db.prepare(
-      `SELECT i.id, f.path AS filePath, i.specifier, i.kind FROM imports i JOIN files f ON f.id = i.file_id
+      `SELECT i.id, f.path AS filePath, f.language, i.specifier, i.kind FROM imports i JOIN files f ON f.id = i.file_id
        WHERE f.repo_id = ? AND (
          (i.target_path IS NULL AND i.package IS NULL)
          OR (i.target_path IS NOT NULL AND NOT EXISTS (SELECT 1 FROM files t WHERE t.repo_id = f.repo_id AND t.path = i.target_path)))`,
-    ).all(repoId) as { id: number; filePath: string; specifier: string; kind: ImportKind }[];
+    ).all(repoId) as { id: number; filePath: string; language: string | null; specifier: string; kind: ImportKind }[];
   }
 
   setImportTarget(updates: { id: number; targetPath: string | null; packageName: string | null }[]): void {

@@ -12,7 +12,9 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore", DeprecationWarning)
     from lib2to3.fixes import fix_imports, fix_imports2, fix_urllib
 
-python3 = sorted(sys.stdlib_module_names)
+# `_typeshed` exists only in typeshed's stubs, which every type checker bundles as the standard library's
+# (`from _typeshed import StrPath` in a .pyi or under TYPE_CHECKING): not a package anyone installs.
+python3 = sorted({*sys.stdlib_module_names, "_typeshed"})
 # Python 2 names that Python 3 renamed or removed (2to3's own tables): never a project's dependency, but a
 # project file of that name still wins, as Python 3 would import it.
 python2 = sorted({*fix_imports.MAPPING, *fix_imports2.MAPPING, *fix_urllib.MAPPING} - set(python3))

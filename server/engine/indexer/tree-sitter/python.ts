@@ -156,9 +156,15 @@ export const python: LanguageSpec = {
     const doc = literal?.type === 'string' ? cleanDocstring(literal.text) : null;
     return doc ? firstParagraph(doc) : source.leadingDescription(root);
   },
+  /**
+   * A stub beside the module (`x.pyi` by `x.py`, `__init__.pyi` in a package; PEP 561) is what mypy and pyright
+   * read for it: a type-only edge to the stub besides the one to the code that runs.
+   */
   resolve(fromPath, specifier, _kind, files) {
     const resolved = resolveModule(fromPath, specifier, files);
-    return resolved.file ? resolvedTo(resolved.file) : unresolved(resolved.packageName);
+    if (!resolved.file) return unresolved(resolved.packageName);
+    const stub = resolved.file.endsWith('.py') ? `${resolved.file}i` : null;
+    return stub && stub !== fromPath && files.isFile(stub) ? { ...resolvedTo(resolved.file), typeTargets: [stub] } : resolvedTo(resolved.file);
   },
 };
 

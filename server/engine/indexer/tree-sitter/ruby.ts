@@ -117,6 +117,40 @@ function references(root: Node, _imports: RawImport[], fromPath: string, files: 
   return [...out.values()];
 }
 
+const interpolated = (node: Node) => node.namedChildren.some((c) => c?.type === 'interpolation');
+const literal = (node: Node | null | undefined): string | null => (node?.type === 'string' && !interpolated(node) ? stringValue(node) : null);
+const isFileClass = (node: Node | null) => node?.text.replace(/^::/, '') === 'File';
+
+/** `__dir__` or `File.dirname(__FILE__)`: the folder of the file the code is in. */
+function isOwnFolder(node: Node | null | undefined): boolean {
+  if (!node) return false;
+  if (node.text === '__dir__') return true;
+  if (node.type !== 'call' || !isFileClass(node.childForFieldName('receiver')) || node.childForFieldName('method')?.text !== 'dirname') return false;
+  const args = node.childForFieldName('arguments')?.namedChildren ?? [];
+  return args.length === 1 && args[0]?.text === '__FILE__';
+}
+
+/**
+ * The path a `File.expand_path("x", __dir__)`, `File.expand_path("../x", __FILE__)` or `File.join(__dir__, "x")`
+ * argument names, written relative to the file's folder like a `require_relative` ("x"; from `__FILE__`, "../x"
+ * is the file's folder and x), or null when the path is not built from the file's own place out of literals.
+ */
+function besideFile(node: Node): string | null {
+  if (node.type !== 'call' || !isFileClass(node.childForFieldName('receiver'))) return null;
+  const method = node.childForFieldName('method')?.text;
+  const args = node.childForFieldName('arguments')?.namedChildren ?? [];
+  let rel: string | null = null;
+  if (method === 'expand_path' && args.length === 2) {
+    const written = literal(args[0]);
+    if (written !== null && isOwnFolder(args[1])) rel = written;
+    else if (written?.startsWith('../') && args[1]?.text === '__FILE__') rel = written.slice(3);
+  } else if (method === 'join' && args.length >= 2 && isOwnFolder(args[0])) {
+    const parts = args.slice(1).map(literal);
+    if (parts.every((p) => p !== null)) rel = parts.join('/');
+  }
+  return rel && !/^\.*\/?$/.test(rel) ? rel : null;
+}
+
 export const ruby: LanguageSpec = {
   grammar: 'ruby',
   comments: '(comment) @comment',
@@ -128,12 +162,14 @@ export const ruby: LanguageSpec = {
     const method = call.childForFieldName('method')!.text;
     const args = call.childForFieldName('arguments')?.namedChildren ?? [];
     const path = args.find((a) => a?.type === 'string');
-    // Interpolated paths are only known at run time.
-    if (!path || path.namedChildren.some((c) => c?.type === 'interpolation')) return [];
+    // A path built from the file's own place (`File.expand_path("x", __dir__)`) is one beside it, as with require_relative.
+    const built = path ? null : args.map((a) => (a ? besideFile(a) : null)).find((p) => p !== null) ?? null;
+    // Interpolated paths, and others computed, are only known at run time.
+    if (built === null && (!path || interpolated(path))) return [];
     const constant = method === 'autoload' ? args.find((a) => a?.type === 'simple_symbol')?.text.slice(1) : undefined;
     return [{
-      specifier: stringValue(path),
-      kind: method === 'require_relative' ? 'require-relative' : 'require',
+      specifier: built ?? stringValue(path!),
+      kind: method === 'require_relative' || built !== null ? 'require-relative' : 'require',
       names: constant ? [constant] : [],
       typeOnly: false,
       line: startLineOf(call),

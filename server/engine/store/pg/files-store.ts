@@ -263,9 +263,9 @@ export class PgFilesStore implements Async<FilesStore> {
     return (await this.db.rows<ImportRow>('SELECT * FROM imports WHERE file_id = $1 ORDER BY line, id', [fileId])).map(toImport);
   }
 
-  async staleImports(repoId: string): Promise<{ id: number; filePath: string; specifier: string; kind: ImportKind }[]> {
-    return this.db.rows<{ id: number; filePath: string; specifier: string; kind: ImportKind }>(
-      `SELECT i.id, f.path AS "filePath", i.specifier, i.kind FROM imports i JOIN files f ON f.id = i.file_id
+  async staleImports(repoId: string): Promise<{ id: number; filePath: string; language: string | null; specifier: string; kind: ImportKind }[]> {
+    return this.db.rows<{ id: number; filePath: string; language: string | null; specifier: string; kind: ImportKind }>(
+      `SELECT i.id, f.path AS "filePath", f.language, i.specifier, i.kind FROM imports i JOIN files f ON f.id = i.file_id
        WHERE f.repo_id = $1 AND (
          (i.target_path IS NULL AND i.package IS NULL)
          OR (i.target_path IS NOT NULL AND NOT EXISTS (SELECT 1 FROM files t WHERE t.repo_id = f.repo_id AND t.path = i.target_path)))
