@@ -18,7 +18,7 @@ after(() => t.close());
 
 const dependents = async (file: string) => {
   const result = await t.engine.analysis.radius(repo, { files: [file], dependencies: [], include: ['dependents'], limit: 100 });
-  return Object.fromEntries(result.targets[0].dependents.map((d) => [d.file_path, d.depth]));
+  return Object.fromEntries((result.targets[0].dependents ?? []).map((d) => [d.file_path, d.depth]));
 };
 
 test('a private `mod x;` does not make the declaring file\'s importers dependents of x', async () => {
@@ -35,4 +35,15 @@ test('a private `mod x;` does not make the declaring file\'s importers dependent
 test('`pub use` re-exports of lib.rs still carry: error.rs reaches the files using crate::Result', async () => {
   const error = await dependents('src/error.rs');
   assert.equal(error['src/lib.rs'], 1, JSON.stringify(error)); // pub use crate::error::{Error, Result}
+});
+
+test('tests inside Rust source files count: coverage gaps see them', async () => {
+  const gaps = await t.engine.analysis.coverageGaps(repo, { limit: 100, offset: 0 });
+  const untested = gaps.untested_files.map((f) => f.file_path);
+  // src/ast/parse.rs, src/hir/mod.rs, src/unicode.rs, … hold `#[cfg(test)] mod tests` with `#[test]` fns.
+  for (const tested of ['src/ast/parse.rs', 'src/hir/mod.rs', 'src/unicode.rs', 'src/lib.rs', 'src/error.rs']) {
+    assert.ok(!untested.includes(tested), `${tested} in ${untested.join(', ')}`);
+  }
+  assert.equal(gaps.summary.test_files, 11, JSON.stringify([gaps.summary, untested]));
+  assert.ok(gaps.summary.untested_files < gaps.summary.source_files, JSON.stringify(gaps.summary));
 });
