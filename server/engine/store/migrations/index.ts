@@ -47,5 +47,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 18, name: 'files-fingerprint', sql: filesFingerprint.sql },
   { version: 19, name: 'model-tail', sql: modelTail.sql },
   { version: 20, name: 'generator-banners', sql: generatorBanners.sql, before: generatorBanners.flag },
-  { version: 21, name: 'in-file-tests', sql: inFileTests.sql },
+  { version: 21, name: 'in-file-tests', sql: inFileTests.sql, before: inFileTests.addColumn },
 ];

@@ -249,7 +249,7 @@ WHERE c.file_id = f.id AND c.seq = 0 AND NOT f.generated AND (
 
 /** Files holding tests of their own code whatever their path (SQLite's migration 021): Rust files are parsed again. */
 const inFileTests = `
-ALTER TABLE files ADD COLUMN holds_tests BOOLEAN NOT NULL DEFAULT false;
+ALTER TABLE files ADD COLUMN IF NOT EXISTS holds_tests BOOLEAN NOT NULL DEFAULT false;
 UPDATE files SET hash = '', mtime_ms = -1 WHERE language = 'rust';
 `;
 
