@@ -85,6 +85,8 @@ export interface ParsedFile {
   generated: boolean;
   /** The unit the file declares it belongs to, where the language has one (Go: the package clause). */
   unit: string | null;
+  /** Holds tests of its own code, whatever its path (Rust's `#[cfg(test)] mod tests { #[test] fn … }`). */
+  holdsTests?: boolean;
   symbols: ParsedSymbol[];
   imports: ParsedImport[];
   chunks: ParsedChunk[];

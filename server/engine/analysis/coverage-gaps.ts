@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { RepoRecord } from '../types';
 import type { AnalysisContext } from './context';
-import { isTestPath } from './entry-points';
+import { holdsTests, isTestPath } from './entry-points';
 import { isBesideProject } from '../search/file-role';
 import type { ImportGraph } from './import-graph';
 import { findNameUses, usesByName } from './name-usages';
@@ -25,7 +25,8 @@ interface Reach { reached: Set<number>; used: Set<string> }
 const reachCache = new WeakMap<ImportGraph, Reach>();
 
 /**
- * Test-coverage gaps from structure: source files no test reaches through imports, and exported
+ * Test-coverage gaps from structure: source files no test reaches through imports (a file holding its own
+ * tests, as Rust's `#[cfg(test)] mod tests`, is reached, and reaches what it imports), and exported
  * functions of reached files that nothing on a test's import path uses by name. Generated files are not
  * source here; examples' and benchmarks' files come after the project's own. An lcov report in
  * the repository, when there is one, adds measured line rates.
@@ -33,7 +34,8 @@ const reachCache = new WeakMap<ImportGraph, Reach>();
 export async function coverageGaps(ctx: AnalysisContext, repo: RepoRecord, o: CoverageOptions): Promise<CoverageResult> {
   const graph = await ctx.graph(repo.id);
   const prefix = o.pathPrefix?.replace(/^\.?\//, '') ?? '';
-  const tests = graph.files.map((f, i) => ({ f, i })).filter(({ f }) => isTestPath(f.path)).map(({ i }) => i);
+  // Test files, and source files holding their own tests (Rust's `#[cfg(test)] mod tests`): those stay source files.
+  const tests = graph.files.map((f, i) => ({ f, i })).filter(({ f }) => holdsTests(f)).map(({ i }) => i);
   const { reached, used } = await reach(ctx, repo, graph, tests);
   const lcov = readLcov(repo.rootPath);
   const symbols = await ctx.symbols(repo.id, graph);
@@ -59,7 +61,8 @@ export async function coverageGaps(ctx: AnalysisContext, repo: RepoRecord, o: Co
         continue;
       }
       if (!reached.has(i)) untestedFunctions.push({ file_path: f.path, name: s.name, line: s.startLine, reason: 'no test reaches its file' });
-      else if (!used.has(`${i}\0${s.name}`)) untestedFunctions.push({ file_path: f.path, name: s.name, line: s.startLine, reason: 'its file is reached, but nothing on a test path uses it' });
+      // Which functions of a file its own tests call is not known here: none of them is called unused.
+      else if (!f.holdsTests && !used.has(`${i}\0${s.name}`)) untestedFunctions.push({ file_path: f.path, name: s.name, line: s.startLine, reason: 'its file is reached, but nothing on a test path uses it' });
     }
   }
   const total = untested.length;

@@ -20,10 +20,14 @@ const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs',
 
 export const isTestPath = (p: string): boolean => TEST_FILE.test(p);
 
+/** A file tests start from: a test file by its path, or one holding tests of its own code (Rust's in-file `#[test]`s). */
+export const holdsTests = (f: { path: string; holdsTests: boolean }): boolean => isTestPath(f.path) || f.holdsTests;
+
 /**
  * The files a program is started or consumed from: package.json `main`/`module`/`types`/`exports`
  * (mapped from build output back to sources when the source of the same name exists), `bin`
- * scripts, conventional entry names, executables in bin/, and test files.
+ * scripts, conventional entry names, executables in bin/, and test files (by path, or a source file holding its
+ * own tests).
  */
 export function findEntryPoints(graph: ImportGraph, readText: (p: string) => string | null): EntryPoint[] {
   const found = new Map<number, EntryPoint>();
@@ -60,6 +64,7 @@ export function findEntryPoints(graph: ImportGraph, readText: (p: string) => str
     if (CONVENTIONAL_ENTRY.test(f.path) || TOOLCHAIN_ENTRY.test(f.path)) add(i, 'entry-file', 'conventional entry name');
     else if (EXECUTABLE.test(f.path) && f.language && CODE_LANGUAGES.has(f.language)) add(i, 'binary', `${f.language} executable`);
     else if (TEST_FILE.test(f.path)) add(i, 'test', 'test file');
+    else if (f.holdsTests) add(i, 'test', 'tests in the file');
   });
   return [...found.values()];
 }

@@ -23,6 +23,16 @@ export interface Dependent {
 }
 
 /**
+ * Rust's `mod x;` (kind `import`; `include` with a `#[path]`) declares a module of the crate; it uses nothing.
+ * Code that uses x names it in a `use` (resolved to x's own file), and a `pub use self::x::*` is its own
+ * re-export edge. As an edge it made every importer of lib.rs a dependent of every module, and lib.rs's
+ * tests reach all of them; it stays a statement (scope, symbol users), not an edge.
+ */
+function declaresModule(file: GraphFileRow, e: GraphEdgeRow): boolean {
+  return file.language === 'rust' && (e.kind === 'import' || e.kind === 'include');
+}
+
+/**
  * A repository's import graph in memory: files by dense index, forward and reverse adjacency, and
  * the package imports. Built once from two queries and reused until the repository's generation
  * counter moves, so a radius query is a breadth-first walk over arrays, not SQL.
@@ -75,7 +85,7 @@ export class ImportGraph {
         if (!set) this.packageImporters.set(e.packageName, (set = new Set()));
         set.add(from);
       }
-      if (e.targetPath === null) continue;
+      if (e.targetPath === null || declaresModule(files[from], e)) continue;
       const to = this.indexOfPath.get(e.targetPath);
       if (to === undefined) continue;
       const reexport = e.kind === 'export' || e.kind === 'export-all';

@@ -94,6 +94,7 @@ export class FileParser {
         description: analysis.description,
         generated: hasGeneratorBanner(text),
         unit: analysis.unit ?? null,
+        holdsTests: analysis.holdsTests ?? false,
         symbols: analysis.symbols,
         imports: analysis.imports,
         chunks: chunkFile(lines, analysis.symbols),

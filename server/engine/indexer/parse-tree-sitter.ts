@@ -93,7 +93,7 @@ export async function analyzeWithTreeSitter(language: string, relPath: string, t
       for (const targetPath of alsoTargets ?? []) imports.push({ ...imp, targetPath, packageName: null });
       for (const targetPath of typeTargets ?? []) imports.push({ ...imp, typeOnly: true, targetPath, packageName: null });
     }
-    return { symbols, imports, description: spec.description(rootNode, source) ?? firstTypeDoc(spec, symbols), unit: spec.unitOf?.(rootNode) ?? null };
+    return { symbols, imports, description: spec.description(rootNode, source) ?? firstTypeDoc(spec, symbols), unit: spec.unitOf?.(rootNode) ?? null, holdsTests: spec.holdsTests?.(rootNode) ?? false };
   } finally {
     tree.delete();
   }

@@ -8,6 +8,8 @@ export interface ScriptAnalysis {
   description: string | null;
   /** The unit the file declares it belongs to (Go: its package clause), for languages that have one. */
   unit?: string | null;
+  /** The file holds tests of its own code (Rust's `#[test]` functions), whatever its path. */
+  holdsTests?: boolean;
 }
 
 // Built on first use: reading ts.ScriptKind at module load would load TypeScript with the bundle.

@@ -9,6 +9,8 @@ export interface GraphFileRow {
   generated: boolean;
   /** The unit the file declares (files.unit: Go's package clause). */
   unit: string | null;
+  /** Holds tests of its own code whatever its path (files.holds_tests: Rust's in-file `#[test]` functions). */
+  holdsTests: boolean;
 }
 
 export interface GraphEdgeRow extends ParsedImport {
@@ -45,8 +47,9 @@ export class SqliteAnalysisStore {
   graph(repoId: string): { generation: number; files: GraphFileRow[]; edges: GraphEdgeRow[] } {
     return this.db.transaction(() => {
       const generation = this.generation(repoId);
-      const files = (this.db.prepare('SELECT id, path, language, lines, hash, generated, unit FROM files WHERE repo_id = ? ORDER BY path').all(repoId) as
-        (Omit<GraphFileRow, 'generated'> & { generated: number })[]).map((f) => ({ ...f, generated: f.generated === 1 }));
+      const files = (this.db.prepare('SELECT id, path, language, lines, hash, generated, unit, holds_tests AS holdsTests FROM files WHERE repo_id = ? ORDER BY path').all(repoId) as
+        (Omit<GraphFileRow, 'generated' | 'holdsTests'> & { generated: number; holdsTests: number })[])
+        .map((f) => ({ ...f, generated: f.generated === 1, holdsTests: f.holdsTests === 1 }));
       const rows = this.db.prepare(
         `SELECT i.file_id, i.specifier, i.kind, i.type_only, i.target_path, i.package, i.names, i.line
          FROM imports i JOIN files f ON f.id = i.file_id WHERE f.repo_id = ? ORDER BY i.file_id, i.line, i.id`,

@@ -69,14 +69,15 @@ export class SqliteFilesStore {
     const before = this.db.prepare('SELECT id FROM files WHERE repo_id = ? AND path = ?').get(repoId, f.path) as { id: number } | undefined;
     const name = f.path.slice(f.path.lastIndexOf('/') + 1);
     const { id } = this.db.prepare(
-      `INSERT INTO files (uid, repo_id, path, name, language, size, lines, hash, mtime_ms, description, indexed_at, generated, unit)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO files (uid, repo_id, path, name, language, size, lines, hash, mtime_ms, description, indexed_at, generated, unit, holds_tests)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (repo_id, path) DO UPDATE SET language = excluded.language, size = excluded.size,
          lines = excluded.lines, hash = excluded.hash, mtime_ms = excluded.mtime_ms,
-         description = excluded.description, indexed_at = excluded.indexed_at, generated = excluded.generated, unit = excluded.unit
+         description = excluded.description, indexed_at = excluded.indexed_at, generated = excluded.generated, unit = excluded.unit,
+         holds_tests = excluded.holds_tests
        RETURNING id`,
     ).get(fileUid(repoId, f.path), repoId, f.path, name, f.language, f.size, f.lines, f.hash, Math.trunc(f.mtimeMs),
-      f.description, indexedAt, f.generated ? 1 : 0, f.unit) as { id: number };
+      f.description, indexedAt, f.generated ? 1 : 0, f.unit, f.holdsTests ? 1 : 0) as { id: number };
     if (before) this.clearChildren(id, ftsFrom);
     const insertSymbol = this.db.prepare(
       `INSERT INTO symbols (file_id, name, kind, parent, start_line, end_line, exported, signature, doc)

@@ -59,6 +59,8 @@ export interface LanguageSpec {
   description(root: Node, source: SourceText): string | null;
   /** The unit the file declares it belongs to: Go's package clause. */
   unitOf?(root: Node): string | null;
+  /** True when the file holds tests of its own code (Rust's `#[test]` functions beside the code they test). */
+  holdsTests?(root: Node): boolean;
   /** True for languages with one type per file by convention: the first type's doc describes the file. */
   describeByFirstType?: boolean;
   /** Splits one import into several when the file system decides it (Python `from pkg import submodule`). */

@@ -206,6 +206,29 @@ function manifestDirOf(fromPath: string, files: RepoFiles): string | null {
   return ancestors(dirOf(fromPath)).find((d) => files.isFile(joinRel(d, 'Cargo.toml'))) ?? null;
 }
 
+/** `#[test]`, and the test attributes of async runtimes and test crates (`#[tokio::test]`, `#[test_case::test]`). */
+const TEST_ATTRIBUTE = /#\[\s*(?:\w+\s*::\s*)*test\s*[\](]/;
+const TEST_ITEM = new RegExp(`^${TEST_ATTRIBUTE.source}`);
+const CFG_TEST = /^#\[\s*cfg\s*\(\s*test\s*\)\s*\]$/;
+
+/**
+ * A `#[test]` function anywhere in the file (in its `#[cfg(test)] mod tests { … }`, or the file is such a module),
+ * or a `#[cfg(test)]` module whose macros write them (regex-syntax's hir/literal: `macro_rules! test_lit { … #[test] fn $name() … }`).
+ */
+function holdsTests(root: Node): boolean {
+  for (const node of root.descendantsOfType('attribute_item')) {
+    if (!node) continue;
+    const text = node.text.replace(/\s+/g, ' ');
+    const test = TEST_ITEM.test(text);
+    if (!test && !CFG_TEST.test(text)) continue;
+    let item = node.nextNamedSibling;
+    while (item && (item.type === 'attribute_item' || item.type.endsWith('comment'))) item = item.nextNamedSibling;
+    if (test && item?.type === 'function_item') return true;
+    if (!test && item?.type === 'mod_item' && TEST_ATTRIBUTE.test(item.childForFieldName('body')?.text ?? '')) return true;
+  }
+  return false;
+}
+
 function isPub(node: Node): boolean {
   return node.namedChildren.some((c) => c?.type === 'visibility_modifier');
 }
@@ -276,6 +299,7 @@ export const rust: LanguageSpec = {
     return owner?.type === 'impl_item' && owner.childForFieldName('trait') !== null;
   },
   description: (root, source) => source.leadingDescription(root),
+  holdsTests,
   resolve(fromPath, specifier, kind, files) {
     if (kind === 'include') {
       const target = files.firstFile([joinRel(dirOf(fromPath), specifier)]);

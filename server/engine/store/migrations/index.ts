@@ -14,6 +14,7 @@ import * as walkCatalog from './017-walk-catalog';
 import * as filesFingerprint from './018-files-fingerprint';
 import * as modelTail from './019-model-tail';
 import * as generatorBanners from './020-generator-banners';
+import * as inFileTests from './021-in-file-tests';
 import type { Db } from '../db';
 
 export interface Migration {
@@ -46,4 +47,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 18, name: 'files-fingerprint', sql: filesFingerprint.sql },
   { version: 19, name: 'model-tail', sql: modelTail.sql },
   { version: 20, name: 'generator-banners', sql: generatorBanners.sql, before: generatorBanners.flag },
+  { version: 21, name: 'in-file-tests', sql: inFileTests.sql, before: inFileTests.addColumn },
 ];

@@ -28,7 +28,7 @@ export class PgAnalysisStore implements Async<AnalysisStore> {
     return this.db.transaction(async () => {
       const generation = await this.generation(repoId);
       const files = await this.db.rows<GraphFileRow>(
-        'SELECT id, path, language, lines, hash, generated, unit FROM files WHERE repo_id = $1 ORDER BY path COLLATE "C"', [repoId]);
+        'SELECT id, path, language, lines, hash, generated, unit, holds_tests AS "holdsTests" FROM files WHERE repo_id = $1 ORDER BY path COLLATE "C"', [repoId]);
       const rows = await this.db.rows<{
         file_id: number; specifier: string; kind: ImportKind; type_only: boolean; target_path: string | null; package: string | null;
         names: string | null; line: number;

@@ -95,17 +95,18 @@ export class PgFilesStore implements Async<FilesStore> {
       "SELECT nextval(pg_get_serial_sequence('chunks', 'id'))::int AS id FROM generate_series(1, $1)", [chunkCount])) : Promise.resolve([]);
     const now = nowIso();
     const written = await issue(this.db.rows<{ id: number; path: string }>(
-      `INSERT INTO files (uid, repo_id, path, name, language, size, lines, hash, mtime_ms, description, indexed_at, generated, unit)
-       SELECT f.uid, $1, f.path, f.name, f.language, f.size, f.lines, f.hash, f.mtime, f.description, $2, f.generated, f.unit
-       FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::float8[], $8::int[], $9::text[], $10::float8[], $11::text[], $12::bool[], $13::text[])
-         AS f(uid, path, name, language, size, lines, hash, mtime, description, generated, unit)
+      `INSERT INTO files (uid, repo_id, path, name, language, size, lines, hash, mtime_ms, description, indexed_at, generated, unit, holds_tests)
+       SELECT f.uid, $1, f.path, f.name, f.language, f.size, f.lines, f.hash, f.mtime, f.description, $2, f.generated, f.unit, f.holds_tests
+       FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::float8[], $8::int[], $9::text[], $10::float8[], $11::text[], $12::bool[], $13::text[], $14::bool[])
+         AS f(uid, path, name, language, size, lines, hash, mtime, description, generated, unit, holds_tests)
        ON CONFLICT (repo_id, path) DO UPDATE SET language = excluded.language, size = excluded.size,
          lines = excluded.lines, hash = excluded.hash, mtime_ms = excluded.mtime_ms,
-         description = excluded.description, indexed_at = excluded.indexed_at, generated = excluded.generated, unit = excluded.unit
+         description = excluded.description, indexed_at = excluded.indexed_at, generated = excluded.generated, unit = excluded.unit,
+         holds_tests = excluded.holds_tests
        RETURNING id, path`,
       [repoId, now, files.map((f) => fileUid(repoId, f.path)), paths, paths.map((p) => p.slice(p.lastIndexOf('/') + 1)),
         files.map((f) => f.language), files.map((f) => f.size), files.map((f) => f.lines), files.map((f) => f.hash),
-        files.map((f) => Math.trunc(f.mtimeMs)), files.map((f) => pgText(f.description)), files.map((f) => f.generated), files.map((f) => f.unit)],
+        files.map((f) => Math.trunc(f.mtimeMs)), files.map((f) => pgText(f.description)), files.map((f) => f.generated), files.map((f) => f.unit), files.map((f) => f.holdsTests ?? false)],
     ));
     const idOf = new Map(written.map((r) => [r.path, r.id]));
     const ids = files.map((f) => idOf.get(f.path)!);

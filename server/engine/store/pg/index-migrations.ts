@@ -247,9 +247,16 @@ WHERE c.file_id = f.id AND c.seq = 0 AND NOT f.generated AND (
 );
 `;
 
+/** Files holding tests of their own code whatever their path (SQLite's migration 021): Rust files are parsed again. */
+const inFileTests = `
+ALTER TABLE files ADD COLUMN IF NOT EXISTS holds_tests BOOLEAN NOT NULL DEFAULT false;
+UPDATE files SET hash = '', mtime_ms = -1 WHERE language = 'rust';
+`;
+
 export const PG_INDEX_MIGRATIONS: PgMigration[] = [
   { version: 100, name: 'index', sql: index },
   { version: 101, name: 'bm25 covering index', sql: bm25Covering },
   { version: 102, name: 'generation notify', sql: generationNotify },
   { version: 103, name: 'generator banners', sql: generatorBanners },
+  { version: 104, name: 'in-file tests', sql: inFileTests },
 ];
