@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { analyzeScript, cleanComment } from '../../server/engine/indexer/parse-typescript';
 import { ModuleResolver } from '../../server/engine/indexer/resolver';
+import { buildStaticDoc, runsProcesses } from '../../server/engine/docs/static-doc';
 import { createTestApp, tempDir } from '../helpers/engine';
 import { npmPackage } from '../helpers/real-code';
 
@@ -84,6 +85,27 @@ test('axios: `export default { merge, … }` exports the helpers it names; an an
   assert.deepEqual([xhr[0].startLine, xhr[0].endLine], [14, 197]);
 });
 
+test('runs external processes: a process module or a bare exec/spawn call, not `regexp.exec(…)`', () => {
+  const express = EXPRESS();
+  const layer = analyze(express, 'lib/router/layer.js');
+  assert.match(layer.text, /this\.regexp\.exec\(path\)/);
+  const doc = buildStaticDoc({ path: 'lib/router/layer.js', language: 'javascript', lines: 182, description: null }, layer.symbols, layer.imports, layer.text);
+  assert.ok(!doc.risks.includes('runs external processes'), doc.risks.join('; '));
+  for (const root of [express, AXIOS()]) {
+    for (const file of fs.readdirSync(path.join(root, 'lib'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'))) {
+      assert.equal(runsProcesses(fs.readFileSync(path.join(root, 'lib', file), 'utf8')), false, file);
+    }
+  }
+  // True positives stay: phaser's webpack config runs a script through `require('child_process').exec`.
+  const webpack = fs.readFileSync(path.join(npmPackage('phaser@3.90.0'), 'config', 'webpack.config.js'), 'utf8');
+  assert.match(webpack, /require\('child_process'\)\.exec/);
+  assert.equal(runsProcesses(webpack), true);
+  // Java and Python, which no JavaScript package shows.
+  assert.equal(runsProcesses('Process p = Runtime.getRuntime().exec(cmd);'), true);
+  assert.equal(runsProcesses('import subprocess\nsubprocess.run(["ls"])'), true);
+  assert.equal(runsProcesses('const m = pattern.exec(text);\nfunction exec(query) { return db.exec(query); }'), false);
+});
+
 test('express indexed: scope lists the prototype and object methods, the file doc shows them and no false risk', async () => {
   const folder = path.join(tempDir('loupe-express-'), 'express');
   fs.cpSync(EXPRESS(), folder, { recursive: true });
@@ -105,7 +127,7 @@ test('express indexed: scope lists the prototype and object methods, the file do
     await t.engine.docs.idle();
     const doc: string = (await t.call('GET', url)).body.data.documentation;
     assert.match(doc, /## Functions\n\n- `Layer` — lines 33–50\n- `Layer\.handle_error` — lines 62–75\n- `Layer\.handle_request` — lines 86–99\n- `Layer\.match` — lines 110–156\n/);
-    assert.doesNotMatch(doc, /Copyright|^# lib\/router\/layer\.js\n\n!/);
+    assert.doesNotMatch(doc, /runs external processes|Copyright|^# lib\/router\/layer\.js\n\n!/);
   } finally {
     await t.close();
   }
