@@ -17,9 +17,23 @@ export interface StaticDoc {
   narrative: string | null;
 }
 
-const RISK_PATTERNS: [RegExp, string][] = [
+/**
+ * A process-running module or API named in the file (Node's child_process and its wrappers, Python's
+ * subprocess and os.system, Go's os/exec, Java's ProcessBuilder and Runtime.exec, Bun.spawn, Deno.Command).
+ */
+const PROCESS_API = /child_process|['"](execa|cross-spawn|shelljs|zx)['"]|\b(import|from)\s+subprocess\b|\bsubprocess\.\w+\s*\(|\bos\.(system|popen|exec[lv]p?e?|spawn[lv]p?e?)\s*\(|['"]os\/exec['"]|\bProcessBuilder\b|getRuntime\(\)\s*\.\s*exec\s*\(|\bBun\.spawn(Sync)?\s*\(|\bDeno\.(run\s*\(|Command\b)/;
+/**
+ * exec/spawn called on its own (destructured from a process module, or a global): a call on some other
+ * object (`this.regexp.exec(path)`, `db.exec(sql)`) and a definition (`function exec(`) are not one.
+ */
+const PROCESS_CALL = /(?<![\w$.]|function\s+|def\s+)(exec|execSync|execFile|execFileSync|spawn|spawnSync)\s*\(/;
+
+/** Whether the file starts other programs. */
+export const runsProcesses = (text: string): boolean => PROCESS_API.test(text) || PROCESS_CALL.test(text);
+
+const RISK_PATTERNS: [{ test(text: string): boolean }, string][] = [
   [/\beval\s*\(|new Function\s*\(/, 'evaluates code at run time (eval / new Function)'],
-  [/child_process|\bexecSync\b|\bspawn\s*\(|\bexec\s*\(/, 'runs external processes'],
+  [{ test: runsProcesses }, 'runs external processes'],
   [/catch\s*(\([^)]*\))?\s*\{\s*\}/, 'swallows errors in an empty catch block'],
   [/innerHTML\s*=|dangerouslySetInnerHTML/, 'writes raw HTML (injection risk)'],
   [/process\.env|os\.environ|getenv/i, 'reads environment variables (behaviour depends on the environment)'],

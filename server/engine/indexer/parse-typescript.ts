@@ -75,11 +75,12 @@ export function analyzeScript(relPath: string, text: string, resolver: ModuleRes
     } else if (ts.isImportEqualsDeclaration(statement) && ts.isExternalModuleReference(statement.moduleReference)) {
       const expr = statement.moduleReference.expression;
       if (ts.isStringLiteral(expr)) addImport(expr.text, 'require', statement.isTypeOnly, [statement.name.text], statement);
-    } else if (ts.isFunctionDeclaration(statement) && statement.name) {
-      addSymbol(statement, statement.name.text, 'function', null, exported);
-    } else if (ts.isClassDeclaration(statement) && statement.name) {
-      addSymbol(statement, statement.name.text, 'class', null, exported);
-      addClassMembers(statement, statement.name.text, addSymbol);
+    } else if (ts.isFunctionDeclaration(statement) && (statement.name || isDefaultExport(statement))) {
+      addSymbol(statement, statement.name?.text ?? 'default', 'function', null, exported);
+    } else if (ts.isClassDeclaration(statement) && (statement.name || isDefaultExport(statement))) {
+      const name = statement.name?.text ?? 'default';
+      addSymbol(statement, name, 'class', null, exported);
+      addClassMembers(statement, name, addSymbol);
     } else if (ts.isInterfaceDeclaration(statement)) {
       addSymbol(statement, statement.name.text, 'interface', null, exported);
     } else if (ts.isTypeAliasDeclaration(statement)) {
@@ -93,17 +94,20 @@ export function analyzeScript(relPath: string, text: string, resolver: ModuleRes
       for (const decl of statement.declarationList.declarations) {
         if (!ts.isIdentifier(decl.name)) continue;
         const init = decl.initializer;
-        const kind: SymbolKind = init && (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) ? 'function'
+        // `var proto = module.exports = function (options) {…}`: the variable is what the module exports.
+        const targets = init ? assignmentChain(init, sf).targets : [];
+        const kind: SymbolKind = init && functionIn(init) ? 'function'
           : init && ts.isClassExpression(init) ? 'class'
             : isConst ? 'constant' : 'variable';
-        addSymbol(statement.declarationList.declarations.length === 1 ? statement : decl, decl.name.text, kind, null, exported);
+        addSymbol(statement.declarationList.declarations.length === 1 ? statement : decl, decl.name.text, kind, null, exported || targets.some(isModuleExports));
         if (init && ts.isClassExpression(init)) addClassMembers(init, decl.name.text, addSymbol);
         else if (init && isClassFactoryCall(init)) addObjectMethods(init, decl.name.text, addSymbol);
       }
-    } else if (ts.isExportAssignment(statement) && ts.isIdentifier(statement.expression)) {
-      commonJsExports.add(statement.expression.text);
+    } else if (ts.isExportAssignment(statement)) {
+      // `export default name`, `export default { a, b: c }`, `export default (config) => {…}`.
+      exportValue(statement.expression, commonJsExports, () => addSymbol(statement, functionName(statement.expression) ?? 'default', 'function', null, true));
     } else if (ts.isExpressionStatement(statement)) {
-      collectCommonJsExport(sf, statement, commonJsExports, (name, node) => addSymbol(node, name, 'function', null, true));
+      collectAssignment(sf, statement, commonJsExports, addSymbol);
     }
   }
 
@@ -188,24 +192,85 @@ function addObjectMethods(init: ts.Expression, owner: string, add: AddSymbol): v
   }
 }
 
-/** module.exports = X, module.exports = { a, b }, exports.a = function () {}. */
-function collectCommonJsExport(sf: ts.SourceFile, statement: ts.ExpressionStatement, exported: Set<string>, addFunction: (name: string, node: ts.Node) => void): void {
-  const expr = statement.expression;
-  if (!ts.isBinaryExpression(expr) || expr.operatorToken.kind !== ts.SyntaxKind.EqualsToken) return;
-  const left = expr.left.getText(sf);
-  const right = expr.right;
-  if (left === 'module.exports') {
-    if (ts.isIdentifier(right)) exported.add(right.text);
-    else if (ts.isObjectLiteralExpression(right)) {
-      for (const p of right.properties) {
-        if (ts.isShorthandPropertyAssignment(p)) exported.add(p.name.text);
-        else if (ts.isPropertyAssignment(p) && ts.isIdentifier(p.initializer)) exported.add(p.initializer.text);
-      }
+const isDefaultExport = (node: ts.Node) => ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.DefaultKeyword);
+
+/** `module.exports` and `exports` themselves (not a property of them). */
+const isModuleExports = (target: string) => target === 'module.exports' || target === 'exports';
+
+/** `a = b = value`: the assigned targets' texts, left to right, and the value at the end. */
+function assignmentChain(expr: ts.Expression, sf: ts.SourceFile): { targets: string[]; value: ts.Expression } {
+  const targets: string[] = [];
+  let value = expr;
+  while (ts.isBinaryExpression(value) && value.operatorToken.kind === ts.SyntaxKind.EqualsToken) {
+    targets.push(value.left.getText(sf));
+    value = value.right;
+  }
+  return { targets, value };
+}
+
+/**
+ * The function an expression evaluates to, when it is one: `function () {}`, `(x) => x`, and through
+ * parentheses, assignments and guards (`supported && function () {}`, `a = b = function () {}`).
+ */
+function functionIn(expr: ts.Expression): ts.FunctionExpression | ts.ArrowFunction | null {
+  if (ts.isFunctionExpression(expr) || ts.isArrowFunction(expr)) return expr;
+  if (ts.isParenthesizedExpression(expr)) return functionIn(expr.expression);
+  if (ts.isBinaryExpression(expr)) {
+    const op = expr.operatorToken.kind;
+    if (op === ts.SyntaxKind.EqualsToken || op === ts.SyntaxKind.AmpersandAmpersandToken || op === ts.SyntaxKind.BarBarToken || op === ts.SyntaxKind.QuestionQuestionToken) {
+      return functionIn(expr.right);
     }
-  } else if (/^(module\.)?exports\.[A-Za-z_$][\w$]*$/.test(left)) {
-    const name = left.slice(left.lastIndexOf('.') + 1);
-    if (ts.isFunctionExpression(right) || ts.isArrowFunction(right)) addFunction(name, statement);
-    else if (ts.isIdentifier(right)) exported.add(right.text);
+  }
+  return null;
+}
+
+/** The own name of the function an expression holds (`function send() {}`), if it has one. */
+const functionName = (expr: ts.Expression): string | null => {
+  const fn = functionIn(expr);
+  return fn && ts.isFunctionExpression(fn) && fn.name ? fn.name.text : null;
+};
+
+/**
+ * What a module exports as a whole (`module.exports = …`, `export default …`): the top-level names it
+ * refers to (`X`, `{ a, b: c }`) are marked exported; a function is added by `addFunction`.
+ */
+function exportValue(value: ts.Expression, exported: Set<string>, addFunction: () => void): void {
+  if (ts.isIdentifier(value)) exported.add(value.text);
+  else if (ts.isObjectLiteralExpression(value)) {
+    for (const p of value.properties) {
+      if (ts.isShorthandPropertyAssignment(p)) exported.add(p.name.text);
+      else if (ts.isPropertyAssignment(p) && ts.isIdentifier(p.initializer)) exported.add(p.initializer.text);
+    }
+  } else if (functionIn(value)) addFunction();
+}
+
+const PROPERTY_TARGET = /^(?:(?:module\.)?exports|([A-Za-z_$][\w$]*)(?:\.prototype)?)\.([A-Za-z_$][\w$]*)$/;
+
+/**
+ * A top-level assignment, CommonJS style. `module.exports = X` / `{ a, b }` / `function () {}` and
+ * `exports.a = function () {}` export; a function assigned to a property of a name is a method of that
+ * name: `Layer.prototype.match = function match(path) {…}` is `Layer.match`, `app.listen = function () {…}`
+ * is `app.listen` (exported when its owner is). Every target of `req.get = req.header = function () {…}`
+ * gets the function.
+ */
+function collectAssignment(sf: ts.SourceFile, statement: ts.ExpressionStatement, exported: Set<string>, add: AddSymbol): void {
+  const { targets, value } = assignmentChain(statement.expression, sf);
+  if (!targets.length) return;
+  const fn = functionIn(value);
+  for (const target of targets) {
+    if (isModuleExports(target)) {
+      exportValue(value, exported, () => add(statement, functionName(value) ?? 'default', 'function', null, true));
+      continue;
+    }
+    const m = PROPERTY_TARGET.exec(target);
+    if (!m) continue;
+    const [, owner, name] = m;
+    if (!owner) {
+      if (fn) add(statement, name, 'function', null, true);
+      else if (ts.isIdentifier(value)) exported.add(value.text);
+    } else if (fn) {
+      add(statement, name, 'method', owner, true);
+    }
   }
 }
 
@@ -253,6 +318,8 @@ function headerEnd(node: ts.Node, sf: ts.SourceFile): number {
     const init = node.initializer;
     if (!init) return node.getEnd();
     if (ts.isArrowFunction(init) || ts.isFunctionExpression(init) || ts.isClassExpression(init)) return headerEnd(init, sf);
+    const fn = functionIn(init);
+    if (fn) return headerEnd(fn, sf);
     const value = init.getText(sf);
     // `name = value` when the value is short and on one line; else the name and its type only.
     if (value.length <= MAX_INLINE_VALUE && !value.includes('\n')) return init.getEnd();
@@ -268,6 +335,11 @@ function headerEnd(node: ts.Node, sf: ts.SourceFile): number {
     // The members start right after the `{`.
     const brace = sf.text.lastIndexOf('{', node.members.pos);
     return brace > node.getStart(sf) ? brace : node.getEnd();
+  }
+  if (ts.isExpressionStatement(node) || ts.isExportAssignment(node)) {
+    // `exports.compileETag = function (val) {…}`, `export default (config) => {…}`: up to the function's body.
+    const fn = functionIn(node.expression);
+    return fn ? headerEnd(fn, sf) : node.getEnd();
   }
   if (ts.isArrowFunction(node)) return node.body.getStart(sf);
   const body = (node as { body?: ts.Node }).body;
@@ -306,12 +378,18 @@ function docOf(node: ts.Node, sf: ts.SourceFile): string | null {
 
 export function cleanComment(comment: string): string | null {
   const cleaned = comment
-    .replace(/^\/\*\*?/, '').replace(/\*\/$/, '')
+    .replace(/^\/\*[*!]?/, '').replace(/\*\/$/, '')
     .split('\n').map((l) => l.replace(/^\s*\*?\s?/, '').replace(/^\s*\/\/\s?/, '')).join('\n').trim();
   return cleaned ? (cleaned.length > 2000 ? `${cleaned.slice(0, 1997)}...` : cleaned) : null;
 }
 
-/** The leading comment of the file (a license banner is skipped when a second comment follows). */
+/** A copyright or license notice: a paragraph saying it is not the file's description. */
+const BANNER = /\bcopyright\b|\(c\)\s*\d{4}|©|\blicensed\b|@license\b|SPDX-License-Identifier|all rights reserved/i;
+
+/**
+ * The leading comment of the file. A license banner is skipped (`/*! express Copyright(c) … MIT Licensed *\/`
+ * describes nobody's code), and so is a comment naming a license or an author when a second comment follows.
+ */
 function fileDescription(sf: ts.SourceFile): string | null {
   const ranges = ts.getLeadingCommentRanges(sf.text, 0) ?? [];
   for (const r of ranges) {
@@ -319,7 +397,7 @@ function fileDescription(sf: ts.SourceFile): string | null {
     if (!text) continue;
     if (/copyright|license|@author/i.test(text) && ranges.length > 1 && r !== ranges[ranges.length - 1]) continue;
     const firstParagraph = text.split(/\n\s*\n/)[0].replace(/\s+/g, ' ').trim();
-    if (/^(@|eslint|prettier|tslint|#!)/.test(firstParagraph)) continue;
+    if (/^(@|eslint|prettier|tslint|#!)/.test(firstParagraph) || BANNER.test(firstParagraph)) continue;
     return firstParagraph.length > 300 ? `${firstParagraph.slice(0, 297)}...` : firstParagraph;
   }
   return null;
