@@ -4,6 +4,8 @@ import path from 'node:path';
 import { createTestApp, type TestApp } from '../helpers/engine';
 import { copyOf, debianPackage } from '../helpers/real-code';
 import fs from 'node:fs';
+import { ChangedNames } from '../../server/engine/indexer/name-references';
+import { nameChanges } from '../../server/engine/indexer/index-writes';
 
 /**
  * Go on real modules from Debian (cobra 1.6.1, logrus 1.9.0): a file depends on the sibling files of its package
@@ -100,4 +102,17 @@ test('logrus: a sibling edge follows edits: a name used before its file exists l
   await t.engine.indexer.updatePaths(record, ['widget.go']);
   const files = t.engine.filesStore;
   assert.ok(!files.imports(files.getByPath(repo, 'alt_exit.go')!.id).some((i) => i.specifier === 'exitWidgets'), 'no edge is left to the removed file');
+});
+
+test('logrus: a Go file added or removed looks for the users of its names in its own folder only (a package), not the repository', () => {
+  const files = t.engine.filesStore;
+  // hooks/syslog/syslog.go names logrus.Entry too, but a file of another package never links to a sibling by name.
+  const everywhere = files.filesMentioning(logrus, 'go', new Set(['entry'])).map((f) => f.path);
+  assert.ok(everywhere.some((p) => p.startsWith('hooks/')), everywhere.join(' '));
+  const inFolder = files.filesMentioning(logrus, 'go', new Set(['entry']), new Set(), new Set(['.'])).map((f) => f.path);
+  assert.ok(inFolder.length > 0 && inFolder.every((p) => !p.includes('/')), inFolder.join(' '));
+  const names = new ChangedNames();
+  names.note('go', [], ['exitWidgets'], 'hooks/test/widget.go');
+  names.note('java', [], ['Widget'], 'src/a/Widget.java');
+  assert.deepEqual(nameChanges(names), [['go', ['exitWidgets'], ['hooks/test']], ['java', ['Widget'], null]]);
 });

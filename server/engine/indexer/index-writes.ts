@@ -47,7 +47,8 @@ export interface Scan {
 export interface Progress { done: number; total: number }
 
 /** Names whose lookup may answer differently now (ChangedNames), as plain data a worker can be sent. */
-export type NameChanges = [language: string, words: string[]][];
+/** Per language: the changed names, and for a folder-scoped language (Go) the folders they changed in. */
+export type NameChanges = [language: string, words: string[], folders: string[] | null][];
 
 export interface EditOutcome { result: IndexRunResult; changed: boolean }
 
@@ -230,7 +231,8 @@ export class IndexWrites {
 
 export { providedNow } from './parsed-batch';
 
-export const nameChanges = (names: ChangedNames): NameChanges => [...names.byLanguage].map(([l, w]) => [l, [...w]]);
+export const nameChanges = (names: ChangedNames): NameChanges =>
+  [...names.byLanguage].map(([l, w]) => [l, [...w], names.folders.has(l) ? [...names.folders.get(l)!] : null]);
 
 function safeStat(p: string): fs.Stats | null {
   try { return fs.statSync(p); } catch { return null; }
@@ -273,8 +275,8 @@ export async function refreshNameEdges(files: AnyFiles, parser: FileParser, repo
   parser.resetResolution();
   const excluded = new Set(skip);
   const updates: { path: string; imports: ParsedFile['imports'] }[] = [];
-  for (const [language, words] of names) {
-    for (const { id, path: relPath } of await files.filesMentioning(repoId, language, new Set(words), excluded)) {
+  for (const [language, words, folders] of names) {
+    for (const { id, path: relPath } of await files.filesMentioning(repoId, language, new Set(words), excluded, folders ? new Set(folders) : undefined)) {
       const record = await files.getByPath(repoId, relPath);
       if (!record) continue;
       const r = await parser.parse({ relPath, size: record.size, mtimeMs: record.mtimeMs, content: await files.content(id) });
@@ -324,7 +326,7 @@ export async function editPaths(w: EditSide, repo: { id: string; rootPath: strin
       // Forgotten whether it was indexed or skipped (deletePaths handles both).
       remove.push(relPath);
       if (existing) result.removed++;
-      names.note(language, before, []);
+      names.note(language, before, [], relPath);
       continue;
     }
     const content = contents.get(relPath);
@@ -335,13 +337,13 @@ export async function editPaths(w: EditSide, repo: { id: string; rootPath: strin
     if (r.kind === 'parsed') {
       write.push(r.file);
       if (existing) result.changed++; else result.added++;
-      names.note(r.file.language, before, providedNow(r.file));
+      names.note(r.file.language, before, providedNow(r.file), relPath);
     } else if (r.kind === 'unchanged') result.unchanged++;
     else {
       result.skipped++;
       skip.push({ path: relPath, size: r.size, mtimeMs: r.mtimeMs, reason: r.reason });
       if (existing) result.removed++;
-      names.note(language, before, []);
+      names.note(language, before, [], relPath);
     }
   }
   if (write.length) await w.files.writeBatch(repo.id, write);

@@ -123,7 +123,7 @@ export class Indexer {
     const removed = [...known.keys()].filter((p) => !seen.has(p));
     const forgotten = [...removed, ...[...skipped.keys()].filter((p) => !seen.has(p))];
     const names = new ChangedNames();
-    for (const p of removed) names.note(detectLanguage(path.basename(p)), this.providedBefore(p, known.get(p)?.id), []);
+    for (const p of removed) names.note(detectLanguage(path.basename(p)), this.providedBefore(p, known.get(p)?.id), [], p);
     if (forgotten.length) await this.writer.deletePaths(repo.id, forgotten);
 
     const jobs: ParseJob[] = [];
@@ -189,13 +189,13 @@ export class Indexer {
         if (r.kind === 'parsed') {
           if (known.has(r.path)) result.changed++; else result.added++;
           parsed.add(r.path);
-          names.note(r.language, this.providedBefore(r.path, known.get(r.path)?.id), r.provided);
+          names.note(r.language, this.providedBefore(r.path, known.get(r.path)?.id), r.provided, r.path);
         } else if (r.kind === 'unchanged') {
           result.unchanged++;
           pendingTouch.push({ path: r.relPath, mtimeMs: r.mtimeMs, size: r.size });
         } else {
           result.skipped++;
-          names.note(detectLanguage(path.basename(r.relPath)), this.providedBefore(r.relPath, known.get(r.relPath)?.id), []);
+          names.note(detectLanguage(path.basename(r.relPath)), this.providedBefore(r.relPath, known.get(r.relPath)?.id), [], r.relPath);
           pendingSkip.push({ path: r.relPath, size: r.size, mtimeMs: r.mtimeMs, reason: r.reason });
         }
       }

@@ -13,6 +13,9 @@ import { goDeclarations } from './tree-sitter/go-names';
 export const NAME_LOOKUP_LANGUAGES: ReadonlySet<string> = new Set(['java', 'csharp', 'ruby', 'php', 'go']);
 
 /** Languages whose provided names are read from the file's text (its declarations), not its path. */
+/** Languages whose names are looked up only among the files of the same folder (a Go package's siblings). */
+export const FOLDER_SCOPED: ReadonlySet<string> = new Set(['go']);
+
 export const NAMES_FROM_TEXT: ReadonlySet<string> = new Set(['csharp', 'go']);
 
 /**
@@ -42,14 +45,21 @@ export const parsedText = (file: ParsedFile): string => file.chunks.map((c) => c
  */
 export class ChangedNames {
   readonly byLanguage = new Map<string, Set<string>>();
+  /** For a language whose names reach only the file's own folder (Go: a package is a folder), the folders. */
+  readonly folders = new Map<string, Set<string>>();
 
-  note(language: string | null, before: string[], after: string[]): void {
+  note(language: string | null, before: string[], after: string[], relPath: string): void {
     if (!language || !NAME_LOOKUP_LANGUAGES.has(language)) return;
     const changed = [...before.filter((n) => !after.includes(n)), ...after.filter((n) => !before.includes(n))];
     if (!changed.length) return;
     let set = this.byLanguage.get(language);
     if (!set) this.byLanguage.set(language, (set = new Set()));
     for (const n of changed) set.add(n);
+    if (FOLDER_SCOPED.has(language)) {
+      let folders = this.folders.get(language);
+      if (!folders) this.folders.set(language, (folders = new Set()));
+      folders.add(path.posix.dirname(relPath));
+    }
   }
 
   get empty(): boolean {

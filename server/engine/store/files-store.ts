@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { type Db, pageClause } from './db';
 import type { FileRecord, ImportKind, ParsedFile, ParsedImport, ParsedSymbol } from '../types';
 import { nowIso, stableUuid } from '../util/ids';
@@ -266,9 +267,10 @@ export class SqliteFilesStore {
   /**
    * Files of one language whose indexed text holds one of `words` (lower case) as a whole word, case
    * ignored. A few words are looked up through the trigram index first; many (a branch switch) scan the
-   * language's files. Each candidate (not in `exclude`) is confirmed by splitting its text into words.
+   * language's files. Each candidate (not in `exclude`; in one of `folders` when given: a Go package's
+   * siblings) is confirmed by splitting its text into words.
    */
-  filesMentioning(repoId: string, language: string, words: ReadonlySet<string>, exclude: ReadonlySet<string> = new Set()): { id: number; path: string }[] {
+  filesMentioning(repoId: string, language: string, words: ReadonlySet<string>, exclude: ReadonlySet<string> = new Set(), folders?: ReadonlySet<string>): { id: number; path: string }[] {
     if (!words.size) return [];
     let rows: { id: number; path: string }[];
     if (words.size <= 32 && [...words].every((w) => w.length >= 3)) {
@@ -288,7 +290,7 @@ export class SqliteFilesStore {
       rows = this.db.prepare('SELECT id, path FROM files WHERE repo_id = ? AND language = ?').all(repoId, language) as { id: number; path: string }[];
     }
     return rows
-      .filter((r) => !exclude.has(r.path) && (this.content(r.id).toLowerCase().match(/\w+/g) ?? []).some((w) => words.has(w)))
+      .filter((r) => !exclude.has(r.path) && (!folders || folders.has(path.posix.dirname(r.path))) && (this.content(r.id).toLowerCase().match(/\w+/g) ?? []).some((w) => words.has(w)))
       .sort((a, b) => (a.path < b.path ? -1 : 1));
   }
 

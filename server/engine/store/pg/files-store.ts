@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { FileRecord, ImportKind, ParsedFile, ParsedImport, ParsedSymbol } from '../../types';
 import { nowIso } from '../../util/ids';
 import { fileUid, type FileListItem, type FileListQuery, type FilesStore, type Fingerprint, type SkippedFile } from '../files-store';
@@ -286,7 +287,7 @@ export class PgFilesStore implements Async<FilesStore> {
    * words are looked up through the trigram index (one ILIKE each, OR-ed: a bitmap of GIN scans);
    * many scan the language's files. Each candidate is confirmed by splitting its text into words.
    */
-  async filesMentioning(repoId: string, language: string, words: ReadonlySet<string>, exclude: ReadonlySet<string> = new Set()): Promise<{ id: number; path: string }[]> {
+  async filesMentioning(repoId: string, language: string, words: ReadonlySet<string>, exclude: ReadonlySet<string> = new Set(), folders?: ReadonlySet<string>): Promise<{ id: number; path: string }[]> {
     if (!words.size) return [];
     let rows: { id: number; path: string }[];
     if (words.size <= 32 && [...words].every((w) => w.length >= 3)) {
@@ -300,7 +301,7 @@ export class PgFilesStore implements Async<FilesStore> {
     }
     const out: { id: number; path: string }[] = [];
     for (const r of rows) {
-      if (exclude.has(r.path)) continue;
+      if (exclude.has(r.path) || (folders && !folders.has(path.posix.dirname(r.path)))) continue;
       if (((await this.content(r.id)).toLowerCase().match(/\w+/g) ?? []).some((w) => words.has(w))) out.push(r);
     }
     return out.sort((a, b) => (a.path < b.path ? -1 : 1));
