@@ -83,6 +83,9 @@ test('JavaScript: module.exports = Layer, export default, and a default-exported
   await withRepo(copyOf(npmPackage('express@4.21.2')), async (t, repo) => {
     const layer = await symbolRadius(t, repo, 'lib/router/layer.js#Layer');
     assert.deepEqual(direct(layer), ['lib/router/index.js', 'lib/router/route.js']);
+    // A script may name the file by its absolute path inside the repository.
+    const root = t.engine.reposStore.get(repo)!.rootPath;
+    assert.deepEqual(direct(await symbolRadius(t, repo, `${root}/lib/router/layer.js#Layer`)), ['lib/router/index.js', 'lib/router/route.js']);
   });
   await withRepo(copyOf(npmPackage('axios@1.7.9')), async (t, repo) => {
     assert.deepEqual(direct(await symbolRadius(t, repo, 'lib/core/mergeConfig.js#mergeConfig')),

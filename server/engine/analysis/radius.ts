@@ -130,6 +130,12 @@ function seedIndexes(graph: ImportGraph, t: RadiusTarget): number[] {
   return [graph.indexOfPath.get(splitTarget(t.target)[0])!];
 }
 
+/** A path written from the repository's root (`/home/me/app/src/a.ts` → `src/a.ts`); others unchanged. */
+function repoRelative(root: string, file: string): string {
+  const prefix = `${root.replace(/\\/g, '/').replace(/\/+$/, '')}/`;
+  return file.startsWith(prefix) ? file.slice(prefix.length) : file;
+}
+
 const splitTarget = (t: string): [string, string | null] => {
   const hash = t.lastIndexOf('#');
   return hash > 0 ? [t.slice(0, hash), t.slice(hash + 1) || null] : [t, null];
@@ -143,7 +149,7 @@ async function fileTarget(
   ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, raw: string, include: Set<RadiusPart>, limit: number, changedBy?: string,
 ): Promise<{ target: RadiusTarget; deps: Dependent[] }> {
   const [rawFile, symbol] = splitTarget(raw);
-  const file = rawFile.replace(/\\/g, '/').replace(/^\.\//, '');
+  const file = repoRelative(repo.rootPath, rawFile.replace(/\\/g, '/').replace(/^\.\//, ''));
   const index = graph.indexOfPath.get(file);
   const kind = symbol ? 'symbol' : 'file';
   if (index === undefined) {
