@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import type { ParsedFile } from '../types';
-import { detectLanguage, isScriptLanguage } from './languages';
+import { detectLanguageOf, isScriptLanguage } from './languages';
 import { analyzeScript, type ScriptAnalysis } from './parse-typescript';
 import { analyzeWithTreeSitter, resetTreeSitterResolution, treeSitterLanguages } from './parse-tree-sitter';
 import { ModuleResolver } from './resolver';
@@ -73,7 +73,7 @@ export class FileParser {
     // stays in the index (and the import graph), flagged.
     if (isMinified(text)) return skip('generated');
 
-    const language = detectLanguage(path.basename(relPath));
+    const language = detectLanguageOf(path.basename(relPath), text);
     const lines = text.split('\n');
     let analysis: ScriptAnalysis = { symbols: [], imports: [], description: null };
     try {
