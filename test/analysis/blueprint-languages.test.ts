@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseManifest } from '../../server/engine/analysis/manifests';
+import { detectLanguageOf } from '../../server/engine/indexer/languages';
 import { createTestEngine, indexFolder, tempDir, type TestEngine } from '../helpers/engine';
 import { debianPackage, npmPackage, within } from '../helpers/real-code';
 
@@ -103,4 +104,24 @@ test('a Python blueprint (Werkzeug 2.2.2 from python3-werkzeug): snake_case func
   const main = blueprint.documentation.split('## Main dependencies')[1]?.split('\n## ')[0] ?? '';
   assert.doesNotMatch(main, /_typeshed/, main);
   assert.ok(!blueprint.dependencies.some((d) => d.name === '_typeshed'), blueprint.dependencies.map((d) => d.name).join(', '));
+});
+
+test('a .h header is C unless its code is C++: Lua\'s headers (liblua5.4-dev) are C, bazel\'s client headers (bazel-bootstrap-source) C++', async () => {
+  const root = path.join(tempDir('loupe-lua-'), 'lua5.4');
+  fs.cpSync(path.join(debianPackage('liblua5.4-dev', '5.4.4-3+deb12u1'), 'usr/include/lua5.4'), root, { recursive: true });
+  const repo = await indexFolder(t, root);
+  const language = (file: string) => t.engine.filesStore.getByPath(repo.id, file)!.language;
+  assert.deepEqual(['lua.h', 'lauxlib.h', 'lualib.h', 'luaconf.h', 'lua.hpp'].map(language), ['c', 'c', 'c', 'c', 'cpp']);
+  const doc = (await t.engine.analysis.blueprint(repo, { symbolLimit: 0, conventions: false })).documentation;
+  assert.match(doc, /\| c \| 4 \|/);
+  assert.match(doc, /\| cpp \| 1 \|/);
+  // Parsed and resolved as before: lua.hpp's `#include "lua.h"`, lua.h's functions.
+  const hpp = t.engine.filesStore.getByPath(repo.id, 'lua.hpp')!;
+  assert.ok(t.engine.filesStore.imports(hpp.id).some((i) => i.specifier === 'lua.h' && i.targetPath === 'lua.h'));
+  assert.ok(t.engine.filesStore.symbols(t.engine.filesStore.getByPath(repo.id, 'lua.h')!.id).some((s) => s.name === 'lua_gettop' && s.kind === 'function'));
+
+  const bazel = path.join(debianPackage('bazel-bootstrap-source', '4.2.3+ds-9'), 'usr/src/bazel-bootstrap/src/main/cpp');
+  const headers = fs.readdirSync(bazel).filter((f) => f.endsWith('.h'));
+  assert.ok(headers.length > 10);
+  assert.deepEqual(headers.filter((f) => detectLanguageOf(f, fs.readFileSync(path.join(bazel, f), 'utf8')) !== 'cpp'), []);
 });

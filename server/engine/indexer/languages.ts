@@ -1,4 +1,7 @@
-/** Maps file names to languages. Languages with a parser get symbols and imports; the rest are text. */
+/**
+ * Maps file names to languages. Languages with a parser get symbols and imports; the rest are text. By name alone
+ * a `.h` file is C++ (whose grammar parses both); where its text is known it is C or C++ (detectLanguageOf).
+ */
 const BY_EXTENSION: Record<string, string> = {
   ts: 'typescript', tsx: 'typescript', mts: 'typescript', cts: 'typescript',
   js: 'javascript', jsx: 'javascript', mjs: 'javascript', cjs: 'javascript',
@@ -31,6 +34,25 @@ export function detectLanguage(fileName: string): string | null {
 }
 
 /**
+ * The language of a file whose text is at hand: as by its name, except that a `.h` header (which C and C++ share)
+ * is C unless its code (comments, strings and C23 `[[attributes]]` aside) has something only C++ has: a class, a
+ * namespace, a template, a `::`, an access label, a C++ keyword, or a standard header without `.h`.
+ */
+export function detectLanguageOf(fileName: string, text: string): string | null {
+  const language = detectLanguage(fileName);
+  if (!/\.h$/i.test(fileName)) return language;
+  return CPP_ONLY.test(text.replace(NOT_CODE, ' ')) ? 'cpp' : 'c';
+}
+
+const NOT_CODE = /\/\*[\s\S]*?\*\/|\/\/[^\n]*|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\[\[[\s\S]*?\]\]/g;
+const CPP_ONLY = new RegExp([
+  String.raw`\bclass\s+\w+\s*(?:final\s*)?[{;:]`, String.raw`\bnamespace\s*\w*\s*[{=]`, String.raw`\busing\s+namespace\b`,
+  String.raw`\btemplate\s*<`, String.raw`::\s*~?\w`, String.raw`^\s*(?:public|private|protected)\s*:`,
+  String.raw`\b(?:nullptr|static_cast|dynamic_cast|reinterpret_cast|const_cast|typename|virtual|noexcept)\b`,
+  String.raw`^\s*#\s*include\s*<\w+>`,
+].join('|'), 'm');
+
+/**
  * Interpreters a `#!` line names that we parse (shell is not: a shell script stays text), by the command's
  * name: `ruby`, `ruby3.1`, `python3`, `python3.11`, `node`.
  */
@@ -54,11 +76,11 @@ export function shebangLanguage(text: string): string | null {
 }
 
 /**
- * A file's language: by its name, else, for a name without an extension (an executable such as `bin/thor`),
- * by the interpreter its `#!` line names.
+ * A file's language: by its name (a `.h` header by its code: detectLanguageOf), else, for a name without an
+ * extension (an executable such as `bin/thor`), by the interpreter its `#!` line names.
  */
 export function languageOf(fileName: string, text: string): string | null {
-  return detectLanguage(fileName) ?? (fileName.includes('.') ? null : shebangLanguage(text));
+  return detectLanguageOf(fileName, text) ?? (fileName.includes('.') ? null : shebangLanguage(text));
 }
 
 export const isScriptLanguage = (language: string | null) => language === 'typescript' || language === 'javascript';

@@ -6,7 +6,7 @@ import type { DocDepth } from '../docs/depth';
 import type { BlueprintOptions, BlueprintResult } from '../analysis/blueprint';
 import type { IndexRunProgress, IndexRunResult } from '../indexer/indexer';
 import { isTestPath } from '../analysis/entry-points';
-import { detectLanguage } from '../indexer/languages';
+import { detectLanguageOf } from '../indexer/languages';
 import { tokenAt, type Token } from '../editor/token-at';
 import { changeRadius, type ChangeBase, type ChangeRadius } from '../editor/change-radius';
 
@@ -118,7 +118,7 @@ export class EditorOperations {
 
   /** What is at `offset` of a source text, from the language's parser (hover skips comments and strings). */
   tokenAt(relPath: string, text: string, offset: number): Promise<Token> {
-    return tokenAt(detectLanguage(relPath.split('/').pop() ?? relPath), text, offset);
+    return tokenAt(detectLanguageOf(relPath.split('/').pop() ?? relPath, text), text, offset);
   }
 
   isTest(relPath: string): boolean {

@@ -35,17 +35,51 @@ const definitions = `
 (preproc_function_def name: (identifier) @name) @def.function
 `;
 
-const WRAPPERS = new Set(['pointer_declarator', 'reference_declarator', 'init_declarator', 'array_declarator', 'parenthesized_declarator', 'attributed_declarator']);
+const WRAPPERS = new Set(['pointer_declarator', 'pointer_type_declarator', 'reference_declarator', 'init_declarator', 'array_declarator', 'parenthesized_declarator', 'attributed_declarator']);
 
-/** Follows `declarator` fields down to the function declarator or the declared name. */
+const inner = (node: Node) => node.childForFieldName('declarator') ?? node.namedChildren.find((c) => c && c.type !== 'attribute_declaration') ?? null;
+
+/**
+ * A `::` the parser made up: an unknown macro before a declaration (`LUAI_FUNC l_noret luaD_throw(…)`) is read as
+ * the type, and the real type and the name then become `l_noret ::luaD_throw` with the `::` missing.
+ */
+const invented = (node: Node) => node.type === 'qualified_identifier' && node.children.some((c) => c?.type === '::' && c.isMissing);
+
+/**
+ * Follows `declarator` fields down to the declared name and the function declarator that names it, if any:
+ * `int *f(void)` and `int (f)(void)` declare a function f; `int (*f)(void)` a variable f pointing to one;
+ * `void (*signal(int, void (*)(int)))(int)` a function signal returning such a pointer.
+ */
 function innermost(declarator: Node | null): { fn: Node | null; name: Node | null } {
   let node = declarator;
+  let fn: Node | null = null;
   while (node) {
-    if (node.type === 'function_declarator') return { fn: node, name: node.childForFieldName('declarator') };
-    if (!WRAPPERS.has(node.type)) return { fn: null, name: node };
-    node = node.childForFieldName('declarator') ?? node.namedChildren.find((c) => c && c.type !== 'attribute_declaration') ?? null;
+    if (node.type === 'function_declarator') {
+      const next = node.childForFieldName('declarator');
+      if (next?.type === 'function_declarator') return { fn: node, name: macroPrefixedName(next) };
+      fn = node;
+      node = next;
+    } else if (invented(node)) {
+      node = node.childForFieldName('name');
+    } else if (!WRAPPERS.has(node.type)) {
+      return { fn, name: node };
+    } else {
+      if (fn && /^(pointer|reference)_/.test(node.type)) fn = null;
+      node = inner(node);
+    }
   }
   return { fn: null, name: null };
+}
+
+/**
+ * `LUA_API int (lua_gettop) (lua_State *L)` is misread as a function `int` taking a `lua_gettop` and returning a
+ * function (which C has not): the name is then that lone parameter's type.
+ */
+function macroPrefixedName(misread: Node): Node | null {
+  const params = misread.childForFieldName('parameters')?.namedChildren ?? [];
+  const only = params.length === 1 && params[0]?.type === 'parameter_declaration' ? params[0] : null;
+  const type = only && !only.childForFieldName('declarator') ? only.childForFieldName('type') : null;
+  return type?.type === 'type_identifier' ? type : null;
 }
 
 /** `Type::method` → method with parent Type; `a::B::c` → c with parent B. */

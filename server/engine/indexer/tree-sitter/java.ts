@@ -86,11 +86,15 @@ function references(root: Node, imports: RawImport[], fromPath: string, files: R
   const single = new Set(imports.filter((i) => i.names[0] !== '*').map((i) => i.names[0]));
   const onDemand = imports.filter((i) => i.names[0] === '*').map((i) => i.specifier);
   const sourceRoot = sourceRootOf(fromPath, pkg);
+  // A package spans the source roots of a module (src/main/java and src/test/java): a test sees its package's main
+  // classes without an import. The default package is only the file's own folder.
+  const pkgDirs = sourceRoot === null ? [] : pkg === '' ? [sourceRoot]
+    : [sourceRoot, ...layoutRoots(fromPath)].map((r) => joinRel(r, ...pkg.split('.'))).filter((d) => files.isDir(d));
   const out: RawImport[] = [];
   for (const [name, line] of usedTypeNames(root)) {
     if (single.has(name)) continue;
-    const own = sourceRoot === null ? null : joinRel(sourceRoot, ...pkg.split('.').filter(Boolean), `${name}.java`);
-    if (own !== fromPath && files.isFile(own)) {
+    const own = files.firstFile([...new Set(pkgDirs)].map((d) => joinRel(d, `${name}.java`)).filter((c) => c !== fromPath));
+    if (own) {
       out.push({ specifier: pkg ? `${pkg}.${name}` : name, kind: 'reference', names: [name], typeOnly: false, line });
       continue;
     }
@@ -104,6 +108,10 @@ function references(root: Node, imports: RawImport[], fromPath: string, files: R
   }
   return out;
 }
+
+/** The Maven/Gradle source roots (src/main/java, src/test/java, src) below each folder above a file. */
+const layoutRoots = (fromPath: string) =>
+  ancestors(dirOf(fromPath)).flatMap((d) => SOURCE_LAYOUTS.map((l) => joinRel(d, l))).filter((r): r is string => r !== null);
 
 /**
  * The file of a type named by its qualified name: `a/b/C.java` for `a.b.C` (and for `a.b.C.Inner`, or a

@@ -1,6 +1,8 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
 import type { LanguageSpec, RawImport } from './language';
 import { resolvedTo, unresolved } from './language';
+import fs from 'node:fs';
+import path from 'node:path';
 import { ancestors, dirOf, joinRel, type RepoFiles } from './repo-files';
 import { startLineOf, stringValue } from './source';
 
@@ -38,32 +40,100 @@ function includePath(expr: Node | null): string | null {
   return null;
 }
 
-function useClauses(node: Node): string[] {
+interface UseClause { name: string; alias: string; classLike: boolean }
+
+/** `use A\B as C, D;` and `use A\{B, C as D};`: each imported name (fully qualified, no leading `\\`) and the name it is known by. */
+function useClauses(node: Node): UseClause[] {
   const group = node.childForFieldName('body');
   const prefix = group ? node.namedChildren.find((c) => c?.type === 'namespace_name')?.text : undefined;
   const clauses = (group ?? node).namedChildren.filter((c) => c?.type === 'namespace_use_clause');
-  return clauses.map((clause) => {
-    const name = clause!.namedChildren.find((c) => c && (c.type === 'qualified_name' || c.type === 'name'))?.text ?? '';
-    return (prefix ? `${prefix}\\${name}` : name).replace(/^\\/, '');
-  }).filter(Boolean);
+  const out: UseClause[] = [];
+  for (const clause of clauses) {
+    const written = clause!.namedChildren.find((c) => c && (c.type === 'qualified_name' || c.type === 'name'))?.text ?? '';
+    const name = (prefix ? `${prefix}\\${written}` : written).replace(/\s+/g, '').replace(/^\\/, '');
+    if (!name) continue;
+    const alias = clause!.childForFieldName('alias')?.text ?? name.slice(name.lastIndexOf('\\') + 1);
+    // `use function` and `use const` import into other tables than the one class names are looked up in.
+    const type = clause!.childForFieldName('type') ?? node.childForFieldName('type');
+    out.push({ name, alias, classLike: !type });
+  }
+  return out;
 }
 
-/** PSR-4 prefixes of the nearest composer.json, longest first, with the folder of that composer.json. */
-function psr4(fromPath: string, files: RepoFiles): { dir: string; prefix: string; paths: string[] }[] {
+interface Psr4 { dir: string; prefix: string; paths: string[] }
+
+/**
+ * PSR-4 prefixes of the nearest composer.json, longest first, with the folder of that composer.json. Without one
+ * (a distribution's copy, a project that does not use Composer), the prefixes the files' own `namespace`
+ * declarations imply (see inferredPsr4).
+ */
+function psr4(fromPath: string, files: RepoFiles): Psr4[] {
   for (const dir of ancestors(dirOf(fromPath))) {
     const text = files.read(joinRel(dir, 'composer.json') ?? '');
     if (!text) continue;
     try {
       const json = JSON.parse(text) as Record<string, { 'psr-4'?: Record<string, string | string[]> } | undefined>;
       const map = { ...json.autoload?.['psr-4'], ...json['autoload-dev']?.['psr-4'] };
-      return Object.entries(map)
+      const entries = Object.entries(map)
         .map(([prefix, paths]) => ({ dir, prefix, paths: Array.isArray(paths) ? paths : [paths] }))
         .sort((a, b) => b.prefix.length - a.prefix.length);
-    } catch {
-      return [];
-    }
+      if (entries.length) return entries;
+    } catch { /* unreadable: as if there were none */ }
+    break;
   }
-  return [];
+  return inferredPsr4(files).prefixes;
+}
+
+const SKIP = new Set(['vendor', 'node_modules']);
+
+/**
+ * The namespace ↔ folder pairs the repository's own files imply: src/Node/Node.php declaring
+ * `namespace League\CommonMark\Node` maps `League\CommonMark\` to src/ (the folders below the prefix spell the
+ * rest of the namespace), and usr/share/php/League/CommonMark/Node/Node.php maps every namespace to
+ * usr/share/php. Also the namespaces declared, which are the repository's own and not a dependency.
+ */
+function inferredPsr4(files: RepoFiles): { prefixes: Psr4[]; namespaces: Set<string> } {
+  return files.memo('php:inferred-psr4', () => {
+    const pairs = new Map<string, Psr4>();
+    const namespaces = new Set<string>();
+    for (const file of files.filesBelow('', '.php', SKIP)) {
+      const namespace = declaredNamespace(files, file);
+      if (!namespace) continue;
+      namespaces.add(namespace);
+      const parts = namespace.split('\\');
+      const folders = dirOf(file).split('/').filter(Boolean);
+      let k = 0;
+      while (k < parts.length && k < folders.length && parts[parts.length - 1 - k] === folders[folders.length - 1 - k]) k++;
+      const prefix = parts.slice(0, parts.length - k).map((p) => `${p}\\`).join('');
+      const dir = folders.slice(0, folders.length - k).join('/');
+      pairs.set(`${prefix}\0${dir}`, { dir, prefix, paths: [''] });
+    }
+    return { prefixes: [...pairs.values()].sort((a, b) => b.prefix.length - a.prefix.length || (a.dir < b.dir ? -1 : 1)), namespaces };
+  });
+}
+
+/** `namespace A\B;` near the top of a file (read without keeping the text), or null. */
+function declaredNamespace(files: RepoFiles, rel: string): string | null {
+  let head = '';
+  try {
+    const fd = fs.openSync(path.join(files.absoluteRoot, rel), 'r');
+    try {
+      const buffer = Buffer.alloc(8192);
+      head = buffer.toString('utf8', 0, fs.readSync(fd, buffer, 0, buffer.length, 0));
+    } finally { fs.closeSync(fd); }
+  } catch { return null; }
+  return /^\s*namespace\s+\\?([A-Za-z_\x80-\uffff][\w\x80-\uffff]*(?:\\[A-Za-z_\x80-\uffff][\w\x80-\uffff]*)*)\s*[;{]/m.exec(head)?.[1] ?? null;
+}
+
+/** A name the repository itself declares (a namespace of its own, or below one): never a dependency. */
+function isOwn(fromPath: string, name: string, files: RepoFiles): boolean {
+  const prefixes = psr4(fromPath, files);
+  if (prefixes.some((p) => p.prefix !== '' && (`${name}\\`.startsWith(p.prefix)))) return true;
+  if (prefixes.some((p) => p.prefix === '')) {
+    const { namespaces } = inferredPsr4(files);
+    for (let at = name; at; at = at.slice(0, Math.max(0, at.lastIndexOf('\\')))) if (namespaces.has(at)) return true;
+  }
+  return false;
 }
 
 /** Positions where a name is a class, interface, trait or enum: `new X`, `X::`, `extends X`, types, `instanceof X`, `catch (X`. */
@@ -93,9 +163,13 @@ function psr4Target(fromPath: string, className: string, files: RepoFiles): stri
  * own edge); `\A\B` is fully qualified; any other name is relative to the file's namespace. Names that
  * resolve through PSR-4 to a file other than this one are `reference` edges.
  */
-function references(root: Node, imports: RawImport[], fromPath: string, files: RepoFiles): RawImport[] {
+function references(root: Node, _imports: RawImport[], fromPath: string, files: RepoFiles): RawImport[] {
   const namespace = namespaceOf(root);
-  const aliases = new Map(imports.filter((i) => i.kind === 'use').map((i) => [i.names[0].toLowerCase(), i.specifier]));
+  // Class names are looked up among the file's `use` clauses by their alias (`use A\\B as C;` then `C\\D` is A\\B\\D).
+  const aliases = new Map<string, string>();
+  for (const decl of root.descendantsOfType('namespace_use_declaration')) {
+    for (const clause of useClauses(decl!)) if (clause.classLike) aliases.set(clause.alias.toLowerCase(), clause.name);
+  }
   const out = new Map<string, RawImport>();
   for (const node of root.descendantsOfType(['name', 'qualified_name'])) {
     if (!node || node.parent?.type === 'qualified_name' || node.parent?.type === 'namespace_name') continue;
@@ -134,7 +208,7 @@ export const php: LanguageSpec = {
     const node = match.captures[0].node;
     const line = startLineOf(node);
     if (node.type === 'namespace_use_declaration') {
-      return useClauses(node).map((specifier) => ({ specifier, kind: 'use', names: [specifier.slice(specifier.lastIndexOf('\\') + 1)], typeOnly: false, line }));
+      return useClauses(node).map(({ name }) => ({ specifier: name, kind: 'use', names: [name.slice(name.lastIndexOf('\\') + 1)], typeOnly: false, line }));
     }
     const specifier = includePath(node.namedChildren[0]);
     if (specifier === null) return [];
@@ -150,8 +224,9 @@ export const php: LanguageSpec = {
     if (kind === 'use' || kind === 'reference') {
       const target = psr4Target(fromPath, specifier, files);
       if (target) return resolvedTo(target);
+      if (kind === 'reference' || isOwn(fromPath, specifier, files)) return unresolved(null);
       const cut = specifier.lastIndexOf('\\');
-      return unresolved(kind === 'reference' ? null : cut > 0 ? specifier.slice(0, cut) : specifier);
+      return unresolved(cut > 0 ? specifier.slice(0, cut) : specifier);
     }
     if (specifier.startsWith('__DIR__/')) {
       const target = files.firstFile([joinRel(dirOf(fromPath), specifier.slice('__DIR__/'.length))]);

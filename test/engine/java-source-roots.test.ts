@@ -1,0 +1,25 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { analyzeWithTreeSitter } from '../../server/engine/indexer/parse-tree-sitter';
+import { debianPackage } from '../helpers/real-code';
+
+// bazel's remote worker (bazel-bootstrap-source): a Maven layout, its test in src/test/java in the same package as
+// the class it tests in src/main/java, used without an import (`HttpCacheServerHandler.isUriValid(…)`).
+const ROOT = path.join(debianPackage('bazel-bootstrap-source', '4.2.3+ds-9'), 'usr/src/bazel-bootstrap/src/tools/remote');
+const PKG = 'com/google/devtools/build/remote/worker/http';
+
+async function edgesOf(file: string): Promise<string[]> {
+  const { imports } = await analyzeWithTreeSitter('java', file, fs.readFileSync(path.join(ROOT, file), 'utf8'), ROOT);
+  return imports.filter((i) => i.targetPath).map((i) => `${i.kind} ${i.specifier} -> ${i.targetPath}`);
+}
+
+test('Java: a package spans src/main/java and src/test/java, so a test uses its package\'s classes without an import', async () => {
+  assert.deepEqual(await edgesOf(`src/test/java/${PKG}/HttpCacheServerHandlerTest.java`), [
+    `reference com.google.devtools.build.remote.worker.http.HttpCacheServerHandler -> src/main/java/${PKG}/HttpCacheServerHandler.java`,
+  ]);
+  // The main classes still find each other in their own root.
+  assert.ok((await edgesOf(`src/main/java/${PKG}/HttpCacheServerInitializer.java`))
+    .includes(`reference com.google.devtools.build.remote.worker.http.HttpCacheServerHandler -> src/main/java/${PKG}/HttpCacheServerHandler.java`));
+});
