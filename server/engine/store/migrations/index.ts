@@ -15,6 +15,7 @@ import * as filesFingerprint from './018-files-fingerprint';
 import * as modelTail from './019-model-tail';
 import * as generatorBanners from './020-generator-banners';
 import * as inFileTests from './021-in-file-tests';
+import * as parseAgain from './022-parse-again';
 import type { Db } from '../db';
 
 export interface Migration {
@@ -48,4 +49,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 19, name: 'model-tail', sql: modelTail.sql },
   { version: 20, name: 'generator-banners', sql: generatorBanners.sql, before: generatorBanners.flag },
   { version: 21, name: 'in-file-tests', sql: inFileTests.sql, before: inFileTests.addColumn },
+  { version: 22, name: 'parse-again', sql: parseAgain.sql },
 ];

@@ -253,10 +253,16 @@ ALTER TABLE files ADD COLUMN IF NOT EXISTS holds_tests BOOLEAN NOT NULL DEFAULT 
 UPDATE files SET hash = '', mtime_ms = -1 WHERE language = 'rust';
 `;
 
+/** Every file is parsed again once (SQLite's migration 022 says why): the index workers re-read them at their next run. */
+const parseAgain = `
+UPDATE files SET hash = '', mtime_ms = -1;
+`;
+
 export const PG_INDEX_MIGRATIONS: PgMigration[] = [
   { version: 100, name: 'index', sql: index },
   { version: 101, name: 'bm25 covering index', sql: bm25Covering },
   { version: 102, name: 'generation notify', sql: generationNotify },
   { version: 103, name: 'generator banners', sql: generatorBanners },
   { version: 104, name: 'in-file tests', sql: inFileTests },
+  { version: 105, name: 'parse again', sql: parseAgain },
 ];
