@@ -101,5 +101,7 @@ test('names are read from code, not from comments or strings, and not where they
   const py = 'def Headers():\n    pass\n# Headers\nx = "Headers already set"\ny: "ds.Headers" = Headers()\n';
   assert.deepEqual(findNameUses('python', py, new Set(['Headers'])).map((u) => [u.line, u.kind]), [[5, 'type'], [5, 'call']]);
   const rust = "fn is_meta_character(c: char) -> bool { true }\nfn g<'a>(x: &'a str) { crate::is_meta_character('x'); }\n";
+  const php = "<?php\nfunction render($x) {}\n# render\n$render = 'render';\necho render(1);\n";
+  assert.deepEqual(findNameUses('php', php, new Set(['render'])).map((u) => [u.line, u.kind]), [[5, 'call']]);
   assert.deepEqual(findNameUses('rust', rust, new Set(['is_meta_character'])).map((u) => [u.line, u.kind]), [[2, 'call']]);
 });

@@ -33,7 +33,7 @@ export function codeOnly(language: string, text: string): string {
 }
 
 /** Words before a name that make it a declaration, not a use (`func Name(`, `def name`, `class Name`). */
-const DECLARES = /(?:\b(?:func|def|fn|class|struct|enum|trait|type|interface|module|union|macro_rules!)\s+|\bfunc\s*\([^)\n]*\)\s*)$/;
+const DECLARES = /(?:\b(?:func|function|def|fn|class|struct|enum|trait|type|interface|module|union|macro_rules!)\s+|\bfunc\s*\([^)\n]*\)\s*)$/;
 
 /**
  * Where a file's code (comments and strings left out) names one of `names`. `qualified`: only a name
