@@ -15,6 +15,7 @@ import * as filesFingerprint from './018-files-fingerprint';
 import * as modelTail from './019-model-tail';
 import * as generatorBanners from './020-generator-banners';
 import * as inFileTests from './021-in-file-tests';
+import * as rustTestUses from './023-rust-test-uses';
 import type { Db } from '../db';
 
 export interface Migration {
@@ -48,4 +49,6 @@ export const MIGRATIONS: Migration[] = [
   { version: 19, name: 'model-tail', sql: modelTail.sql },
   { version: 20, name: 'generator-banners', sql: generatorBanners.sql, before: generatorBanners.flag },
   { version: 21, name: 'in-file-tests', sql: inFileTests.sql, before: inFileTests.addColumn },
+  // 22 is taken on main by another branch.
+  { version: 23, name: 'rust-test-uses', sql: rustTestUses.sql },
 ];

@@ -253,10 +253,17 @@ ALTER TABLE files ADD COLUMN IF NOT EXISTS holds_tests BOOLEAN NOT NULL DEFAULT 
 UPDATE files SET hash = '', mtime_ms = -1 WHERE language = 'rust';
 `;
 
+/** Rust `use` lines in test code are kind `test-use` (SQLite's migration 023): Rust files are parsed again. */
+const rustTestUses = `
+UPDATE files SET hash = '', mtime_ms = -1 WHERE language = 'rust';
+`;
+
 export const PG_INDEX_MIGRATIONS: PgMigration[] = [
   { version: 100, name: 'index', sql: index },
   { version: 101, name: 'bm25 covering index', sql: bm25Covering },
   { version: 102, name: 'generation notify', sql: generationNotify },
   { version: 103, name: 'generator banners', sql: generatorBanners },
   { version: 104, name: 'in-file tests', sql: inFileTests },
+  // 105 is taken on main by another branch.
+  { version: 106, name: 'rust test uses', sql: rustTestUses },
 ];
