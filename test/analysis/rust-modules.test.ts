@@ -54,6 +54,13 @@ test('a `use` inside `#[cfg(test)] mod tests` makes its file a dependent, not th
   assert.equal(error['src/parser.rs'], 2, JSON.stringify(error)); // use crate::Result → lib.rs → error.rs
 });
 
+test('the radius of a symbol used only in tests stops at the files whose tests use it', async () => {
+  const result = await t.engine.analysis.radius(repo, { files: ['src/ast/parse.rs#ParserBuilder'], dependencies: [], include: ['dependents'], limit: 100 });
+  const deps = Object.fromEntries((result.targets[0].dependents ?? []).map((d) => [d.file_path, d.depth]));
+  // `use crate::ast::parse::ParserBuilder` in the tests of ast/print.rs and hir/translate.rs.
+  assert.deepEqual(deps, { 'src/ast/print.rs': 1, 'src/hir/translate.rs': 1 });
+});
+
 test('a file reached first through its tests is still walked through its ordinary imports', async () => {
   // A crate of four lines a file: a.rs uses t.rs in its tests and b.rs (which uses t.rs) in its code, c.rs uses a.rs.
   const dir = path.join(tempDir('loupe-rust-leaf-'), 'leaf');
