@@ -51,8 +51,12 @@ export interface ParsedSymbol {
   doc: string | null;
 }
 
-/** `reference`: a dependency read from the code, not from a statement (a Java type of the same package). */
-export type ImportKind = 'import' | 'export' | 'export-all' | 'require' | 'require-relative' | 'dynamic' | 'include' | 'use' | 'reference';
+/**
+ * `reference`: a dependency read from the code, not from a statement (a Java type of the same package).
+ * `test-use`: a `use` written in test code (Rust's `#[cfg(test)]` items and `#[test]` functions): its file
+ * depends on the target, the file's own users do not through it.
+ */
+export type ImportKind = 'import' | 'export' | 'export-all' | 'require' | 'require-relative' | 'dynamic' | 'include' | 'use' | 'test-use' | 'reference';
 
 export interface ParsedImport {
   specifier: string;

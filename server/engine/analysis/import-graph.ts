@@ -10,6 +10,11 @@ export interface FileEdge {
   typeOnly: boolean;
   /** True when one of the statements re-exports (`export … from`, `export * from`). */
   reexport: boolean;
+  /**
+   * True only when every statement of the pair is written in test code (kind `test-use`): the importer depends
+   * on the target, but its own users do not through this edge (a leaf of the reverse walk).
+   */
+  testOnly: boolean;
 }
 
 export interface Dependent {
@@ -50,6 +55,10 @@ export class ImportGraph {
   readonly packageImporters = new Map<string, Set<number>>();
   private readonly depth: Int32Array;
   private readonly parent: Int32Array;
+  /** Depth and parent along ordinary edges only: the path a node's own dependents are reached by. */
+  private readonly walkDepth: Int32Array;
+  private readonly walkParent: Int32Array;
+  /** Bit 1: reached through run-time edges; bit 2: expanded (reached through ordinary run-time edges). */
   private readonly runtime: Uint8Array;
 
   constructor(readonly generation: number, files: GraphFileRow[], edges: GraphEdgeRow[]) {
@@ -61,16 +70,17 @@ export class ImportGraph {
     this.in = Array.from({ length: n }, () => []);
     this.statements = Array.from({ length: n }, () => []);
     const pair = new Map<number, FileEdge>();
-    const link = (from: number, to: number, typeOnly: boolean, reexport: boolean) => {
+    const link = (from: number, to: number, typeOnly: boolean, reexport: boolean, testOnly = false) => {
       if (to === from) return;
       const key = from * n + to;
       const existing = pair.get(key);
       if (existing) {
         existing.typeOnly &&= typeOnly;
         existing.reexport ||= reexport;
+        existing.testOnly &&= testOnly;
         return;
       }
-      const edge: FileEdge = { from, to, typeOnly, reexport };
+      const edge: FileEdge = { from, to, typeOnly, reexport, testOnly };
       pair.set(key, edge);
       this.out[from].push(edge);
       this.in[to].push(edge);
@@ -93,13 +103,15 @@ export class ImportGraph {
       if (go && files[from].language === 'go' && files[to].language === 'go' && e.kind !== 'reference') {
         for (const member of go.packageOf(to)) link(from, member, e.typeOnly, reexport);
       } else {
-        link(from, to, e.typeOnly, reexport);
+        link(from, to, e.typeOnly, reexport, e.kind === 'test-use');
       }
     }
     // A Go test file of a package's own (not `_test`) package is compiled with the package's files.
     if (go) files.forEach((_, i) => { if (go.isInternalTest(i)) for (const member of go.packageOf(i)) link(i, member, false, false); });
     this.depth = new Int32Array(n);
     this.parent = new Int32Array(n);
+    this.walkDepth = new Int32Array(n);
+    this.walkParent = new Int32Array(n);
     this.runtime = new Uint8Array(n);
   }
 
@@ -115,54 +127,70 @@ export class ImportGraph {
   /**
    * Every file that reaches one of `targets` through imports (the reverse transitive closure),
    * nearest first. Depth and `via` come from a breadth-first walk over all edges; `typeOnly` from
-   * a second walk over run-time edges only.
+   * a second walk over run-time edges only. A test-only edge is a leaf: its importer is a dependent
+   * (its tests use the target), but the walk goes on from the importer only if an ordinary edge reaches
+   * it too, and then from that edge's depth.
    */
   dependents(targets: number[], seedDepth = 0): Dependent[] {
-    const { depth, parent, runtime } = this;
+    const { depth, parent, walkDepth, walkParent, runtime } = this;
     depth.fill(-1);
+    walkDepth.fill(-1);
     runtime.fill(0);
     const queue: number[] = [];
+    const found: number[] = [];
     for (const t of targets) {
       if (depth[t] !== -1) continue;
-      depth[t] = seedDepth;
-      parent[t] = -1;
+      depth[t] = walkDepth[t] = seedDepth;
+      parent[t] = walkParent[t] = -1;
       queue.push(t);
     }
+    // The queue holds the nodes reached through ordinary edges, by their depth along them.
     for (let head = 0; head < queue.length; head++) {
       const node = queue[head];
+      const next = walkDepth[node] + 1;
       for (const e of this.in[node]) {
-        if (depth[e.from] !== -1) continue;
-        depth[e.from] = depth[node] + 1;
-        parent[e.from] = node;
+        if (depth[e.from] === -1) {
+          depth[e.from] = next;
+          parent[e.from] = node;
+          found.push(e.from);
+        }
+        if (e.testOnly || walkDepth[e.from] !== -1) continue;
+        walkDepth[e.from] = next;
+        walkParent[e.from] = node;
         queue.push(e.from);
       }
     }
     const runtimeQueue = [...new Set(targets)];
-    for (const t of runtimeQueue) runtime[t] = 1;
+    for (const t of runtimeQueue) runtime[t] = 3;
     for (let head = 0; head < runtimeQueue.length; head++) {
       for (const e of this.in[runtimeQueue[head]]) {
-        if (e.typeOnly || runtime[e.from]) continue;
-        runtime[e.from] = 1;
-        runtimeQueue.push(e.from);
+        if (e.typeOnly || runtime[e.from] & (e.testOnly ? 1 : 2)) continue;
+        runtime[e.from] |= e.testOnly ? 1 : 3;
+        if (!e.testOnly) runtimeQueue.push(e.from);
       }
     }
-    const targetSet = new Set(targets);
     const out: Dependent[] = [];
-    for (const node of queue) {
-      if (targetSet.has(node)) continue;
-      const via: number[] = [];
-      for (let at = node; at !== -1; at = parent[at]) via.push(at);
+    for (const node of found) {
+      // The last step may be a test-only edge; the path before it runs along ordinary edges.
+      const via = [node];
+      for (let at = parent[node]; at !== -1; at = walkParent[at]) via.push(at);
       out.push({ file: node, depth: depth[node], via, typeOnly: runtime[node] === 0 });
     }
     return out;
   }
 
-  /** Files one of `sources` imports, directly or transitively (the forward closure). */
+  /**
+   * Files one of `sources` imports, directly or transitively (the forward closure). A test-only edge is
+   * followed from a source only: another file's tests are not run by the sources.
+   */
   reachableFrom(sources: number[]): Set<number> {
-    const seen = new Set(sources);
-    const queue = [...seen];
+    const seeds = new Set(sources);
+    const seen = new Set(seeds);
+    const queue = [...seeds];
     for (let head = 0; head < queue.length; head++) {
+      const fromSource = seeds.has(queue[head]);
       for (const e of this.out[queue[head]]) {
+        if (e.testOnly && !fromSource) continue;
         if (!seen.has(e.to)) { seen.add(e.to); queue.push(e.to); }
       }
     }

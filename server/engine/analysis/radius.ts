@@ -6,7 +6,7 @@ import type { AnalysisContext } from './context';
 import type { Dependent, ImportGraph } from './import-graph';
 import { resolvePullRequest, type ResolvedPullRequest } from './pull-requests';
 import { workingTreeChanges } from './working-tree';
-import { singleExport, symbolUsers, usersWithin } from './symbol-users';
+import { reexportClosure, singleExport, symbolUsers, usersWithin } from './symbol-users';
 
 export const RADIUS_PARTS = ['dependents', 'related_files', 'entry_points', 'call_edges', 'data_flows'] as const;
 export type RadiusPart = (typeof RADIUS_PARTS)[number];
@@ -164,7 +164,13 @@ async function fileTarget(
     if (!known && users.size === 0) return { target: empty(raw, 'symbol', `${file} has no top-level symbol ${symbol}`), deps: [] };
     deps = [...users.entries()].map(([user, typeOnly]) => ({ file: user, depth: 1, via: [user, index], typeOnly }));
     const seen = new Set(users.keys());
-    for (const d of graph.dependents([...users.keys()], 1)) {
+    // A user that imports the target's file only in its tests (Rust `test-use`) is a dependent; its users are not.
+    const closure = new Set([...reexportClosure(graph, index)].map((i) => graph.path(i)));
+    const testOnly = (user: number) => {
+      const hits = graph.statements[user].filter((s) => s.targetPath !== null && closure.has(s.targetPath));
+      return hits.length > 0 && hits.every((s) => s.kind === 'test-use');
+    };
+    for (const d of graph.dependents([...users.keys()].filter((u) => !testOnly(u)), 1)) {
       if (seen.has(d.file) || d.file === index) continue;
       seen.add(d.file);
       deps.push({ ...d, via: [...d.via, index], typeOnly: d.typeOnly || [...users.entries()].every(([u, typeOnly]) => typeOnly || !d.via.includes(u)) });

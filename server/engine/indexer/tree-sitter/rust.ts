@@ -229,6 +229,40 @@ function holdsTests(root: Node): boolean {
   return false;
 }
 
+/** `#[cfg(test)]` or `#[cfg(all(test, …))]` (also as an inner `#![…]`): compiled only for the crate's tests. */
+function cfgTest(attribute: string): boolean {
+  const m = /^#!?\[cfg\((.*)\)\]$/.exec(attribute.replace(/\s+/g, ''));
+  if (!m) return false;
+  if (m[1] === 'test') return true;
+  const all = /^all\((.*)\)$/.exec(m[1]);
+  if (!all) return false;
+  const terms: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i <= all[1].length; i++) {
+    const c = all[1][i];
+    if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if ((c === ',' || c === undefined) && depth === 0) { terms.push(all[1].slice(start, i)); start = i + 1; }
+  }
+  return terms.includes('test');
+}
+
+/**
+ * A node written in test code: inside an item marked `#[cfg(test)]` (the `mod tests { … }` of a source file, a
+ * `#[cfg(test)] use …`) or a `#[test]` function, or in a module whose `#![cfg(test)]` says so.
+ */
+function inTestCode(node: Node): boolean {
+  for (let at: Node | null = node; at; at = at.parent) {
+    for (let prev = at.previousNamedSibling; prev && (prev.type === 'attribute_item' || prev.type.endsWith('comment')); prev = prev.previousNamedSibling) {
+      if (prev.type === 'attribute_item' && (TEST_ITEM.test(prev.text) || cfgTest(prev.text))) return true;
+    }
+    if ((at.type === 'source_file' || at.type === 'declaration_list')
+      && at.namedChildren.some((c) => c?.type === 'inner_attribute_item' && cfgTest(c.text))) return true;
+  }
+  return false;
+}
+
 function isPub(node: Node): boolean {
   return node.namedChildren.some((c) => c?.type === 'visibility_modifier');
 }
@@ -247,20 +281,22 @@ export const rust: LanguageSpec = {
       if (path !== null) return [{ specifier: path, kind: 'include', names: [node.childForFieldName('name')!.text], typeOnly: false, line }];
       return [{ specifier: node.childForFieldName('name')!.text, kind: 'import', names: [], typeOnly: false, line }];
     }
-    if (node.type === 'extern_crate_declaration') return [{ specifier: node.childForFieldName('name')!.text, kind: 'use', names: ['*'], typeOnly: false, line }];
+    // A `use` in test code is the file's own dependency, not one its users take on (kind `test-use`).
+    const test = inTestCode(node);
+    if (node.type === 'extern_crate_declaration') return [{ specifier: node.childForFieldName('name')!.text, kind: test ? 'test-use' : 'use', names: ['*'], typeOnly: false, line }];
     const pairs: [string, string][] = [];
     const argument = node.childForFieldName('argument');
     if (argument) usePaths(argument, '', pairs);
     const grouped = new Map<string, string[]>();
     for (const [path, name] of pairs) grouped.set(path, [...(grouped.get(path) ?? []), name]);
     // `pub use` re-exports, like TypeScript's `export { x } from`.
-    const kind = isPub(node) ? 'export' : 'use';
+    const kind = test ? 'test-use' : isPub(node) ? 'export' : 'use';
     return [...grouped].map(([specifier, names]) => ({ specifier, kind, names, typeOnly: false, line }));
   },
   // `use a::b::{c, d}` is one import of a::b, unless c is itself a module (a::b::c.rs): then c is imported
   // from its own file.
   expand(fromPath, imp, files) {
-    if (imp.kind !== 'use' && imp.kind !== 'export') return [imp];
+    if (imp.kind !== 'use' && imp.kind !== 'export' && imp.kind !== 'test-use') return [imp];
     const base = resolveUse(fromPath, imp.specifier, files).targetPath;
     const grouped: string[] = [];
     const modules: RawImport[] = [];
