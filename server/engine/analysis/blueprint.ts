@@ -7,6 +7,7 @@ import type { EntryPoint } from './entry-points';
 import type { RepoFacts } from './repo-facts';
 import type { Manifest } from './manifests';
 import { isBesideProject } from '../search/file-role';
+import { RANKED_KINDS } from './name-users';
 
 export interface BlueprintOptions {
   /** How many top symbols the caller's plan allows (0: none). */
@@ -65,13 +66,21 @@ async function build(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph,
   return { documentation: overview(repo, graph, facts, entries), data: facts.readme?.text ?? null, dependencies, symbols, conventions, notes };
 }
 
-/** Exported functions and variables ranked by how many files import them by name. */
+/**
+ * Exported top-level functions, variables, constants and types ranked by how many other files use them: by the
+ * names their imports list, and where an import names nothing (a Go package, a C header), by the names their
+ * code uses (name-users.ts).
+ */
 export async function topSymbols(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, facts: RepoFacts, limit: number): Promise<BlueprintSymbol[]> {
   const out: BlueprintSymbol[] = [];
+  const byName = await ctx.exportedNameUsers(repo.id, graph);
   for (const [index, list] of await ctx.exportedSymbols(repo.id, graph)) {
     for (const s of list) {
-      if (!s.exported || s.parent !== null || !['function', 'variable', 'constant', 'class'].includes(s.kind)) continue;
-      const usedBy = facts.importedNames.get(`${index}\0${s.name}`)?.size ?? 0;
+      if (!s.exported || s.parent !== null || !RANKED_KINDS.has(s.kind)) continue;
+      const key = `${index}\0${s.name}`;
+      const imported = facts.importedNames.get(key);
+      const read = byName.get(key);
+      const usedBy = !read ? imported?.size ?? 0 : !imported ? read.size : new Set([...imported, ...read]).size;
       if (usedBy === 0) continue;
       out.push({ name: s.name, kind: s.kind, file_path: graph.path(index), line: s.startLine, used_by: usedBy, signature: s.signature });
     }
@@ -129,8 +138,10 @@ function overview(repo: RepoRecord, graph: ImportGraph, facts: RepoFacts, entryP
     lines.push(`- \`${f.path}\` — imported by ${c.n}, reaches ${graph.dependents([c.i]).length}`);
   }
 
-  // A package.json's scripts run with its folder's package manager (`npm run build` → `pnpm run build`).
-  const commands = (m: Manifest, kind: 'build' | 'test') => (m.ecosystem !== 'npm' ? m.commands[kind]
+  // A package.json's scripts run with its folder's package manager (`npm run build` → `pnpm run build`). Another
+  // manifest's commands run in its folder, as its install does (`cd docs && …`): a docs site's Gemfile or a
+  // tool's Makefile in a subfolder is not the project's build.
+  const commands = (m: Manifest, kind: 'build' | 'test') => (m.ecosystem !== 'npm' ? m.commands[kind].map((c) => `${cdInto(m.path)}${c}`)
     : m.commands[kind].map((c) => c.replace(/^npm (run|test)\b/, `${facts.js.managerOf(m.path)} $1`)));
   const build = [...new Set(facts.manifests.flatMap((m) => commands(m, 'build')))];
   const test = [...new Set(facts.manifests.flatMap((m) => commands(m, 'test')))];
@@ -155,9 +166,14 @@ function overview(repo: RepoRecord, graph: ImportGraph, facts: RepoFacts, entryP
   return `${lines.join('\n')}\n`;
 }
 
-function installCommand(ecosystem: string, manifest: string): string | null {
+/** `cd dir && ` for a manifest below the repository's root, else nothing. */
+function cdInto(manifest: string): string {
   const dir = path.posix.dirname(manifest);
-  const cd = dir === '.' ? '' : `cd ${dir} && `;
+  return dir === '.' ? '' : `cd ${dir} && `;
+}
+
+function installCommand(ecosystem: string, manifest: string): string | null {
+  const cd = cdInto(manifest);
   switch (ecosystem) {
     case 'pypi': return manifest.endsWith('.txt') ? `${cd}pip install -r ${path.posix.basename(manifest)}` : `${cd}pip install -e .`;
     case 'composer': return `${cd}composer install`;

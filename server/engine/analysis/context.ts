@@ -2,13 +2,14 @@ import type { AnalysisStore, RepoSymbolRow } from '../store/analysis-store';
 import type { Logger } from '../log';
 import type { Async } from '../store/surface';
 import { CoChangeHistory } from './co-change';
-import { findEntryPoints, type EntryPoint } from './entry-points';
+import { findEntryPoints, MAIN_LANGUAGES, type EntryPoint } from './entry-points';
 import { GraphCache, type ImportGraph } from './import-graph';
 import { findUsages, type Usage } from './references';
 import { findNameUses, usesByName } from './name-usages';
 import type { PullRequestConfig } from './pull-requests';
 import { computeFacts, type RepoFacts } from './repo-facts';
 import { measureConventions } from './conventions';
+import { nameUsers, sameGoPackage } from './name-users';
 
 const USAGE_CACHE_SIZE = 20_000;
 /** Background parsing yields to other work after this long. */
@@ -28,6 +29,7 @@ export class AnalysisContext {
   private readonly symbolsByGraph = new WeakMap<ImportGraph, Map<number, RepoSymbolRow[]>>();
   private readonly fileSymbolsByGraph = new WeakMap<ImportGraph, Map<number, RepoSymbolRow[]>>();
   private readonly exportedByGraph = new WeakMap<ImportGraph, Map<number, RepoSymbolRow[]>>();
+  private readonly nameUsersByGraph = new WeakMap<ImportGraph, Promise<Map<string, Set<number>>>>();
   /** Usage keys queued for background parsing, so repeated calls do not queue the same file twice. */
   private readonly warming = new Set<string>();
   private readonly seenGraphs = new WeakSet<ImportGraph>();
@@ -55,6 +57,7 @@ export class AnalysisContext {
         await this.entries(repoId, graph);
         await this.facts(repoId, graph);
         await this.exportedSymbols(repoId, graph);
+        await this.exportedNameUsers(repoId, graph);
         await measureConventions(this, { id: repoId }, graph, null);
       } });
       this.scheduleWarm(QUIET_MS);
@@ -65,7 +68,12 @@ export class AnalysisContext {
   async entries(repoId: string, graph: ImportGraph): Promise<EntryPoint[]> {
     let list = this.entryPoints.get(graph);
     if (!list) {
-      list = await this.withTexts(repoId, (read) => findEntryPoints(graph, read));
+      // C and C++ programs start at a `main` defined in any file (lua.c): the symbols say which.
+      const mains = new Set<number>();
+      for (const [i, symbols] of await this.exportedSymbols(repoId, graph)) {
+        if (MAIN_LANGUAGES.has(graph.files[i].language ?? '') && symbols.some((s) => s.name === 'main' && s.kind === 'function')) mains.add(i);
+      }
+      list = await this.withTexts(repoId, (read) => findEntryPoints(graph, read, mains));
       this.entryPoints.set(graph, list);
     }
     return list;
@@ -134,6 +142,20 @@ export class AnalysisContext {
     return map;
   }
 
+  /**
+   * `fileIndex\0name` → files whose code uses that exported name where their import names nothing
+   * (Go packages, C headers: name-users.ts), read once per graph generation.
+   */
+  exportedNameUsers(repoId: string, graph: ImportGraph): Promise<Map<string, Set<number>>> {
+    let users = this.nameUsersByGraph.get(graph);
+    if (!users) {
+      users = this.exportedSymbols(repoId, graph).then((exported) => nameUsers(graph, exported, (p) => this.store.fileText(repoId, p)));
+      this.nameUsersByGraph.set(graph, users);
+      users.catch(() => this.nameUsersByGraph.delete(graph));
+    }
+    return users;
+  }
+
   /** Symbols of every file, by file index in the graph. */
   async symbols(repoId: string, graph: ImportGraph): Promise<Map<number, RepoSymbolRow[]>> {
     let map = this.symbolsByGraph.get(graph);
@@ -194,7 +216,7 @@ export class AnalysisContext {
     const symbols = await this.fileSymbols(graph, target);
     const modules = new Set(symbols.filter((s) => s.kind === 'module').map((s) => s.name));
     const names = new Set(symbols.filter((s) => s.parent === null || modules.has(s.parent)).map((s) => s.name));
-    const qualified = graph.files[user].language === 'go' && !samePackage(graph, user, target);
+    const qualified = graph.files[user].language === 'go' && !sameGoPackage(graph, user, target);
     if (qualified) for (const n of names) if (!/^[A-Z]/.test(n)) names.delete(n);
     return { names, qualified };
   }
@@ -258,14 +280,6 @@ export class AnalysisContext {
     }
     this.scheduleWarm(0);
   }
-}
-
-/** Two Go files compiled together: the same folder and package clause (an internal test with its package). */
-function samePackage(graph: ImportGraph, a: number, b: number): boolean {
-  const fa = graph.files[a];
-  const fb = graph.files[b];
-  const dir = (p: string) => p.slice(0, Math.max(0, p.lastIndexOf('/')));
-  return dir(fa.path) === dir(fb.path) && fa.unit === fb.unit;
 }
 
 /** The innermost function, method or class around a line (`Class.method`), or null at module level. */

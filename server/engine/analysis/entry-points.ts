@@ -18,6 +18,9 @@ const TOOLCHAIN_ENTRY = /(^|\/)main\.go$|(^|\/)cmd\/[^/]+\/[^/]+(?<!_test)\.go$|
 const EXECUTABLE = /(^|\/)(bin|exe)\/[^/.]+$/;
 const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
 
+/** Languages whose programs start at a top-level `main` function wherever it is defined. */
+export const MAIN_LANGUAGES: ReadonlySet<string> = new Set(['c', 'cpp']);
+
 export const isTestPath = (p: string): boolean => TEST_FILE.test(p);
 
 /** A file tests start from: a test file by its path, or one holding tests of its own code (Rust's in-file `#[test]`s). */
@@ -26,10 +29,10 @@ export const holdsTests = (f: { path: string; holdsTests: boolean }): boolean =>
 /**
  * The files a program is started or consumed from: package.json `main`/`module`/`types`/`exports`
  * (mapped from build output back to sources when the source of the same name exists), `bin`
- * scripts, conventional entry names, executables in bin/, and test files (by path, or a source file holding its
- * own tests).
+ * scripts, conventional entry names, executables in bin/, C and C++ files defining `main` (`mains`, by graph
+ * index: lua.c), and test files (by path, or a source file holding its own tests).
  */
-export function findEntryPoints(graph: ImportGraph, readText: (p: string) => string | null): EntryPoint[] {
+export function findEntryPoints(graph: ImportGraph, readText: (p: string) => string | null, mains: ReadonlySet<number> = new Set()): EntryPoint[] {
   const found = new Map<number, EntryPoint>();
   const add = (file: number | undefined, kind: EntryKind, detail: string) => {
     if (file !== undefined && !found.has(file)) found.set(file, { file, kind, detail });
@@ -64,6 +67,7 @@ export function findEntryPoints(graph: ImportGraph, readText: (p: string) => str
     if (CONVENTIONAL_ENTRY.test(f.path) || TOOLCHAIN_ENTRY.test(f.path)) add(i, 'entry-file', 'conventional entry name');
     else if (EXECUTABLE.test(f.path) && f.language && CODE_LANGUAGES.has(f.language)) add(i, 'binary', `${f.language} executable`);
     else if (TEST_FILE.test(f.path)) add(i, 'test', 'test file');
+    else if (mains.has(i)) add(i, 'entry-file', 'defines main()');
     else if (f.holdsTests) add(i, 'test', 'tests in the file');
   });
   return [...found.values()];

@@ -34,7 +34,7 @@ export interface Manifest {
   packageManager?: string | null;
 }
 
-const MANIFEST_NAMES = /(^|\/)(package\.json|pyproject\.toml|setup\.cfg|requirements[^/]*\.txt|go\.mod|Cargo\.toml|pom\.xml|build\.gradle(\.kts)?|[^/]+\.csproj|Gemfile|[^/]+\.gemspec|composer\.json|Makefile)$/;
+const MANIFEST_NAMES = /(^|\/)(package\.json|pyproject\.toml|setup\.cfg|requirements[^/]*\.txt|go\.mod|Cargo\.toml|pom\.xml|build\.gradle(\.kts)?|[^/]+\.csproj|Gemfile|[^/]+\.gemspec|composer\.json|Makefile|makefile|GNUmakefile)$/;
 
 export const isManifest = (p: string): boolean => MANIFEST_NAMES.test(p) && !p.includes('node_modules/') && !p.includes('vendor/');
 
@@ -51,8 +51,15 @@ function pep508(spec: string, type: DependencyType): Dep | null {
   return x ? { name: x[1], version: x[3].trim() || null, type } : null;
 }
 
-/** Reads one manifest's dependencies, build/test commands and declared programs; null when it cannot be parsed. */
-export function parseManifest(file: string, text: string): Manifest | null {
+/** A Rakefile in the manifest's folder: what `bundle exec rake test` needs. */
+const RAKEFILE = ['Rakefile', 'rakefile', 'Rakefile.rb', 'rakefile.rb'];
+
+/**
+ * Reads one manifest's dependencies, build/test commands and declared programs; null when it cannot be parsed.
+ * `beside` tells whether a file of that name sits in the manifest's folder (commands that need one: a Gemfile's
+ * `rake test` needs a Rakefile; league/commonmark's docs/Gemfile, the docs site's, has none).
+ */
+export function parseManifest(file: string, text: string, beside: (name: string) => boolean = () => false): Manifest | null {
   const base = path.posix.basename(file);
   const m = (ecosystem: string, deps: Dep[], extra: Partial<Manifest> = {}): Manifest => ({
     path: file, ecosystem, name: null, description: null, commands: { build: [], test: [] }, entries: [],
@@ -75,10 +82,12 @@ export function parseManifest(file: string, text: string): Manifest | null {
     if (base.endsWith('.csproj')) return csproj(xml(text), base, m);
     if (base === 'Gemfile') {
       const deps = [...text.matchAll(/^\s*gem\s+['"]([^'"]+)['"](?:\s*,\s*['"]([^'"]+)['"])?/gm)].map((x) => ({ name: x[1], version: x[2] ?? null, type: 'package' as DependencyType }));
-      return m('rubygems', deps, { commands: { build: ['bundle install'], test: ['bundle exec rake test'] } });
+      // `bundle install` installs (blueprint.ts lists it); it builds nothing.
+      return m('rubygems', deps, { commands: { build: [], test: rakeTest(beside) } });
     }
-    if (base.endsWith('.gemspec')) return gemspec(text, m);
-    if (base === 'Makefile') {
+    if (base.endsWith('.gemspec')) return gemspec(text, m, rakeTest(beside));
+    // GNU make reads GNUmakefile, makefile, then Makefile (lua's is `makefile`).
+    if (/^(GNUmakefile|makefile|Makefile)$/.test(base)) {
       const targets = [...text.matchAll(/^([A-Za-z][\w-]*):/gm)].map((x) => x[1]);
       return m('make', [], { commands: { build: targets.filter((t) => /^(all|build)$/.test(t)).map((t) => `make ${t}`), test: targets.filter((t) => /^(test|check)$/.test(t)).map((t) => `make ${t}`) } });
     }
@@ -87,6 +96,8 @@ export function parseManifest(file: string, text: string): Manifest | null {
   }
   return null;
 }
+
+const rakeTest = (beside: (name: string) => boolean) => (RAKEFILE.some(beside) ? ['bundle exec rake test'] : []);
 
 type Make = (ecosystem: string, deps: Dep[], extra?: Partial<Manifest>) => Manifest;
 
@@ -293,7 +304,7 @@ function csproj(doc: Table, base: string, m: Make): Manifest {
 }
 
 /** *.gemspec: name, summary/description, runtime and development dependencies, executables (in bindir, default bin/). */
-function gemspec(text: string, m: Make): Manifest {
+function gemspec(text: string, m: Make, test: string[]): Manifest {
   const field = (key: string) => new RegExp(`\\.${key}\\s*=\\s*(?:%q\\{([^}]*)\\}|["']([^"']*)["'])`).exec(text);
   const value = (key: string) => { const x = field(key); return x ? (x[1] ?? x[2]) : null; };
   const deps: Dep[] = [];
@@ -310,6 +321,6 @@ function gemspec(text: string, m: Make): Manifest {
   const entries: DeclaredEntry[] = names.map((e) => ({ name: e, kind: 'path' as const, target: `${bindir}/${e}` }));
   return m('rubygems', deps, {
     name: value('name'), description: value('summary') ?? value('description'), entries,
-    commands: { build: ['gem build'], test: ['bundle exec rake test'] },
+    commands: { build: ['gem build'], test },
   });
 }

@@ -1,7 +1,11 @@
 import type { UsageKind } from './references';
 
 /** One place a file's code names one of the names asked about. */
-export interface NameUse { name: string; line: number; kind: UsageKind }
+export interface NameUse {
+  name: string; line: number; kind: UsageKind;
+  /** The word written before `.`, `::` or `->` (`cobra` of `cobra.Command`), when there is one. */
+  qualifier?: string;
+}
 
 type Family = 'c' | 'hash' | 'python';
 
@@ -59,7 +63,10 @@ export function findNameUses(language: string, text: string, names: ReadonlySet<
     if (!afterDot && DECLARES.test(before)) continue;
     if (language === 'php' && code[at - 1] === '$') continue; // a PHP variable, not a function or class
     const quotedType = quotedTypes.some(([from, to]) => at > from && at < to);
-    out.push({ name: m[0], line, kind: quotedType ? 'type' : kindAt(code, at, m[0].length, before) });
+    const use: NameUse = { name: m[0], line, kind: quotedType ? 'type' : kindAt(code, at, m[0].length, before) };
+    const qualifier = afterDot ? /(\w+)\s*(?:\.|::|->)\s*$/.exec(before)?.[1] : undefined;
+    if (qualifier) use.qualifier = qualifier;
+    out.push(use);
   }
   return out;
 }

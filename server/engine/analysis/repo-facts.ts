@@ -39,7 +39,8 @@ export function computeFacts(graph: ImportGraph, readText: (p: string) => string
   for (const f of graph.files) {
     if (!isManifest(f.path)) continue;
     const text = readText(f.path);
-    const parsed = text === null ? null : parseManifest(f.path, text);
+    const dir = path.posix.dirname(f.path);
+    const parsed = text === null ? null : parseManifest(f.path, text, (name) => graph.indexOfPath.has(dir === '.' ? name : `${dir}/${name}`));
     if (parsed) manifests.push(parsed);
   }
   manifests.sort((a, b) => a.path.split('/').length - b.path.split('/').length || a.path.localeCompare(b.path));

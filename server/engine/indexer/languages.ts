@@ -22,7 +22,7 @@ const BY_EXTENSION: Record<string, string> = {
 };
 
 const BY_NAME: Record<string, string> = {
-  Dockerfile: 'dockerfile', Makefile: 'makefile', Gemfile: 'ruby', Rakefile: 'ruby',
+  Dockerfile: 'dockerfile', Makefile: 'makefile', makefile: 'makefile', GNUmakefile: 'makefile', Gemfile: 'ruby', Rakefile: 'ruby',
 };
 
 export function detectLanguage(fileName: string): string | null {
