@@ -76,3 +76,26 @@ test('hono (npm 4.13.19, every build): a declaration\'s rank reaches its impleme
   ];
   assert.deepEqual(await firstLines(t, caller, repo.id, questions), []);
 });
+
+test('axios (npm 1.7.9, sources and bundles): the function whose code does the work leads, and no bundle is cited beside the source', async () => {
+  const root = path.join(tempDir('loupe-axios-'), 'axios');
+  fs.cpSync(npmPackage('axios@1.7.9'), root, { recursive: true });
+  const repo = await indexFolder(t, root);
+  await t.engine.vectors.idle();
+  const ask = async (question: string) => {
+    const run = await t.engine.ops.search.research(caller, { query: question, chat: true, repo_ids: [repo.id] } as never);
+    let answer = '';
+    for await (const event of run.events(new AbortController().signal)) if (event.type === 'chunk') answer += event.text;
+    return answer;
+  };
+  // `InterceptorManager.eject` only shares its class's name with the question; `Axios._request` builds the chains and runs them.
+  const interceptors = await ask('how are interceptors run?');
+  assert.match(firstLine(interceptors), /^`Axios\._request` in lib\/core\/Axios\.js:65-/);
+  // `headersToObject` is a one-line instanceof helper; mergeConfig merges the config's headers, Axios._request flattens them.
+  const headers = await ask('where are request headers merged?');
+  assert.match(firstLine(headers), /^`(mergeConfig` in lib\/core\/mergeConfig\.js|Axios\._request` in lib\/core\/Axios\.js):/);
+  for (const answer of [interceptors, headers]) {
+    const beforeSources = answer.split('### Sources')[0];
+    assert.doesNotMatch(beforeSources, /dist\//, 'a bundled copy is cited beside its source');
+  }
+});

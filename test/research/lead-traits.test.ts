@@ -109,3 +109,17 @@ test('importers: other files that import a definition by name (a method through 
   assert.equal(count('make_response'), 4, 'a method counts the files importing its class');
   assert.equal(count('helper'), 2, 'cli.py by name, ctx.py the whole module');
 });
+
+test("a function's code words are read past its header and comments, split into sub-words", () => {
+  const words = bodyTraits('method', '_request(configOrUrl, config)', [
+    '  _request(configOrUrl, config) {',
+    '    // filter out skipped handlers',
+    '    this.interceptors.request.forEach(function unshiftRequestInterceptors(interceptor) {',
+    "      if (interceptor.runWhen(config) === false) return;",
+    '    });',
+    '  }',
+  ]).words ?? [];
+  for (const w of ['interceptor', 'run', 'unshift']) assert.ok(words.includes(w), w);
+  assert.ok(!words.includes('filter') && !words.includes('skip'), 'comments are not code');
+  assert.deepEqual(bodyTraits('class', null, ['class A {', '  run() {}', '}']).words, undefined);
+});

@@ -320,8 +320,10 @@ function chooseLead(
   const ranked = rankLeads(q, candidates, question, subject ? isSubject : undefined);
   const picks: LeadPick[] = [];
   const names = new Set<string>();
+  // A bundler renames what clashes in its one file (`Axios$1`, `InterceptorManager$1`): still the same definition.
+  const unbundled = (n: string) => n.replace(/\$\d+$/, '');
   for (const { candidate: c, score } of ranked) {
-    const name = c.symbol.parent ? `${c.symbol.parent}.${c.symbol.name}` : c.symbol.name;
+    const name = c.symbol.parent ? `${unbundled(c.symbol.parent)}.${unbundled(c.symbol.name)}` : unbundled(c.symbol.name);
     if (names.has(name)) continue;
     names.add(name);
     picks.push({ repoId: c.repoId, repoName: c.repoName, path: c.path, symbol: c.symbol, score });

@@ -144,6 +144,11 @@ export interface LeadFeatures {
   inPath: number;
   /** Question words its signature or doc comment say (at most 3). */
   inText: number;
+  /**
+   * Share of the question's words only its code says (a function's body, when it was read), when its name says none:
+   * what it does stands in for what it is called (axios' `Axios._request` runs the interceptors its name does not mention).
+   */
+  inBody: number;
   /** Share of its name's words the question says. */
   covered: number;
   /** Share of the question's words its name, path, class, signature or doc say. */
@@ -174,14 +179,17 @@ export interface LeadFeatures {
 
 export const LEAD_WEIGHTS = {
   name: 2, path: 2, text: 0.5, covered: 2, file: 1.5, hit: 1.5, container: -1, declaration: -4, test: -4, generated: -4, error: -2, noName: -1, subject: 20, hint: 8,
-  stub: -4, registrar: -4, deprecated: -3, callers: 1, matched: 3, accessor: -2, variant: -1, importers: 1,
+  stub: -4, registrar: -4, deprecated: -3, callers: 1, matched: 3, accessor: -2, variant: -1, importers: 1, body: 2,
 };
+
+/** What a question word only a definition's code says counts for, against one its name, path or doc says. */
+const BODY_WORD = 0.5;
 
 /** Callers count up to this many (log scale): a definition everything calls is not ten times the answer. */
 const MAX_CALLERS = 7;
 
 export function leadScore(f: LeadFeatures, w = LEAD_WEIGHTS): number {
-  return w.name * f.inName + w.matched * f.matched + w.path * f.inPath + w.text * f.inText + w.covered * f.covered + f.kind
+  return w.name * f.inName + w.matched * f.matched + w.path * f.inPath + w.text * f.inText + w.body * f.inBody + w.covered * f.covered + f.kind
     + w.file / (1 + f.fileRank) + (f.hitRank !== null ? w.hit / (1 + f.hitRank) : 0)
     + (f.container ? w.container : 0) + (f.declaration ? w.declaration : 0) + (f.test ? w.test : 0) + (f.generated ? w.generated : 0) + (f.error ? w.error : 0)
     + (f.nameHits ? 0 : w.noName) + (f.subject ? w.subject : 0) + (f.hintRank !== null ? w.hint / (1 + f.hintRank) : 0)
@@ -235,22 +243,27 @@ export function leadFeatures<T extends LeadInput>(q: QuestionWords, candidates: 
     let nameHits = 0;
     let inPath = 0;
     let inText = 0;
+    let bodyOnly = 0;
+    const bodyWords = c.body?.words ?? [];
     q.stems.forEach((w, k) => {
       const m = Math.max(...nameWords.map((n) => meets(w, n)));
       if (m > 0) { inName += m * (idf[k] / meanIdf); nameHits++; return; }
       if (context!.some((n) => meets(w, n) > 0)) { inPath++; return; }
-      if (!w.startsWith('\u0000') && textWords.some((n) => meets(w, n) === 1)) inText++;
+      if (w.startsWith('\u0000')) return;
+      if (textWords.some((n) => meets(w, n) === 1)) inText++;
+      else if (bodyWords.some((n) => meets(w, n) === 1)) bodyOnly++;
     });
     const isSubject = !!subject?.(c);
-    if (!nameHits && !inPath && !inText && !isSubject && c.hintRank === undefined) return;
+    if (!nameHits && !inPath && !inText && !bodyOnly && !isSubject && c.hintRank === undefined) return;
     const asFunction = (s.kind === 'constant' || s.kind === 'variable') && !!s.signature && /=>|\bfunction\b/.test(s.signature);
     // A type spelled as a variable (Python's `T = t.TypeVar(…)`, `X = t.Callable[…]`) is a type.
     const asType = (s.kind === 'constant' || s.kind === 'variable') && ((!!s.signature && TYPE_ALIAS.test(s.signature)) || !!c.body?.typeAlias);
     out.push({ candidate: c, features: {
-      inName, nameHits, inPath: Math.min(inPath, 2), inText: Math.min(inText, 3),
+      inName, nameHits, inPath: Math.min(inPath, 2), inText: Math.min(inText, 3), inBody: realWords && !nameHits ? bodyOnly / realWords : 0,
       covered: nameWords.filter((n) => q.stems.some((w) => meets(w, n) > 0)).length / nameWords.length,
       kind: asFunction ? 1.5 : asType ? -2 : KIND_WEIGHT[s.kind] ?? -2,
-      matched: realWords ? Math.min(1, (nameHits + inPath + inText) / realWords) : 0,
+      // A word only the code says is weaker evidence than one its name or doc says, unless nothing else names it.
+      matched: realWords ? Math.min(1, (nameHits + inPath + inText + (nameHits ? BODY_WORD : 1) * bodyOnly) / realWords) : 0,
       fileRank: c.fileRank, hitRank: c.hitRank ?? null, hintRank: c.hintRank ?? null,
       container: s.endLine - s.startLine > CONTAINER_LINES,
       declaration: isDeclarationPath(c.path) && !q.wantsTypes,
@@ -290,6 +303,8 @@ export interface BodyTraits {
   typeAlias: boolean;
   /** A getter: it returns a field and does nothing else. */
   accessor: boolean;
+  /** The light stems of the words its code says (identifiers split into sub-words; comments and docstrings left out): a function's only. */
+  words?: string[];
 }
 
 /** The body of a function (its lines, the first line first), past its header, docstrings and comments. */
@@ -304,10 +319,16 @@ function bodyOf(lines: string[]): string | null {
 export function bodyTraits(kind: SymbolKind, signature: string | null, lines: string[]): BodyTraits {
   const none = { stub: false, registrar: false, deprecated: false, typeAlias: false, accessor: false };
   // A type spelled as a variable over several lines (the index keeps only its name as the signature).
-  if (kind === 'variable' || kind === 'constant') return { ...none, typeAlias: TYPE_ALIAS.test(lines.slice(0, 3).join(' ')) };
+  if (kind === 'variable' || kind === 'constant') {
+    const typeAlias = TYPE_ALIAS.test(lines.slice(0, 3).join(' '));
+    // A constant holding a function (`const headersToObject = (thing) => …`): what its code says.
+    const fn = !typeAlias && !!signature && /=>|\bfunction\b/.test(signature);
+    return { ...none, typeAlias, ...(fn ? { words: codeWords(lines.join('\n').replace(/^[^=]*=/, '')) } : {}) };
+  }
   if (kind !== 'function' && kind !== 'method') return none;
   const body = bodyOf(lines);
   if (body === null) return { ...none, stub: !!signature && /(^|\s)abstract\s/.test(signature) };
+  const words = codeWords(body);
   const flat = body.replace(/\s+/g, ' ').replace(/\}\s*;?\s*$/, '').trim();
   const stub = (!!signature && /(^|\s)abstract\s/.test(signature)) || flat === ''
     || /^(pass|\.\.\.|raise NotImplementedError\b.*|throw new \w*Error\([^;]*\);?)$/.test(flat);
@@ -324,7 +345,17 @@ export function bodyTraits(kind: SymbolKind, signature: string | null, lines: st
   const accessor = statements.length === 1 && flat.length <= 120 && !/[\w$\])]\s*\(/.test(flat)
     && (/^return\s/.test(flat) || /^[\w$#.?()[\]\s]+(\?\?)?=[^=]/.test(flat));
   const deprecated = /\bDeprecationWarning\b|\bis deprecated\b|@deprecated\b/.test(body);
-  return { stub, registrar, deprecated, typeAlias: false, accessor };
+  return { stub, registrar, deprecated, typeAlias: false, accessor, words };
+}
+
+/** The light stems of the identifiers of some code, each once, split into sub-words (`requestInterceptorChain`: request, interceptor, chain). */
+function codeWords(code: string): string[] {
+  const out = new Set<string>();
+  const text = code.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|\s)(#|\/\/).*$/gm, '');
+  for (const token of new Set(text.match(/[A-Za-z_$][\w$]*/g) ?? [])) {
+    for (const w of splitIdentifier(token)) if (w.length >= 2 && !STOP_WORDS.has(w)) out.add(stem(w));
+  }
+  return [...out];
 }
 
 /** A file the callers are counted over: its path, its lines and its definitions. */
