@@ -11,10 +11,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { EngineCore } from '../server/engine/core';
-import { silentLogger } from '../server/engine/log';
-import { newId } from '../server/engine/util/ids';
-import { createHttpApp } from '../server/host';
+import { openBenchApp } from './bench-app';
 import { corpus, sizeOf } from './corpora';
 
 const SAMPLE = 200;
@@ -24,12 +21,7 @@ const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 
 async function speed(name: string) {
   const dir = corpus(name);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-analysis-bench-'));
-  const engine = new EngineCore({ dataDir, log: silentLogger, allowedRoots: [dir] });
-  const key = newId();
-  const { userId } = engine.accounts.ensureOwner(key);
-  const app = await createHttpApp(engine);
-  await app.ready();
+  const { engine, app, key, userId, close } = await openBenchApp(dir, 'loupe-analysis-bench-');
   try {
     const t0 = performance.now();
     const repo = engine.repos.registerLocalFolder(userId, dir);
@@ -98,9 +90,7 @@ async function speed(name: string) {
       docs: { basic: { median: med(docs), p95: pct(docs, 0.95) }, full: { median: med(docsFull), p95: pct(docsFull, 0.95) } },
     };
   } finally {
-    await app.close();
-    await engine.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await close();
   }
 }
 

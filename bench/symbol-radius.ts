@@ -8,13 +8,8 @@
  * the first time), then again (warm). Prints the latencies and how many of the symbols have a direct user
  * (before the name reading of name-usages.ts, every non-TypeScript symbol answered 0).
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { EngineCore } from '../server/engine/core';
-import { silentLogger } from '../server/engine/log';
-import { newId } from '../server/engine/util/ids';
-import { createHttpApp } from '../server/host';
+import { openBenchApp } from './bench-app';
 import { corpus } from './corpora';
 import { debianCorpus } from './debian';
 import { debianPackage, within } from '../test/helpers/real-code';
@@ -34,12 +29,7 @@ const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - 
 async function measure(name: string) {
   const { language, folder } = CORPORA[name];
   const dir = folder();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-symbol-radius-'));
-  const engine = new EngineCore({ dataDir, log: silentLogger, allowedRoots: [dir] });
-  const key = newId();
-  const { userId } = engine.accounts.ensureOwner(key);
-  const app = await createHttpApp(engine);
-  await app.ready();
+  const { engine, app, key, userId, close } = await openBenchApp(dir, 'loupe-symbol-radius-');
   try {
     const repo = engine.repos.registerLocalFolder(userId, dir);
     await engine.queue.idle();
@@ -71,9 +61,7 @@ async function measure(name: string) {
     return { corpus: name, language, files: files.paths(repo.id).length, symbols: sample.length, withUsers: used, completeFirst: complete,
       coldP50: pct(cold, 0.5), coldP90: pct(cold, 0.9), coldMax: Math.max(...cold), warmP50: pct(warm, 0.5), warmP90: pct(warm, 0.9) };
   } finally {
-    await app.close();
-    await engine.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await close();
   }
 }
 
