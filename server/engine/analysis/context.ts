@@ -10,6 +10,7 @@ import type { PullRequestConfig } from './pull-requests';
 import { computeFacts, type RepoFacts } from './repo-facts';
 import { measureConventions } from './conventions';
 import { nameUsers, sameGoPackage } from './name-users';
+import { innermostAround } from '../util/innermost';
 
 const USAGE_CACHE_SIZE = 20_000;
 /** Background parsing yields to other work after this long. */
@@ -286,11 +287,7 @@ export class AnalysisContext {
 function enclosingByLine(symbols: RepoSymbolRow[]): (line: number) => string | null {
   const holders = symbols.filter((s) => s.kind === 'function' || s.kind === 'method' || s.kind === 'class' || s.kind === 'struct');
   return (line) => {
-    let best: RepoSymbolRow | null = null;
-    for (const s of holders) {
-      if (s.startLine > line || s.endLine < line) continue;
-      if (!best || s.endLine - s.startLine < best.endLine - best.startLine) best = s;
-    }
+    const best = innermostAround(holders, line);
     return best ? (best.parent ? `${best.parent}.${best.name}` : best.name) : null;
   };
 }

@@ -8,6 +8,7 @@ import { MAX_LINES_PER_FILE, planGrep, tasksOf, type GrepIndexUse, type GrepSamp
 import { assemble, visible, wantsFunctions } from './hits';
 import type { GrepQuery } from './query';
 import type { DocSource, SearchHit, SearchScope } from './types';
+import { innermostAround } from '../util/innermost';
 
 export interface GrepContext {
   store: Async<SearchStore>;
@@ -172,7 +173,7 @@ export async function grepHits(
       const own = byFile.get(m.file.id) ?? [];
       for (const l of m.lines) {
         // The innermost function around the line.
-        const inner = own.filter((s) => s.startLine <= l.line && s.endLine >= l.line).sort((a, b) => (a.endLine - a.startLine) - (b.endLine - b.startLine))[0];
+        const inner = innermostAround(own, l.line);
         if (!inner) continue;
         const e = hits.get(inner.id) ?? { s: inner, m, lines: [] };
         e.lines.push(l);
