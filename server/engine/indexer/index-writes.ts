@@ -1,14 +1,15 @@
-import type { Fingerprint, FilesStore, SkippedFile, TrigramBacklog } from '../store/files-store';
+import type { Fingerprint, FilesStore, SkippedFile, StaleImportRow, TrigramBacklog } from '../store/files-store';
 import type { ReposStore } from '../store/repos-store';
 import type { Async } from '../store/surface';
 import type { ParsedFile } from '../types';
 import { FileParser } from './parse-file';
 import { resetTreeSitterResolution, resolveTreeSitterImport } from './parse-tree-sitter';
-import { detectLanguage } from './languages';
+import { detectLanguage, isScriptLanguage } from './languages';
 import { catalogBytes, catalogFrom, isIndexable, walk, walkWithCatalog, type WalkEntry, type WalkOptions } from './walk';
 import type { WalkCatalogStore } from '../store/walk-catalog-store';
 import { ChangedNames, NAME_LOOKUP_LANGUAGES, NAMES_FROM_TEXT, providedNames } from './name-references';
 import { providedNow } from './parsed-batch';
+import { languagesResolvedBy } from './resolution-config';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -178,13 +179,13 @@ export class IndexWrites {
     if (keep.length) this.files.recordSkipped(repoId, keep);
   }
 
-  /** Imports that did not resolve may resolve now that files were added (or stop resolving when removed). */
-  relink(repoId: string, root: string): void {
-    const resolve = importResolution(this.parser(root), root);
-    const updates = this.files.staleImports(repoId).map(resolve);
-    if (updates.length) this.files.setImportTarget(updates);
+  /**
+   * Imports that did not resolve may resolve now that files were added (or stop resolving when removed); the
+   * imports of `languages` are all resolved again (a file that decides their resolution changed).
+   */
+  async relink(repoId: string, root: string, languages: readonly string[] = []): Promise<void> {
+    await relinkImports(this.files, this.parser(root), repoId, root, languages);
   }
-
   /**
    * Edges found by name lookup (a Java type of the same package, a C# type of a used namespace, a Ruby
    * constant, a PHP class of the file's namespace) exist only while the named file does: when files that
@@ -207,7 +208,7 @@ export class IndexWrites {
   async edit(repo: { id: string; rootPath: string }, relPaths: string[], contents: Map<string, string>): Promise<EditOutcome> {
     const outcome = await editPaths({
       files: this.files, repos: this.repos, options: this.options, parser: (root) => this.parser(root),
-      recordSkipped: (id, skip) => this.recordSkipped(id, skip), relink: (id, root) => this.relink(id, root),
+      recordSkipped: (id, skip) => this.recordSkipped(id, skip), relink: (id, root, languages) => this.relink(id, root, languages),
     }, repo, relPaths, contents);
     // Written while a words index backlog is open (a run's, or one a killed run left): searchable now all the same.
     if (this.trigram?.ftsPending()) while (!this.trigram.fillFts(FTS_FILL_CHUNKS, false)) { /* next ~1,000 chunks */ }
@@ -255,17 +256,27 @@ export function splitSkipped(files: SkippedFile[]): { forget: string[]; keep: Sk
 }
 
 type StaleImport = { id: number; filePath: string; language: string | null; specifier: string; kind: ParsedFile['imports'][number]['kind'] };
+type Relinked = { id: number; targetPath: string | null; packageName: string | null };
 
 /** Resolves stale imports afresh (the resolution caches of `root` are reset first), by the language the file was indexed as. */
-export function importResolution(parser: FileParser, root: string): (i: StaleImport) => { id: number; targetPath: string | null; packageName: string | null } {
+export function importResolution(parser: FileParser, root: string): (i: StaleImport) => Relinked {
   const resolver = parser.moduleResolver;
   resolver.reset();
   resetTreeSitterResolution(root);
   return (i) => ({
     id: i.id,
     ...(resolveTreeSitterImport(root, i.language, i.filePath, i.specifier, i.kind)
-      ?? resolver.resolve(i.filePath, i.specifier)),
+      // A script's `/// <reference path>` (kind include) names a file, as parse-typescript.ts resolves it.
+      ?? (i.kind === 'include' ? { targetPath: resolver.resolveReferencePath(i.filePath, i.specifier), packageName: null } : resolver.resolve(i.filePath, i.specifier))),
   });
+}
+
+/** The imports whose answer changed, resolved again. */
+export function relinked(rows: StaleImportRow[], parser: FileParser, root: string): Relinked[] {
+  const resolve = importResolution(parser, root);
+  return rows.map((row) => ({ row, now: resolve(row) }))
+    .filter(({ row, now }) => now.targetPath !== row.targetPath || now.packageName !== row.packageName)
+    .map(({ now }) => now);
 }
 
 type AnyFiles = FilesStore | Async<FilesStore>;
@@ -286,6 +297,32 @@ export async function refreshNameEdges(files: AnyFiles, parser: FileParser, repo
   if (updates.length) await files.replaceImports(repoId, updates);
 }
 
+/**
+ * IndexWrites.relink over either backend's files store. A script's imports resolve from their specifiers alone, as
+ * the parse resolved them; the other languages' files are parsed again from their indexed text, since their
+ * parse decides targets from more than the specifier (a Go import's file is the one whose names the file uses).
+ */
+export async function relinkImports(files: AnyFiles, parser: FileParser, repoId: string, root: string, languages: readonly string[]): Promise<void> {
+  const stale = relinked(await files.staleImports(repoId), parser, root);
+  if (stale.length) await files.setImportTarget(stale);
+  const scripts = languages.filter(isScriptLanguage);
+  if (scripts.length) {
+    const updates = relinked(await files.staleImports(repoId, scripts), parser, root);
+    if (updates.length) await files.setImportTarget(updates);
+  }
+  const others = languages.filter((l) => !isScriptLanguage(l));
+  if (!others.length) return;
+  parser.resetResolution();
+  const updates: { path: string; imports: ParsedFile['imports'] }[] = [];
+  for (const { id, path: relPath } of await files.filesOfLanguages(repoId, others)) {
+    const record = await files.getByPath(repoId, relPath);
+    if (!record) continue;
+    const r = await parser.parse({ relPath, size: record.size, mtimeMs: record.mtimeMs, content: await files.content(id) });
+    if (r.kind === 'parsed') updates.push({ path: relPath, imports: r.file.imports });
+  }
+  if (updates.length) await files.replaceImports(repoId, updates);
+}
+
 /** Names an indexed file provides to name lookups (Java, C#, Ruby, PHP), read from the index before it changes. */
 export async function providedBeforeIn(files: AnyFiles, relPath: string, fileId: number | undefined): Promise<string[]> {
   if (fileId === undefined) return [];
@@ -301,7 +338,7 @@ export interface EditSide {
   options: WriteOptions;
   parser(root: string): FileParser;
   recordSkipped(repoId: string, files: SkippedFile[]): void | Promise<void>;
-  relink(repoId: string, root: string): void | Promise<void>;
+  relink(repoId: string, root: string, languages?: readonly string[]): void | Promise<void>;
 }
 
 /**
@@ -349,9 +386,11 @@ export async function editPaths(w: EditSide, repo: { id: string; rootPath: strin
   if (write.length) await w.files.writeBatch(repo.id, write);
   if (remove.length) await w.files.deletePaths(repo.id, remove);
   if (skip.length) await w.recordSkipped(repo.id, skip);
-  if (result.added || result.removed) {
+  // A changed tsconfig, package.json, go.mod… may move imports of files that did not change: all are resolved again.
+  const resolvedBy = languagesResolvedBy([...write.map((f) => f.path), ...remove]);
+  if (result.added || result.removed || resolvedBy.length) {
     parser.resetResolution();
-    await w.relink(repo.id, repo.rootPath);
+    await w.relink(repo.id, repo.rootPath, resolvedBy);
   }
   // The files just parsed are looked at again too: they were resolved before the caches were reset.
   if (!names.empty) await refreshNameEdges(w.files, parser, repo.id, nameChanges(names), []);

@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { LoupeError } from '../errors';
 import { boundNativeHeap, releaseHeap, releaseNativeHeap } from '../util/heap';
+import { languagesResolvedBy } from './resolution-config';
 
 export type { IndexRunResult } from './index-writes';
 
@@ -243,9 +244,12 @@ export class Indexer {
     // Before name lookups, which read the trigram index; also a backlog a killed run left.
     await this.writer.fillTrigram?.();
 
-    if (result.added || result.removed) {
+    // A changed tsconfig, package.json, go.mod… may move imports of the files this run did not parse (a cold
+    // run parsed every file with the configs as they are now).
+    const resolvedBy = total > parsed.size ? languagesResolvedBy([...parsed, ...removed]) : [];
+    if (result.added || result.removed || resolvedBy.length) {
       onProgress({ repoId: repo.id, phase: 'linking', done, total, rate: rate() });
-      await this.writer.relink(repo.id, root);
+      await this.writer.relink(repo.id, root, resolvedBy);
     }
     // Files parsed in this run saw every file on disk; the others may name what was added or removed.
     if (!names.empty) await this.writer.refreshNames(repo.id, root, nameChanges(names), [...parsed]);

@@ -6,7 +6,7 @@ import type { PgConnection } from '../store/pg/sql';
 import type { ParsedFile } from '../types';
 import type { IndexWriter } from './index-writer';
 import {
-  editPaths, importResolution, nextSliceFiles, refreshNameEdges, splitSkipped,
+  editPaths, nextSliceFiles, refreshNameEdges, relinkImports, splitSkipped,
   type EditOutcome, type NameChanges, type Progress, type Scan, type WriteOptions,
 } from './index-writes';
 import { FileParser } from './parse-file';
@@ -99,10 +99,8 @@ export class PgIndexWriter implements IndexWriter {
     if (keep.length) await this.stores.files.recordSkipped(repoId, keep);
   }
 
-  async relink(repoId: string, root: string): Promise<void> {
-    const resolve = importResolution(this.parser(root), root);
-    const updates = (await this.stores.files.staleImports(repoId)).map(resolve);
-    if (updates.length) await this.stores.files.setImportTarget(updates);
+  async relink(repoId: string, root: string, languages: readonly string[] = []): Promise<void> {
+    await relinkImports(this.stores.files, this.parser(root), repoId, root, languages);
   }
 
   async refreshNames(repoId: string, root: string, names: NameChanges, skip: string[]): Promise<void> {
@@ -112,7 +110,7 @@ export class PgIndexWriter implements IndexWriter {
   edit(repo: { id: string; rootPath: string }, relPaths: string[], contents: Map<string, string>): Promise<EditOutcome> {
     return editPaths({
       files: this.stores.files, repos: this.stores.repos, options: this.options, parser: (root) => this.parser(root),
-      recordSkipped: (id, skip) => this.recordSkipped(id, skip), relink: (id, root) => this.relink(id, root),
+      recordSkipped: (id, skip) => this.recordSkipped(id, skip), relink: (id, root, languages) => this.relink(id, root, languages),
     }, repo, relPaths, contents);
   }
 

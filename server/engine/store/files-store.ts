@@ -20,6 +20,11 @@ export interface Fingerprint { id: number; size: number; mtimeMs: number; hash: 
 /** A file left out of the index, and the stat it had then. */
 export interface SkippedFile { path: string; size: number; mtimeMs: number; reason: string }
 
+/** An import to resolve again, with what it resolves to now. */
+export interface StaleImportRow {
+  id: number; filePath: string; language: string | null; specifier: string; kind: ImportKind; targetPath: string | null; packageName: string | null;
+}
+
 export interface FileListQuery {
   repoId: string;
   search?: string;
@@ -245,16 +250,25 @@ export class SqliteFilesStore {
   }
 
   /**
-   * Imports to resolve again after files were added or removed: local ones that did not resolve,
-   * and ones whose target file is gone.
+   * Imports to resolve again: those that did not resolve, or whose target file is gone; with `languages`, all
+   * imports of the files of those languages (a file that decides their resolution changed: resolution-config.ts).
+   * With what they resolve to now.
    */
-  staleImports(repoId: string): { id: number; filePath: string; language: string | null; specifier: string; kind: ImportKind }[] {
+  staleImports(repoId: string, languages?: readonly string[]): StaleImportRow[] {
+    const select = `SELECT i.id, f.path AS filePath, f.language, i.specifier, i.kind, i.target_path AS targetPath, i.package AS packageName
+       FROM imports i JOIN files f ON f.id = i.file_id WHERE f.repo_id = ?`;
+    if (languages) return this.db.prepare(`${select} AND f.language IN (SELECT value FROM json_each(?))`).all(repoId, JSON.stringify(languages)) as StaleImportRow[];
     return this.db.prepare(
-      `SELECT i.id, f.path AS filePath, f.language, i.specifier, i.kind FROM imports i JOIN files f ON f.id = i.file_id
-       WHERE f.repo_id = ? AND (
+      `${select} AND (
          (i.target_path IS NULL AND i.package IS NULL)
          OR (i.target_path IS NOT NULL AND NOT EXISTS (SELECT 1 FROM files t WHERE t.repo_id = f.repo_id AND t.path = i.target_path)))`,
-    ).all(repoId) as { id: number; filePath: string; language: string | null; specifier: string; kind: ImportKind }[];
+    ).all(repoId) as StaleImportRow[];
+  }
+
+  /** The indexed files of some languages. */
+  filesOfLanguages(repoId: string, languages: readonly string[]): { id: number; path: string }[] {
+    return this.db.prepare('SELECT id, path FROM files WHERE repo_id = ? AND language IN (SELECT value FROM json_each(?)) ORDER BY path')
+      .all(repoId, JSON.stringify(languages)) as { id: number; path: string }[];
   }
 
   setImportTarget(updates: { id: number; targetPath: string | null; packageName: string | null }[]): void {

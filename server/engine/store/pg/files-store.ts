@@ -1,7 +1,7 @@
 import path from 'node:path';
-import type { FileRecord, ImportKind, ParsedFile, ParsedImport, ParsedSymbol } from '../../types';
+import type { FileRecord, ParsedFile, ParsedImport, ParsedSymbol } from '../../types';
 import { nowIso } from '../../util/ids';
-import { fileUid, type FileListItem, type FileListQuery, type FilesStore, type Fingerprint, type SkippedFile } from '../files-store';
+import { fileUid, type FileListItem, type FileListQuery, type FilesStore, type Fingerprint, type SkippedFile, type StaleImportRow } from '../files-store';
 import type { Async } from '../surface';
 import { bulkInsert, Issued, pgText } from './copy';
 import { lexicalRows, unindexFiles, writeLexicalRows, type ChunkToIndex } from './fts-write';
@@ -265,13 +265,19 @@ export class PgFilesStore implements Async<FilesStore> {
     return (await this.db.rows<ImportRow>('SELECT * FROM imports WHERE file_id = $1 ORDER BY line, id', [fileId])).map(toImport);
   }
 
-  async staleImports(repoId: string): Promise<{ id: number; filePath: string; language: string | null; specifier: string; kind: ImportKind }[]> {
-    return this.db.rows<{ id: number; filePath: string; language: string | null; specifier: string; kind: ImportKind }>(
-      `SELECT i.id, f.path AS "filePath", f.language, i.specifier, i.kind FROM imports i JOIN files f ON f.id = i.file_id
-       WHERE f.repo_id = $1 AND (
+  async staleImports(repoId: string, languages?: readonly string[]): Promise<StaleImportRow[]> {
+    const select = `SELECT i.id, f.path AS "filePath", f.language, i.specifier, i.kind, i.target_path AS "targetPath", i.package AS "packageName"
+       FROM imports i JOIN files f ON f.id = i.file_id WHERE f.repo_id = $1`;
+    if (languages) return this.db.rows<StaleImportRow>(`${select} AND f.language = ANY($2::text[]) ORDER BY i.id`, [repoId, languages]);
+    return this.db.rows<StaleImportRow>(
+      `${select} AND (
          (i.target_path IS NULL AND i.package IS NULL)
          OR (i.target_path IS NOT NULL AND NOT EXISTS (SELECT 1 FROM files t WHERE t.repo_id = f.repo_id AND t.path = i.target_path)))
        ORDER BY i.id`, [repoId]);
+  }
+
+  async filesOfLanguages(repoId: string, languages: readonly string[]): Promise<{ id: number; path: string }[]> {
+    return this.db.rows<{ id: number; path: string }>('SELECT id, path FROM files WHERE repo_id = $1 AND language = ANY($2::text[]) ORDER BY path', [repoId, languages]);
   }
 
   async setImportTarget(updates: { id: number; targetPath: string | null; packageName: string | null }[]): Promise<void> {
