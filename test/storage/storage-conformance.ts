@@ -112,6 +112,12 @@ export function storageConformance(name: string, open: Open): void {
     assert.deepEqual((await s.files.symbols(a.id)).map((x) => [x.name, x.kind, x.exported]), [['f', 'function', true]]);
     assert.deepEqual((await s.files.imports(a.id)).map((i) => [i.specifier, i.targetPath, i.names]), [['./b.js', 'src/b.ts', ['g']]]);
     assert.deepEqual(await s.files.mostImported(repo, 5), [{ file_path: 'src/b.ts', dependents: 1 }]);
+    // A file that decides resolution changed: every import of its languages, with what it resolves to now.
+    assert.deepEqual((await s.files.staleImports(repo)).length, 0);
+    assert.deepEqual((await s.files.staleImports(repo, ['typescript'])).map((i) => [i.filePath, i.specifier, i.targetPath, i.packageName]),
+      [['src/a.ts', './b.js', 'src/b.ts', null]]);
+    assert.deepEqual(await s.files.staleImports(repo, ['go']), []);
+    assert.deepEqual((await s.files.filesOfLanguages(repo, ['typescript', 'go'])).map((f) => f.path), ['src/a.ts', 'src/b.ts']);
 
     const fp = (await s.files.fingerprints(repo)).get('src/b.ts')!;
     await s.files.touch(repo, [{ path: 'src/b.ts', mtimeMs: 2000, size: fp.size }]);
