@@ -299,10 +299,18 @@ export async function refreshNameEdges(files: AnyFiles, parser: FileParser, repo
 
 /**
  * IndexWrites.relink over either backend's files store. A script's imports resolve from their specifiers alone, as
- * the parse resolved them; the other languages' files are parsed again from their indexed text, since their
- * parse decides targets from more than the specifier (a Go import's file is the one whose names the file uses).
+ * the parse resolved them. The other languages' parse decides from more than the specifier (a Go import's file is
+ * the one whose names the file uses; a PHP name that resolves nowhere is not kept): where their stored imports,
+ * resolved again, answer differently (a renamed Go module, a moved PSR-4 folder), all of that language's files are
+ * parsed again from their indexed text; where nothing moved (a go.mod's new `require`), none is.
  */
 export async function relinkImports(files: AnyFiles, parser: FileParser, repoId: string, root: string, languages: readonly string[]): Promise<void> {
+  // Which languages' answers moved, read before the stale imports below are given their new answers.
+  const resolve = importResolution(parser, root);
+  const moved: string[] = [];
+  for (const language of languages.filter((l) => !isScriptLanguage(l))) {
+    if ((await files.staleImports(repoId, [language])).some((row) => !samePlace(row, resolve(row)))) moved.push(language);
+  }
   const stale = relinked(await files.staleImports(repoId), parser, root);
   if (stale.length) await files.setImportTarget(stale);
   const scripts = languages.filter(isScriptLanguage);
@@ -310,17 +318,23 @@ export async function relinkImports(files: AnyFiles, parser: FileParser, repoId:
     const updates = relinked(await files.staleImports(repoId, scripts), parser, root);
     if (updates.length) await files.setImportTarget(updates);
   }
-  const others = languages.filter((l) => !isScriptLanguage(l));
-  if (!others.length) return;
+  if (!moved.length) return;
   parser.resetResolution();
   const updates: { path: string; imports: ParsedFile['imports'] }[] = [];
-  for (const { id, path: relPath } of await files.filesOfLanguages(repoId, others)) {
+  for (const { id, path: relPath } of await files.filesOfLanguages(repoId, moved)) {
     const record = await files.getByPath(repoId, relPath);
     if (!record) continue;
     const r = await parser.parse({ relPath, size: record.size, mtimeMs: record.mtimeMs, content: await files.content(id) });
     if (r.kind === 'parsed') updates.push({ path: relPath, imports: r.file.imports });
   }
   if (updates.length) await files.replaceImports(repoId, updates);
+}
+
+/** The same answer; for Go, the same package (its parse picks the package's file by the names used). */
+function samePlace(row: StaleImportRow, now: Relinked): boolean {
+  if (row.packageName !== now.packageName) return false;
+  if (row.targetPath === now.targetPath) return true;
+  return row.language === 'go' && row.targetPath !== null && now.targetPath !== null && path.posix.dirname(row.targetPath) === path.posix.dirname(now.targetPath);
 }
 
 /** Names an indexed file provides to name lookups (Java, C#, Ruby, PHP), read from the index before it changes. */
