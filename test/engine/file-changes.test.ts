@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { copyFixture, createTestEngine, indexFolder } from '../helpers/engine';
+import { copyOf, npmPackage } from '../helpers/real-code';
 
 test('applyChanges: files are re-indexed at once; a folder event or a pending run queues the repository instead', async () => {
   const t = createTestEngine();
@@ -40,5 +41,28 @@ test('applyChanges: files are re-indexed at once; a folder event or a pending ru
     assert.deepEqual(await engine.ops.indexing.applyChanges('00000000-0000-4000-8000-000000000000', ['x.ts']), { kind: 'unknown' });
   } finally {
     await t.close();
+  }
+});
+
+test('applyChanges: an edited .gitignore takes files out of the index and back, without a restart (express)', async () => {
+  const t = createTestEngine();
+  const folder = copyOf(npmPackage('express@4.21.2'), 'loupe-express-');
+  try {
+    const repo = await indexFolder(t, folder);
+    const router = () => t.engine.filesStore.paths(repo.id).filter((p) => p.startsWith('lib/router/')).sort();
+    assert.deepEqual(router(), ['lib/router/index.js', 'lib/router/layer.js', 'lib/router/route.js']);
+    // Before, the edit indexed the .gitignore itself and nothing else: lib/router/ stayed until a restart.
+    fs.writeFileSync(path.join(folder, '.gitignore'), 'lib/router/\n');
+    assert.deepEqual(await t.engine.ops.indexing.applyChanges(repo.id, ['.gitignore']), { kind: 'queued' });
+    await t.engine.queue.idle();
+    assert.deepEqual(router(), []);
+    assert.ok(t.engine.filesStore.getByPath(repo.id, '.gitignore'));
+    fs.writeFileSync(path.join(folder, '.gitignore'), '# nothing ignored\n');
+    await t.engine.ops.indexing.applyChanges(repo.id, ['.gitignore']);
+    await t.engine.queue.idle();
+    assert.deepEqual(router(), ['lib/router/index.js', 'lib/router/layer.js', 'lib/router/route.js']);
+  } finally {
+    await t.close();
+    fs.rmSync(folder, { recursive: true, force: true });
   }
 });

@@ -142,6 +142,9 @@ export function isIndexable(root: string, relPath: string, options: WalkOptions 
 
 const IGNORE_FILES = ['.gitignore', '.loupeignore'];
 
+/** A .gitignore or .loupeignore, at any level: its rules decide which files below it are indexed. */
+export const isIgnoreFile = (relPath: string): boolean => IGNORE_FILES.includes(relPath.slice(relPath.lastIndexOf('/') + 1));
+
 function readIgnoreFiles(dirAbs: string, dirRel: string): Rules | null {
   let patterns = '';
   for (const name of IGNORE_FILES) {

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../log';
 import type { Indexer, IndexRunResult } from '../indexer/indexer';
+import { isIgnoreFile } from '../indexer/walk';
 import type { FilesStore } from '../store/files-store';
 import type { ReposStore } from '../store/repos-store';
 import type { IndexQueue } from './index-queue';
@@ -10,7 +11,7 @@ import type { IndexQueue } from './index-queue';
 export type ChangeOutcome =
   /** The repository is not (or no longer) registered. */
   | { kind: 'unknown' }
-  /** A full run is going, or a folder came or went: the repository is queued for an incremental run instead. */
+  /** A full run is going, a folder came or went, or ignore rules changed: the repository is queued for an incremental run instead. */
   | { kind: 'queued' }
   /** The files were re-indexed now; text, symbols and edges are written, derived indexes follow. */
   | { kind: 'updated'; result: IndexRunResult };
@@ -51,6 +52,11 @@ export class FileChanges {
     }
     if (paths.some((rel) => this.isFolderEvent(repo.rootPath, repoId, rel))) {
       this.queue.enqueue(repoId); // a folder came or went: the incremental walk finds exactly what changed
+      return { kind: 'queued' };
+    }
+    if (paths.some(isIgnoreFile)) {
+      // Ignore rules changed: files below come into the index or leave it, though none of them changed.
+      this.queue.enqueue(repoId);
       return { kind: 'queued' };
     }
     const result = await this.indexer.updatePaths(repo, paths, contents);
