@@ -80,6 +80,15 @@ export function computeFacts(graph: ImportGraph, readText: (p: string) => string
   const goModules = [...dependencies.values()].filter((d) => d.ecosystem === 'go' && d.type !== 'local').map((d) => d.name)
     .sort((a, b) => b.length - a.length);
   const goModuleOf = (importPath: string) => goModules.find((m) => importPath === m || importPath.startsWith(`${m}/`)) ?? importPath;
+  // A Ruby `require` names a file; the gem holding it is the declared one whose name, `-` read as `/`, starts the
+  // path (`rack/protection` is rack-protection's, `rack/utils` rack's: the gem naming convention), else the path's
+  // first folder.
+  const gems = [...dependencies.values()].filter((d) => d.ecosystem === 'rubygems' && d.type !== 'local').map((d) => d.name)
+    .sort((a, b) => b.length - a.length);
+  const gemOf = (required: string, first: string) => gems.find((g) => {
+    const asPath = g.replace(/-/g, '/');
+    return required === g || required === asPath || required.startsWith(`${asPath}/`);
+  }) ?? first;
   const importedNames = new Map<string, Set<number>>();
   graph.statements.forEach((statements, from) => {
     for (const s of statements) {
@@ -92,6 +101,7 @@ export function computeFacts(graph: ImportGraph, readText: (p: string) => string
         if (s.packageName.startsWith('node:') || isStandardLibrary(language, s.packageName)) type = 'builtin';
         else if (language !== 'typescript' && language !== 'javascript' && isOwn(language, s.packageName)) type = 'local';
         else if (language === 'go') name = goModuleOf(s.packageName);
+        else if (language === 'ruby') name = gemOf(s.specifier, s.packageName);
       } else if (s.targetPath && !s.specifier.startsWith('.') && !s.specifier.startsWith('/')) {
         name = s.specifier; // a path alias (tsconfig paths, baseUrl) that resolves inside the repository
         type = 'local';
