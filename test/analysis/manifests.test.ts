@@ -19,8 +19,9 @@ test('manifests of each ecosystem give their dependencies and build/test command
     ['package:org.slf4j:slf4j-api@2.0.13', 'dev:junit:junit@4.13.2']);
   assert.deepEqual(deps('src/App.csproj', '<Project><ItemGroup><PackageReference Include="Newtonsoft.Json" Version="13.0.3" /></ItemGroup></Project>'), ['package:Newtonsoft.Json@13.0.3']);
   assert.deepEqual(deps('Gemfile', "source 'https://rubygems.org'\ngem 'rails', '~> 7.1'\ngem \"puma\"\n"), ['package:rails@~> 7.1', 'package:puma@*']);
-  assert.deepEqual(deps('composer.json', '{"require": {"php": ">=8.1", "monolog/monolog": "^3"}, "require-dev": {"phpunit/phpunit": "^10"}}'),
-    ['package:php@>=8.1', 'package:monolog/monolog@^3', 'dev:phpunit/phpunit@^10']);
+  // Composer's platform packages (php, ext-*, lib-*) are requirements of the machine, not packages.
+  assert.deepEqual(deps('composer.json', '{"require": {"php": ">=8.1", "ext-mbstring": "*", "monolog/monolog": "^3"}, "require-dev": {"phpunit/phpunit": "^10", "lib-libxml": "*"}}'),
+    ['package:monolog/monolog@^3', 'dev:phpunit/phpunit@^10']);
   const npm = parseManifest('package.json', '{"name":"x","scripts":{"build":"tsc","build:web":"vite","test":"node --test","lint":"eslint ."},"peerDependencies":{"react":"^18"}}')!;
   assert.deepEqual(npm.commands, { build: ['npm run build', 'npm run build:web'], test: ['npm test'] });
   assert.deepEqual(npm.dependencies.map((d) => `${d.type}:${d.name}`), ['peer:react']);

@@ -101,13 +101,16 @@ const rakeTest = (beside: (name: string) => boolean) => (RAKEFILE.some(beside) ?
 
 type Make = (ecosystem: string, deps: Dep[], extra?: Partial<Manifest>) => Manifest;
 
+const COMPOSER_PLATFORM = /^(php(-64bit|-ipv6|-zts|-debug)?|hhvm|ext-.+|lib-.+|composer(-plugin-api|-runtime-api)?)$/i;
+
 function jsonManifest(base: string, json: Table, m: Make): Manifest {
   const pick = (field: string, type: DependencyType) =>
     Object.entries(table(json[field])).map(([name, v]) => ({ name, version: str(v), type }));
   const npm = base === 'package.json';
   const deps = npm
     ? [...pick('dependencies', 'package'), ...pick('devDependencies', 'dev'), ...pick('peerDependencies', 'peer'), ...pick('optionalDependencies', 'optional')]
-    : [...pick('require', 'package'), ...pick('require-dev', 'dev')];
+    // Composer's platform packages (the PHP version, extensions, system libraries) are requirements, not packages.
+    : [...pick('require', 'package'), ...pick('require-dev', 'dev')].filter((d) => !COMPOSER_PLATFORM.test(d.name));
   const names = Object.keys(table(json.scripts));
   const runner = npm ? 'npm run' : 'composer run';
   // composer `bin`: scripts installed into vendor/bin (package.json `bin` is read by entry-points.ts).

@@ -89,6 +89,7 @@ export function computeFacts(graph: ImportGraph, readText: (p: string) => string
     const asPath = g.replace(/-/g, '/');
     return required === g || required === asPath || required.startsWith(`${asPath}/`);
   }) ?? first;
+  const composerOf = composerPackages([...dependencies.values()].filter((d) => d.ecosystem === 'composer' && d.type !== 'local').map((d) => d.name));
   const importedNames = new Map<string, Set<number>>();
   graph.statements.forEach((statements, from) => {
     for (const s of statements) {
@@ -102,6 +103,7 @@ export function computeFacts(graph: ImportGraph, readText: (p: string) => string
         else if (language !== 'typescript' && language !== 'javascript' && isOwn(language, s.packageName)) type = 'local';
         else if (language === 'go') name = goModuleOf(s.packageName);
         else if (language === 'ruby') name = gemOf(s.specifier, s.packageName);
+        else if (language === 'php') name = composerOf(s.packageName);
       } else if (s.targetPath && !s.specifier.startsWith('.') && !s.specifier.startsWith('/')) {
         name = s.specifier; // a path alias (tsconfig paths, baseUrl) that resolves inside the repository
         type = 'local';
@@ -130,6 +132,24 @@ export function computeFacts(graph: ImportGraph, readText: (p: string) => string
   });
   const js = jsInstalls(manifests, graph.files.map((f) => f.path), readText);
   return { manifests, readme: readmes.length && readmeText !== null ? { path: readmes[0].path, text: readmeText } : null, dependencies, importedNames, js };
+}
+
+/**
+ * The Composer package a PHP namespace belongs to: the declared one its first segments spell, case and `-` aside
+ * (`League\Config\Exception` is league/config's, `Psr\EventDispatcher` psr/event-dispatcher's,
+ * `Symfony\Component\Yaml` symfony/yaml's, `Embed` embed/embed's); else the namespace's first two segments, a
+ * package's usual root (an undeclared `Nette\Schema\Elements` counts as `Nette\Schema`).
+ */
+function composerPackages(declared: string[]): (namespace: string) => string {
+  const squash = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
+  const packages = declared.filter((d) => d.includes('/')).map((d) => ({ name: d, vendor: squash(d.split('/')[0]), project: squash(d.split('/')[1]) }));
+  return (namespace) => {
+    const segments = namespace.split('\\').filter(Boolean);
+    const parts = segments.map(squash);
+    const found = packages.find((p) => parts[0] === p.vendor
+      && (parts[1] === p.project || (parts.length >= 3 && parts[2] === p.project) || (parts.length === 1 && p.project === p.vendor)));
+    return found ? found.name : segments.slice(0, 2).join('\\');
+  };
 }
 
 /** PyPI and Cargo treat `-`, `_` and `.` alike and ignore case. */

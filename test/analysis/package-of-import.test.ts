@@ -1,0 +1,69 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createTestApp, tempDir } from '../helpers/engine';
+import { copyOf, debianPackage } from '../helpers/real-code';
+
+/**
+ * A Ruby `require` names a file, and the gem that holds it is the declared one whose name, `-` read as `/`, starts
+ * the path: sinatra 3.0.5 (Debian, its gemspec beside lib/ as in a checkout) requires 'rack/protection' from the
+ * rack-protection gem it declares. Before, every require counted under its first folder: rack-protection was
+ * imported by no file and rack by the file that uses rack-protection.
+ */
+test('blueprint dependencies: a require belongs to the declared gem its path spells (sinatra)', async () => {
+  const gems = path.join(debianPackage('ruby-sinatra', '3.0.5-3+deb12u1'), 'usr/share/rubygems-integration/all');
+  const root = copyOf(path.join(gems, 'gems/sinatra-3.0.5'), 'loupe-sinatra-');
+  fs.copyFileSync(path.join(gems, 'specifications/sinatra-3.0.5.gemspec'), path.join(root, 'sinatra.gemspec'));
+  const t = await createTestApp();
+  try {
+    const res = await t.call('POST', '/v2/repos/index/new', { url: root });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    await t.engine.queue.idle();
+    const bp = await t.call('GET', `/v2/repos/${res.body.data.repo.repo_id}/blueprint`);
+    assert.equal(bp.status, 200, JSON.stringify(bp.body));
+    const deps = Object.fromEntries(bp.body.data.dependencies.map((d: { name: string; files: number }) => [d.name, d.files]));
+    assert.equal(deps['rack-protection'], 1, JSON.stringify(deps)); // lib/sinatra/base.rb
+    assert.equal(deps.rack, 2, JSON.stringify(deps)); // base.rb (rack), show_exceptions.rb (rack/show_exceptions)
+    assert.equal(deps.mustermann, 1, JSON.stringify(deps)); // base.rb: mustermann, mustermann/sinatra, mustermann/regular
+  } finally {
+    await t.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+/**
+ * PHP names a namespace; the Composer package is the declared one the namespace's first segments spell. league/commonmark
+ * 2.3.9 (Debian's copy under src/, with upstream's composer.json requirements): before, league/config was "imported by
+ * 0 files" beside an undeclared `League\Config` (40 files) and `League\Config\Exception` (3), and `php` and
+ * `ext-mbstring` were listed as packages.
+ */
+test('blueprint dependencies: a PHP namespace belongs to the declared Composer package it spells (commonmark)', async () => {
+  const root = tempDir('loupe-php-');
+  fs.cpSync(path.join(debianPackage('php-league-commonmark', '2.3.9-1+deb12u1'), 'usr/share/php/League/CommonMark'), path.join(root, 'src'), { recursive: true });
+  fs.rmSync(path.join(root, 'src/autoload.php'));
+  fs.writeFileSync(path.join(root, 'composer.json'), JSON.stringify({
+    name: 'league/commonmark',
+    require: { php: '^7.4 || ^8.0', 'ext-mbstring': '*', 'league/config': '^1.1.1', 'psr/event-dispatcher': '^1.0', 'symfony/deprecation-contracts': '^2.1 || ^3.0', 'symfony/polyfill-php80': '^1.16' },
+    'require-dev': { 'ext-json': '*', 'embed/embed': '^4.4', 'phpunit/phpunit': '^9.5.21', 'symfony/yaml': '^2.3 | ^3.0 | ^4.0 | ^5.0 | ^6.0' },
+    autoload: { 'psr-4': { 'League\\CommonMark\\': 'src' } },
+  }, null, 2));
+  const t = await createTestApp();
+  try {
+    const res = await t.call('POST', '/v2/repos/index/new', { url: root });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    await t.engine.queue.idle();
+    const bp = await t.call('GET', `/v2/repos/${res.body.data.repo.repo_id}/blueprint`);
+    const deps = Object.fromEntries(bp.body.data.dependencies.map((d: { name: string; files: number }) => [d.name, d.files]));
+    assert.ok(deps['league/config'] >= 40, JSON.stringify(deps));
+    assert.equal(deps['psr/event-dispatcher'], 3, JSON.stringify(deps));
+    assert.equal(deps['symfony/yaml'], 1, JSON.stringify(deps)); // Symfony\Component\Yaml
+    assert.equal(deps['embed/embed'], 1, JSON.stringify(deps)); // namespace Embed
+    // Used but undeclared (league/config's own requirement), under its root namespace.
+    assert.equal(deps['Nette\\Schema'], 14, JSON.stringify(deps));
+    for (const gone of ['League\\Config', 'League\\Config\\Exception', 'Psr\\EventDispatcher', 'php', 'ext-mbstring', 'ext-json']) assert.equal(deps[gone], undefined, gone);
+  } finally {
+    await t.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
