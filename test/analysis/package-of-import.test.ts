@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createTestApp, tempDir } from '../helpers/engine';
-import { copyOf, debianPackage } from '../helpers/real-code';
+import { copyOf, debianPackage, within } from '../helpers/real-code';
 
 /**
  * A Ruby `require` names a file, and the gem that holds it is the declared one whose name, `-` read as `/`, starts
@@ -62,6 +62,62 @@ test('blueprint dependencies: a PHP namespace belongs to the declared Composer p
     // Used but undeclared (league/config's own requirement), under its root namespace.
     assert.equal(deps['Nette\\Schema'], 14, JSON.stringify(deps));
     for (const gone of ['League\\Config', 'League\\Config\\Exception', 'Psr\\EventDispatcher', 'php', 'ext-mbstring', 'ext-json']) assert.equal(deps[gone], undefined, gone);
+  } finally {
+    await t.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+/**
+ * Python imports a module; the distribution is the declared one whose normalized name is the module's, or that
+ * module behind a `python-` prefix. flask 2.2.2 (Debian's copy under src/, with upstream's pyproject.toml
+ * dependencies): before, Werkzeug, Jinja2 and importlib-metadata were "imported by 0 files" beside undeclared
+ * `werkzeug` (14 files), `jinja2` and `importlib_metadata`, and python-dotenv beside `dotenv`.
+ */
+test('blueprint dependencies: a Python module belongs to the declared distribution it names (flask)', async () => {
+  const root = tempDir('loupe-py-');
+  fs.cpSync(path.join(debianPackage('python3-flask', '2.2.2-3'), 'usr/lib/python3/dist-packages/flask'), path.join(root, 'src/flask'), { recursive: true });
+  fs.writeFileSync(path.join(root, 'pyproject.toml'), [
+    '[project]', 'name = "Flask"', 'dependencies = [',
+    '    "Werkzeug>=2.2.2",', '    "Jinja2>=3.0",', '    "itsdangerous>=2.0",', '    "click>=8.0",', '    "importlib-metadata>=3.6.0; python_version < \'3.10\'",', ']',
+    '', '[project.optional-dependencies]', 'async = ["asgiref>=3.2"]', 'dotenv = ["python-dotenv"]', '',
+  ].join('\n'));
+  const t = await createTestApp();
+  try {
+    const res = await t.call('POST', '/v2/repos/index/new', { url: root });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    await t.engine.queue.idle();
+    const bp = await t.call('GET', `/v2/repos/${res.body.data.repo.repo_id}/blueprint`);
+    const deps = Object.fromEntries(bp.body.data.dependencies.map((d: { name: string; files: number; version: string | null }) => [d.name, [d.files, d.version]]));
+    assert.deepEqual(deps.Werkzeug, [14, '>=2.2.2'], JSON.stringify(deps));
+    assert.deepEqual(deps.Jinja2, [3, '>=3.0'], JSON.stringify(deps));
+    assert.deepEqual(deps['importlib-metadata'], [1, '>=3.6.0'], JSON.stringify(deps));
+    assert.equal(deps['python-dotenv'][0], 1, JSON.stringify(deps));
+    for (const gone of ['werkzeug', 'jinja2', 'importlib_metadata', 'dotenv']) assert.equal(deps[gone], undefined, gone);
+    // Used, undeclared (Werkzeug's and Jinja2's own requirements): under the module's name.
+    assert.equal(deps.markupsafe[0], 2, JSON.stringify(deps));
+  } finally {
+    await t.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+/**
+ * Cargo gives rustc only the crates a Cargo.toml declares: tokio 1.24.2 (Debian) `use State::*` (a local enum's
+ * variants), `use imp::…` (a module chosen by cfg) and `use TryCurrentErrorKind::*` named items in scope, listed
+ * before as the dependencies `State`, `imp`, `TryCurrentErrorKind`, `chan`, `sealed`… beside the declared crates.
+ */
+test('blueprint dependencies: a Rust path names a dependency only when Cargo.toml declares it (tokio)', async () => {
+  const root = copyOf(within(debianPackage('librust-tokio-dev', '1.24.2-1'), 'usr/share/cargo/registry/tokio-*'), 'loupe-rust-');
+  const t = await createTestApp();
+  try {
+    const res = await t.call('POST', '/v2/repos/index/new', { url: root });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    await t.engine.queue.idle();
+    const bp = await t.call('GET', `/v2/repos/${res.body.data.repo.repo_id}/blueprint`);
+    const deps = bp.body.data.dependencies as { name: string; version: string | null; files: number }[];
+    assert.deepEqual(deps.filter((d) => d.version === null).map((d) => d.name), [], 'every dependency is a declared crate');
+    assert.ok(deps.find((d) => d.name === 'pin-project-lite')!.files >= 30, JSON.stringify(deps));
   } finally {
     await t.close();
     fs.rmSync(root, { recursive: true, force: true });

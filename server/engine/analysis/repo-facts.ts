@@ -89,6 +89,8 @@ export function computeFacts(graph: ImportGraph, readText: (p: string) => string
     const asPath = g.replace(/-/g, '/');
     return required === g || required === asPath || required.startsWith(`${asPath}/`);
   }) ?? first;
+  const hasCargoToml = manifests.some((m) => m.ecosystem === 'cargo');
+  const distributionOf = distributions([...dependencies.values()].filter((d) => (d.ecosystem === 'pypi' || d.ecosystem === 'cargo') && d.type !== 'local').map((d) => d.name));
   const composerOf = composerPackages([...dependencies.values()].filter((d) => d.ecosystem === 'composer' && d.type !== 'local').map((d) => d.name));
   const importedNames = new Map<string, Set<number>>();
   graph.statements.forEach((statements, from) => {
@@ -104,6 +106,10 @@ export function computeFacts(graph: ImportGraph, readText: (p: string) => string
         else if (language === 'go') name = goModuleOf(s.packageName);
         else if (language === 'ruby') name = gemOf(s.specifier, s.packageName);
         else if (language === 'php') name = composerOf(s.packageName);
+        else if (language === 'python') name = distributionOf(s.packageName) ?? s.packageName;
+        // Cargo gives rustc only the crates a Cargo.toml declares (and the sysroot's): a first segment that names
+        // none is an item in scope (`use State::*` of a local enum, a `mod imp` picked by cfg), not a dependency.
+        else if (language === 'rust') name = distributionOf(s.packageName) ?? (hasCargoToml ? null : s.packageName);
       } else if (s.targetPath && !s.specifier.startsWith('.') && !s.specifier.startsWith('/')) {
         name = s.specifier; // a path alias (tsconfig paths, baseUrl) that resolves inside the repository
         type = 'local';
@@ -149,6 +155,31 @@ function composerPackages(declared: string[]): (namespace: string) => string {
     const found = packages.find((p) => parts[0] === p.vendor
       && (parts[1] === p.project || (parts.length >= 3 && parts[2] === p.project) || (parts.length === 1 && p.project === p.vendor)));
     return found ? found.name : segments.slice(0, 2).join('\\');
+  };
+}
+
+/** Python modules whose distribution's name says another word (`import PIL` is Pillow's). */
+const MODULE_DISTRIBUTIONS: Record<string, string[]> = {
+  pil: ['pillow'], sklearn: ['scikit-learn'], skimage: ['scikit-image'], bs4: ['beautifulsoup4'], attr: ['attrs'],
+  cv2: ['opencv-python', 'opencv-python-headless', 'opencv-contrib-python'], mysqldb: ['mysqlclient'], git: ['gitpython'],
+  dns: ['dnspython'], gi: ['pygobject'], crypto: ['pycryptodome'], psycopg2: ['psycopg2-binary'], yaml: ['pyyaml'],
+};
+
+/**
+ * The declared PyPI or Cargo distribution an imported module belongs to: the one whose name, normalized, is the
+ * module's (`import werkzeug` is Werkzeug's, `importlib_metadata` importlib-metadata's, `regex_syntax` the
+ * regex-syntax crate's), or that module behind a `python-`/`py` prefix (`dotenv` is python-dotenv's, `jwt` PyJWT's),
+ * or a known other name (`PIL` is Pillow's); else null.
+ */
+function distributions(declared: string[]): (module: string) => string | null {
+  const byName = new Map(declared.map((d) => [normalizeName(d), d]));
+  return (module) => {
+    const n = normalizeName(module);
+    for (const candidate of [n, `python-${n}`, `py${n}`, `py-${n}`, ...(MODULE_DISTRIBUTIONS[n] ?? [])]) {
+      const found = byName.get(candidate);
+      if (found) return found;
+    }
+    return null;
   };
 }
 
