@@ -83,9 +83,14 @@ export function findUsages(relPath: string, text: string, specifiers: Set<string
       let site: ts.Node = node;
       let importedName = binding.importedName;
       const access = ts.isPropertyAccessExpression(node.parent) && node.parent.expression === node ? node.parent : null;
+      // `ns.Type` in a type (`let x: core.Blocked`, `typeof ns.value`) is a qualified name, not a property access.
+      const qualified = ts.isQualifiedName(node.parent) && node.parent.left === node ? node.parent : null;
       if (importedName === '*' && access) {
         site = access;
         importedName = access.name.text;
+      } else if (importedName === '*' && qualified) {
+        site = qualified;
+        importedName = qualified.right.text;
       }
       const usage: Usage = { specifier: binding.specifier, importedName, line: lineOf(site), kind: usageKind(site), enclosing: enclosingName(site) };
       if (importedName === 'default' && access) {

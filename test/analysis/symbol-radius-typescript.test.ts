@@ -1,0 +1,47 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createTestApp, tempDir, type TestApp } from '../helpers/engine';
+import { npmPackage } from '../helpers/real-code';
+
+// The blast radius of one TypeScript symbol (`file#Name`) on packages that ship their sources, checked
+// against the TypeScript compiler: each expected list is the files where the LanguageService's
+// findReferences finds the symbol (imports and re-exports left out), the declaring file excepted.
+
+async function indexed(t: TestApp, folder: string): Promise<string> {
+  const res = await t.call('POST', '/v2/repos/index/new', { url: folder });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  await t.engine.queue.idle();
+  return res.body.data.repo.repo_id;
+}
+
+type Target = { found: boolean; dependents?: { file_path: string; depth: number }[] };
+
+async function direct(t: TestApp, repo: string, file: string): Promise<string[]> {
+  const res = await t.call('POST', `/v2/repos/${repo}/radius`, { file, include: ['dependents'] });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const target: Target = res.body.data.targets[0];
+  assert.equal(target.found, true);
+  return (target.dependents ?? []).filter((d) => d.depth === 1).map((d) => d.file_path).sort();
+}
+
+/** The package's files that show the case (its paths kept), indexed on their own: seconds, not a whole package. */
+async function withFiles(pkg: string, files: string[], run: (t: TestApp, repo: string) => Promise<void>): Promise<void> {
+  const folder = tempDir('loupe-ts-');
+  const t = await createTestApp();
+  try {
+    for (const f of files) fs.cpSync(path.join(npmPackage(pkg), 'src', f), path.join(folder, f));
+    await run(t, await indexed(t, folder));
+  } finally {
+    await t.close();
+    fs.rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+test('a type read through a namespace import (`core.Blocked` in a type) is a use (effect 3.12.0)', async () => {
+  // fiberRuntime.ts: `import * as core from "./core.js"` … `new Array<core.Blocked>()`.
+  await withFiles('effect@3.12.0', ['internal/core.ts', 'internal/fiberRuntime.ts'], async (t, repo) => {
+    assert.deepEqual(await direct(t, repo, 'internal/core.ts#Blocked'), ['internal/fiberRuntime.ts']);
+  });
+});
