@@ -45,3 +45,23 @@ test('a type read through a namespace import (`core.Blocked` in a type) is a use
     assert.deepEqual(await direct(t, repo, 'internal/core.ts#Blocked'), ['internal/fiberRuntime.ts']);
   });
 });
+
+test('a name a barrel renames (`export { callProcedure as callTRPCProcedure }`) is used under the new name (@trpc/server 11.0.0)', async () => {
+  // adapters/ws.ts imports callTRPCProcedure from '../@trpc/server', which renames router.ts's callProcedure.
+  // The chain: ws.ts → @trpc/server/index.ts (the rename) → unstable-core-do-not-import.ts (`export *`) → router.ts.
+  const files = ['adapters/ws.ts', '@trpc/server/index.ts', 'unstable-core-do-not-import.ts', 'unstable-core-do-not-import/router.ts'];
+  await withFiles('@trpc/server@11.0.0', files, async (t, repo) => {
+    assert.deepEqual(await direct(t, repo, 'unstable-core-do-not-import/router.ts#callProcedure'), ['adapters/ws.ts']);
+  });
+});
+
+test('a barrel\'s namespace object passed whole is not a use of each symbol behind it (rxjs 7.8.1)', async () => {
+  // internal/umd.ts: `import * as _operators from '../operators/index'; export const operators = _operators`.
+  // take.ts has one export, which stood for that whole namespace object before.
+  const users = ['internal/operators/delayWhen.ts', 'internal/operators/elementAt.ts', 'internal/operators/first.ts'];
+  const files = ['internal/umd.ts', 'operators/index.ts', 'internal/operators/take.ts', 'internal/operators/debounce.ts', ...users];
+  await withFiles('rxjs@7.8.1', files, async (t, repo) => {
+    assert.deepEqual(await direct(t, repo, 'internal/operators/take.ts#take'), users);
+    assert.deepEqual(await direct(t, repo, 'internal/operators/debounce.ts#debounce'), []);
+  });
+});

@@ -14,6 +14,8 @@ export interface Usage {
   enclosing: string | null;
   /** For a default import used as `x.name`: `name` (a default-exported object's member, or a static). */
   member?: string;
+  /** For a re-export under another name (`export { a as b } from`, `export * as b from`): `b`. */
+  exportedAs?: string;
 }
 
 const SCRIPT = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/i;
@@ -51,9 +53,15 @@ export function findUsages(relPath: string, text: string, specifiers: Set<string
       bind(node.name, node.moduleReference.expression.text, '*');
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier) && specifiers.has(node.moduleSpecifier.text)) {
       const spec = node.moduleSpecifier.text;
-      const names = node.exportClause && ts.isNamedExports(node.exportClause)
-        ? node.exportClause.elements.map((el) => (el.propertyName ?? el.name).text) : ['*'];
-      for (const name of names) usages.push({ specifier: spec, importedName: name, line: lineOf(node), kind: 'reexport', enclosing: null });
+      const clause = node.exportClause;
+      const names: { name: string; as?: string }[] = clause && ts.isNamedExports(clause)
+        ? clause.elements.map((el) => (el.propertyName ? { name: el.propertyName.text, as: el.name.text } : { name: el.name.text }))
+        : [clause ? { name: '*', as: clause.name.text } : { name: '*' }];
+      for (const { name, as } of names) {
+        const usage: Usage = { specifier: spec, importedName: name, line: lineOf(node), kind: 'reexport', enclosing: null };
+        if (as !== undefined && as !== name) usage.exportedAs = as;
+        usages.push(usage);
+      }
     } else if (isRequireOf(node, specifiers)) {
       const spec = ((node as ts.CallExpression).arguments[0] as ts.StringLiteralLike).text;
       const parent = node.parent;
