@@ -37,6 +37,8 @@ export class ModuleResolver {
   private readonly configs = new Map<string, ResolutionConfig>();
   /** Configs whose options resolve alike share one entry (payload: 177 tsconfig.json files, 39 alike). */
   private readonly alike = new Map<string, ResolutionConfig>();
+  /** Each config as it resolves a subpath import (`#name`) when its own resolution ignores package.json `imports`. */
+  private readonly subpathConfigs = new Map<ResolutionConfig, ResolutionConfig>();
   /** Bases that tsconfig.json files extend, read once (`extends`). */
   private readonly extended = new Map<string, ts.ExtendedConfigCacheEntry>();
   private readonly configForDir = new Map<string, string>();
@@ -119,6 +121,7 @@ export class ModuleResolver {
     this.listings.clear();
     this.configs.clear();
     this.alike.clear();
+    this.subpathConfigs.clear();
     this.extended.clear();
     this.configForDir.clear();
     this.answers.clear();
@@ -134,17 +137,36 @@ export class ModuleResolver {
       return { targetPath: null, packageName: specifier.startsWith('node:') ? specifier : `node:${specifier}` };
     }
     const dir = path.dirname(containing);
-    const config = this.configFor(dir);
+    let config = this.configFor(dir);
+    let mode: ts.ResolutionMode;
+    if (specifier.startsWith('#') && !readsImportsField(config.options)) {
+      // A subpath import (package.json `imports`) resolves as Node does, whatever the config: its default
+      // resolution (node10) ignores the field and left chalk's `#ansi-styles` an unknown package.
+      config = this.subpathImportsConfig(config);
+      mode = ts.getImpliedNodeFormatForFile(containing, config.cache.getPackageJsonInfoCache(), this.host, config.options);
+    }
     const key = this.answerKey(config, dir, specifier, bare);
-    const known = key === null ? undefined : this.answers.get(key);
+    const modeKey = key === null || mode === undefined ? key : `${key}\0${mode}`;
+    const known = modeKey === null ? undefined : this.answers.get(modeKey);
     if (known) return known;
-    const answer = this.resolveWithCompiler(containing, specifier, bare, config);
-    if (key !== null) this.answers.set(key, answer);
+    const answer = this.resolveWithCompiler(containing, specifier, bare, config, mode);
+    if (modeKey !== null) this.answers.set(modeKey, answer);
     return answer;
   }
 
-  private resolveWithCompiler(containing: string, specifier: string, bare: boolean, config: ResolutionConfig): Resolution {
-    const resolution = ts.resolveModuleName(specifier, containing, config.options, this.host, config.cache);
+  /** The config as node16 resolution reads it (package.json `imports` and `exports` honoured), one per config. */
+  private subpathImportsConfig(config: ResolutionConfig): ResolutionConfig {
+    let entry = this.subpathConfigs.get(config);
+    if (!entry) {
+      const options: ts.CompilerOptions = { ...config.options, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext };
+      entry = { id: `${config.id}#`, options, cache: ts.createModuleResolutionCache(this.root, (s) => s, options) };
+      this.subpathConfigs.set(config, entry);
+    }
+    return entry;
+  }
+
+  private resolveWithCompiler(containing: string, specifier: string, bare: boolean, config: ResolutionConfig, mode?: ts.ResolutionMode): Resolution {
+    const resolution = ts.resolveModuleName(specifier, containing, config.options, this.host, config.cache, undefined, mode);
     forgetLookups(resolution);
     const result = resolution.resolvedModule;
     if (result) {
@@ -156,7 +178,8 @@ export class ModuleResolver {
         return { targetPath: rel.split(path.sep).join('/'), packageName: null };
       }
     }
-    if (bare) return { targetPath: null, packageName: packageNameOf(specifier) };
+    // `#name` is the package's own subpath import, never another package's name.
+    if (bare && !specifier.startsWith('#')) return { targetPath: null, packageName: packageNameOf(specifier) };
     return { targetPath: null, packageName: null };
   }
 
@@ -257,6 +280,12 @@ export class ModuleResolver {
     }, path.dirname(file), undefined, file, undefined, undefined, this.extended);
     return parsed.options;
   }
+}
+
+/** Whether a resolution reads package.json `imports` (node16, nodenext, bundler); node10 and classic do not. */
+function readsImportsField(options: ts.CompilerOptions): boolean {
+  const kind = options.moduleResolution;
+  return kind === ts.ModuleResolutionKind.Node16 || kind === ts.ModuleResolutionKind.NodeNext || kind === ts.ModuleResolutionKind.Bundler;
 }
 
 interface ResolutionConfig {
