@@ -7,9 +7,10 @@ import { analyzeScript } from '../../server/engine/indexer/parse-typescript';
 import { npmPackage } from '../helpers/real-code';
 import { tempDir } from '../helpers/engine';
 
-// Subpath imports (package.json `imports`, `#name`) resolve as Node resolves them even where no tsconfig.json
-// chooses a resolution that reads the field: the default (node10) ignores it, and chalk's own imports of its
-// vendored modules were dropped as two unknown packages named `#ansi-styles` and `#supports-color`.
+// Subpath imports (package.json `imports`, `#name`) and a package's imports of itself by name (through its
+// `exports`) resolve as Node resolves them even where no tsconfig.json chooses a resolution that reads those
+// fields: the default (node10) ignores them, and chalk's own imports of its vendored modules were dropped as two
+// unknown packages named `#ansi-styles` and `#supports-color`, zod's tests' `zod/v4` as the package zod.
 
 test('chalk 5.3.0 reaches its vendored modules through `#ansi-styles` and `#supports-color` (the node condition)', () => {
   const root = npmPackage('chalk@5.3.0');
@@ -32,4 +33,14 @@ test('a subpath import follows the importing file\'s module format: `import` in 
   assert.equal(resolver.resolve('b.cjs', '#dep').targetPath, 'cjs.js');
   // An import the map does not name is nobody's package.
   assert.deepEqual(resolver.resolve('a.mjs', '#missing'), { targetPath: null, packageName: null });
+});
+
+test('zod 4.1.12\'s own tests import zod by name: the package itself, through its exports (types first)', () => {
+  const root = npmPackage('zod@4.1.12');
+  const resolver = new ModuleResolver(root);
+  // What the compiler answers with moduleResolution nodenext; the `@zod/source` condition is zod's tsconfig's, not shipped.
+  assert.deepEqual(resolver.resolve('src/v4/classic/tests/union.test.ts', 'zod/v4'), { targetPath: 'v4/index.d.cts', packageName: null });
+  assert.deepEqual(resolver.resolve('src/v4/classic/tests/union.test.ts', 'zod'), { targetPath: 'index.d.cts', packageName: null });
+  // Another package is still a package.
+  assert.deepEqual(resolver.resolve('src/v4/classic/tests/union.test.ts', 'vitest'), { targetPath: null, packageName: 'vitest' });
 });

@@ -49,6 +49,8 @@ export class ModuleResolver {
   private readonly answers = new Map<string, Resolution>();
   private readonly modulesScopes = new Map<string, string>();
   private readonly packageScopes = new Map<string, string>();
+  /** Each package.json folder's package name when the package has `exports` (it may import itself by name), else null. */
+  private readonly exportingPackages = new Map<string, string | null>();
   private readonly host: ts.ModuleResolutionHost;
   private workspaces: Workspace[] | null = null;
 
@@ -127,6 +129,7 @@ export class ModuleResolver {
     this.answers.clear();
     this.modulesScopes.clear();
     this.packageScopes.clear();
+    this.exportingPackages.clear();
     this.workspaces = null;
   }
 
@@ -137,14 +140,22 @@ export class ModuleResolver {
       return { targetPath: null, packageName: specifier.startsWith('node:') ? specifier : `node:${specifier}` };
     }
     const dir = path.dirname(containing);
-    let config = this.configFor(dir);
-    let mode: ts.ResolutionMode;
-    if (specifier.startsWith('#') && !readsImportsField(config.options)) {
-      // A subpath import (package.json `imports`) resolves as Node does, whatever the config: its default
-      // resolution (node10) ignores the field and left chalk's `#ansi-styles` an unknown package.
-      config = this.subpathImportsConfig(config);
-      mode = ts.getImpliedNodeFormatForFile(containing, config.cache.getPackageJsonInfoCache(), this.host, config.options);
+    const config = this.configFor(dir);
+    if (bare && !readsImportsField(config.options) && (specifier.startsWith('#') || this.isSelfReference(dir, specifier))) {
+      // A subpath import (package.json `imports`) and a package's import of itself by name (through its
+      // `exports`) resolve as Node does, whatever the config: its default resolution (node10) ignores both
+      // fields, and left chalk's `#ansi-styles` and zod's own tests' `zod/v4` unknown packages. Where that
+      // finds nothing in the repository (exports naming a build not made), the config's own answer stands.
+      const node = this.subpathImportsConfig(config);
+      const mode = ts.getImpliedNodeFormatForFile(containing, node.cache.getPackageJsonInfoCache(), this.host, node.options);
+      const answer = this.answer(containing, dir, specifier, node, mode);
+      if (answer.targetPath !== null) return answer;
     }
+    return this.answer(containing, dir, specifier, config, undefined);
+  }
+
+  private answer(containing: string, dir: string, specifier: string, config: ResolutionConfig, mode: ts.ResolutionMode): Resolution {
+    const bare = !isRelative(specifier);
     const key = this.answerKey(config, dir, specifier, bare);
     const modeKey = key === null || mode === undefined ? key : `${key}\0${mode}`;
     const known = modeKey === null ? undefined : this.answers.get(modeKey);
@@ -152,6 +163,24 @@ export class ModuleResolver {
     const answer = this.resolveWithCompiler(containing, specifier, bare, config, mode);
     if (modeKey !== null) this.answers.set(modeKey, answer);
     return answer;
+  }
+
+  /** Whether a bare specifier names the package that holds `dir` (its nearest package.json, which has `exports`). */
+  private isSelfReference(dir: string, specifier: string): boolean {
+    const scope = this.nearest(this.packageScopes, dir, (d) => this.host.fileExists(path.join(d, 'package.json')));
+    if (!scope) return false;
+    let name = this.exportingPackages.get(scope);
+    if (name === undefined) {
+      name = null;
+      try {
+        const json = JSON.parse(this.host.readFile(path.join(scope, 'package.json')) ?? '{}') as { name?: unknown; exports?: unknown };
+        if (typeof json.name === 'string' && json.exports !== undefined && json.exports !== null) name = json.name;
+      } catch {
+        // not JSON: no name to refer to
+      }
+      this.exportingPackages.set(scope, name);
+    }
+    return name !== null && packageNameOf(specifier) === name;
   }
 
   /** The config as node16 resolution reads it (package.json `imports` and `exports` honoured), one per config. */
