@@ -65,3 +65,12 @@ test('a barrel\'s namespace object passed whole is not a use of each symbol behi
     assert.deepEqual(await direct(t, repo, 'internal/operators/debounce.ts#debounce'), []);
   });
 });
+
+test('a namespace a barrel exports under a name (`export * as util`) is used through its members (zod 4.1.12)', async () => {
+  // classic/schemas.ts: `import { util } from "../core/index.js"` … `pick<M extends util.Mask<keyof Shape>>`;
+  // core/index.ts: `export * as util from "./util.js"`.
+  const files = ['v4/core/util.ts', 'v4/core/index.ts', 'v4/classic/schemas.ts', 'v4/mini/schemas.ts'];
+  await withFiles('zod@4.1.12', files, async (t, repo) => {
+    assert.deepEqual(await direct(t, repo, 'v4/core/util.ts#Mask'), ['v4/classic/schemas.ts', 'v4/mini/schemas.ts']);
+  });
+});

@@ -12,8 +12,13 @@ export interface Usage {
   kind: UsageKind;
   /** The function, method or class the use sits in (`Class.method`), or null at module level. */
   enclosing: string | null;
-  /** For a default import used as `x.name`: `name` (a default-exported object's member, or a static). */
+  /**
+   * For an import used as `x.name`: `name` (a default-exported object's member, a static, or a member of a
+   * namespace a barrel exports under a name).
+   */
   member?: string;
+  /** How `x.name` is used, for a named import (`kind` is how `x` itself is). */
+  memberKind?: UsageKind;
   /** For a re-export under another name (`export { a as b } from`, `export * as b from`): `b`. */
   exportedAs?: string;
 }
@@ -104,6 +109,11 @@ export function findUsages(relPath: string, text: string, specifiers: Set<string
       if (importedName === 'default' && access) {
         usage.member = access.name.text;
         usage.kind = usageKind(access) === 'call' ? 'call' : usage.kind;
+      } else if (importedName !== '*' && (access ?? qualified)) {
+        // `util.Mask` where `util` is a name a barrel gives a namespace (`export * as util from './util'`).
+        const member = access ?? qualified!;
+        usage.member = ts.isPropertyAccessExpression(member) ? member.name.text : member.right.text;
+        usage.memberKind = usageKind(member);
       }
       usages.push(usage);
     }

@@ -115,6 +115,8 @@ function barrelRenames(graph: ImportGraph, index: number, targetPaths: Map<strin
     const via = leadsTo(user, usage.specifier);
     if (via === undefined) return usage;
     const name = ownName(via, usage.importedName, new Set());
+    // A namespace of the target under a name (`export * as util from './util'`): `util.Mask` uses Mask.
+    if (name === '*' && usage.member) return { ...usage, importedName: usage.member, kind: usage.memberKind ?? usage.kind };
     return name === usage.importedName ? usage : { ...usage, importedName: name };
   };
 }
