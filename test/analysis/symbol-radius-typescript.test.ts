@@ -74,3 +74,12 @@ test('a namespace a barrel exports under a name (`export * as util`) is used thr
     assert.deepEqual(await direct(t, repo, 'v4/core/util.ts#Mask'), ['v4/classic/schemas.ts', 'v4/mini/schemas.ts']);
   });
 });
+
+test('a namespace import a barrel exports again (`import * as z …; export { z }`) is used through its members (zod 4.1.12)', async () => {
+  // index.ts: `import * as z from "./v4/classic/external.js"; export { z }`; external.ts: `export * from "./schemas.js"`;
+  // the locale test: `import { z } from "../../../../index.js"` … `z.string().min(5)`.
+  const files = ['index.ts', 'v4/classic/external.ts', 'v4/classic/schemas.ts', 'v4/core/tests/locales/es.test.ts'];
+  await withFiles('zod@4.1.12', files, async (t, repo) => {
+    assert.deepEqual(await direct(t, repo, 'v4/classic/schemas.ts#string'), ['v4/core/tests/locales/es.test.ts']);
+  });
+});

@@ -91,6 +91,16 @@ export function findUsages(relPath: string, text: string, specifiers: Set<string
   if (bindings.size === 0) return usages;
 
   const visit = (node: ts.Node): void => {
+    // `import * as z from './external'; export { z }` (zod's index.ts): the file re-exports what it imported.
+    if (ts.isExportDeclaration(node) && !node.moduleSpecifier && node.exportClause && ts.isNamedExports(node.exportClause)) {
+      for (const el of node.exportClause.elements) {
+        const binding = bindings.get((el.propertyName ?? el.name).text);
+        if (!binding) continue;
+        const usage: Usage = { specifier: binding.specifier, importedName: binding.importedName, line: lineOf(node), kind: 'reexport', enclosing: null };
+        if (el.name.text !== binding.importedName) usage.exportedAs = el.name.text;
+        usages.push(usage);
+      }
+    }
     if (ts.isIdentifier(node) && !declarationNames.has(node) && bindings.has(node.text) && isReference(node)) {
       const binding = bindings.get(node.text)!;
       let site: ts.Node = node;
