@@ -12,8 +12,15 @@ export interface Usage {
   kind: UsageKind;
   /** The function, method or class the use sits in (`Class.method`), or null at module level. */
   enclosing: string | null;
-  /** For a default import used as `x.name`: `name` (a default-exported object's member, or a static). */
+  /**
+   * For an import used as `x.name`: `name` (a default-exported object's member, a static, or a member of a
+   * namespace a barrel exports under a name).
+   */
   member?: string;
+  /** How `x.name` is used, for a named import (`kind` is how `x` itself is). */
+  memberKind?: UsageKind;
+  /** For a re-export under another name (`export { a as b } from`, `export * as b from`): `b`. */
+  exportedAs?: string;
 }
 
 const SCRIPT = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/i;
@@ -51,9 +58,15 @@ export function findUsages(relPath: string, text: string, specifiers: Set<string
       bind(node.name, node.moduleReference.expression.text, '*');
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier) && specifiers.has(node.moduleSpecifier.text)) {
       const spec = node.moduleSpecifier.text;
-      const names = node.exportClause && ts.isNamedExports(node.exportClause)
-        ? node.exportClause.elements.map((el) => (el.propertyName ?? el.name).text) : ['*'];
-      for (const name of names) usages.push({ specifier: spec, importedName: name, line: lineOf(node), kind: 'reexport', enclosing: null });
+      const clause = node.exportClause;
+      const names: { name: string; as?: string }[] = clause && ts.isNamedExports(clause)
+        ? clause.elements.map((el) => (el.propertyName ? { name: el.propertyName.text, as: el.name.text } : { name: el.name.text }))
+        : [clause ? { name: '*', as: clause.name.text } : { name: '*' }];
+      for (const { name, as } of names) {
+        const usage: Usage = { specifier: spec, importedName: name, line: lineOf(node), kind: 'reexport', enclosing: null };
+        if (as !== undefined && as !== name) usage.exportedAs = as;
+        usages.push(usage);
+      }
     } else if (isRequireOf(node, specifiers)) {
       const spec = ((node as ts.CallExpression).arguments[0] as ts.StringLiteralLike).text;
       const parent = node.parent;
@@ -78,19 +91,39 @@ export function findUsages(relPath: string, text: string, specifiers: Set<string
   if (bindings.size === 0) return usages;
 
   const visit = (node: ts.Node): void => {
+    // `import * as z from './external'; export { z }` (zod's index.ts): the file re-exports what it imported.
+    if (ts.isExportDeclaration(node) && !node.moduleSpecifier && node.exportClause && ts.isNamedExports(node.exportClause)) {
+      for (const el of node.exportClause.elements) {
+        const binding = bindings.get((el.propertyName ?? el.name).text);
+        if (!binding) continue;
+        const usage: Usage = { specifier: binding.specifier, importedName: binding.importedName, line: lineOf(node), kind: 'reexport', enclosing: null };
+        if (el.name.text !== binding.importedName) usage.exportedAs = el.name.text;
+        usages.push(usage);
+      }
+    }
     if (ts.isIdentifier(node) && !declarationNames.has(node) && bindings.has(node.text) && isReference(node)) {
       const binding = bindings.get(node.text)!;
       let site: ts.Node = node;
       let importedName = binding.importedName;
       const access = ts.isPropertyAccessExpression(node.parent) && node.parent.expression === node ? node.parent : null;
+      // `ns.Type` in a type (`let x: core.Blocked`, `typeof ns.value`) is a qualified name, not a property access.
+      const qualified = ts.isQualifiedName(node.parent) && node.parent.left === node ? node.parent : null;
       if (importedName === '*' && access) {
         site = access;
         importedName = access.name.text;
+      } else if (importedName === '*' && qualified) {
+        site = qualified;
+        importedName = qualified.right.text;
       }
       const usage: Usage = { specifier: binding.specifier, importedName, line: lineOf(site), kind: usageKind(site), enclosing: enclosingName(site) };
       if (importedName === 'default' && access) {
         usage.member = access.name.text;
         usage.kind = usageKind(access) === 'call' ? 'call' : usage.kind;
+      } else if (importedName !== '*' && (access ?? qualified)) {
+        // `util.Mask` where `util` is a name a barrel gives a namespace (`export * as util from './util'`).
+        const member = access ?? qualified!;
+        usage.member = ts.isPropertyAccessExpression(member) ? member.name.text : member.right.text;
+        usage.memberKind = usageKind(member);
       }
       usages.push(usage);
     }

@@ -44,7 +44,7 @@ export async function usersWithin(ctx: AnalysisContext, repoId: string, graph: I
   const consumers = new Set<number>();
   for (const r of closure) for (const e of graph.in[r]) consumers.add(e.from);
   consumers.delete(index);
-  const out: { user: number; usage: Usage }[] = [];
+  const found: { user: number; direct: Set<string>; usages: Usage[] }[] = [];
   const pending: { user: number; specifiers: Set<string>; target: number }[] = [];
   let parsed = 0;
   for (const user of [...consumers].sort((a, b) => a - b)) {
@@ -63,13 +63,62 @@ export async function usersWithin(ctx: AnalysisContext, repoId: string, graph: I
     // A cached file answers without an await; only a file read and parsed now awaits its text.
     const usages = ctx.cachedUsages(graph, user, specifiers, index) ?? (fits ? await ctx.usagesIn(repoId, graph, user, specifiers, index) : undefined);
     if (!usages) { pending.push({ user, specifiers, target: index }); continue; }
-    for (const found of usages) {
-      const usage = named(found, own, single);
-      if (!direct.has(usage.specifier) && !own.has(usage.importedName)) continue;
+    found.push({ user, direct, usages });
+  }
+  const renamed = barrelRenames(graph, index, targetPaths, found);
+  const out: { user: number; usage: Usage }[] = [];
+  for (const { user, direct, usages } of found) {
+    for (const each of usages) {
+      const isDirect = direct.has(each.specifier);
+      const usage = named(isDirect ? each : renamed(user, each), own, single, isDirect);
+      if (!isDirect && !own.has(usage.importedName)) continue;
       out.push({ user, usage });
     }
   }
   return { uses: out, pending };
+}
+
+/**
+ * The target's own name of a name used through a barrel, where a barrel on the way renames it
+ * (`export { callProcedure as callTRPCProcedure } from './router'`): a use of `callTRPCProcedure` is one of
+ * `callProcedure`. Read from the barrels' own re-export statements (each barrel is among the consumers).
+ */
+function barrelRenames(graph: ImportGraph, index: number, targetPaths: Map<string, number>, found: { user: number; usages: Usage[] }[]):
+  (user: number, usage: Usage) => Usage {
+  const reexports = new Map<number, Usage[]>();
+  for (const { user, usages } of found) {
+    const own = usages.filter((u) => u.kind === 'reexport');
+    if (own.length && targetPaths.has(graph.path(user))) reexports.set(user, own);
+  }
+  /** The closure file a file's specifier leads to. */
+  const leadsTo = (file: number, specifier: string): number | undefined => {
+    const s = graph.statements[file].find((st) => st.specifier === specifier && st.targetPath !== null);
+    return s ? targetPaths.get(s.targetPath!) : undefined;
+  };
+  /** `name` exported by closure file `file`, as the target names it (the name itself when no barrel renames it). */
+  const ownName = (file: number, name: string, seen: Set<number>): string => {
+    if (file === index || seen.has(file)) return name;
+    seen.add(file);
+    for (const r of reexports.get(file) ?? []) {
+      const to = leadsTo(file, r.specifier);
+      if (to === undefined) continue;
+      if (r.exportedAs === name) return ownName(to, r.importedName, seen);
+      if (r.exportedAs === undefined && (r.importedName === name || r.importedName === '*')) {
+        const inner = ownName(to, name, seen);
+        if (inner !== name) return inner;
+      }
+    }
+    return name;
+  };
+  return (user, usage) => {
+    if (!reexports.size || usage.importedName === '*') return usage;
+    const via = leadsTo(user, usage.specifier);
+    if (via === undefined) return usage;
+    const name = ownName(via, usage.importedName, new Set());
+    // A namespace of the target under a name (`export * as util from './util'`): `util.Mask` uses Mask.
+    if (name === '*' && usage.member) return { ...usage, importedName: usage.member, kind: usage.memberKind ?? usage.kind };
+    return name === usage.importedName ? usage : { ...usage, importedName: name };
+  };
 }
 
 const C_FAMILY = new Set(['c', 'cpp']);
@@ -105,8 +154,10 @@ export function singleExport(symbols: RepoSymbolRow[]): string | null {
  * the target declares `merge` (a default-exported object's member); a default import or a whole
  * CommonJS module is the target's one export when it has one.
  */
-function named(usage: Usage, own: Set<string>, single: string | null): Usage {
+function named(usage: Usage, own: Set<string>, single: string | null, direct: boolean): Usage {
   if (usage.importedName !== 'default' && usage.importedName !== '*') return usage;
+  // A barrel's namespace object used whole (`export const operators = _operators`) is not the target's one export.
+  if (usage.importedName === '*' && !direct) return usage;
   if (usage.member && own.has(usage.member)) return { ...usage, importedName: usage.member };
   return single ? { ...usage, importedName: single } : usage;
 }

@@ -37,6 +37,8 @@ export class ModuleResolver {
   private readonly configs = new Map<string, ResolutionConfig>();
   /** Configs whose options resolve alike share one entry (payload: 177 tsconfig.json files, 39 alike). */
   private readonly alike = new Map<string, ResolutionConfig>();
+  /** Each config as it resolves a subpath import (`#name`) when its own resolution ignores package.json `imports`. */
+  private readonly subpathConfigs = new Map<ResolutionConfig, ResolutionConfig>();
   /** Bases that tsconfig.json files extend, read once (`extends`). */
   private readonly extended = new Map<string, ts.ExtendedConfigCacheEntry>();
   private readonly configForDir = new Map<string, string>();
@@ -47,6 +49,8 @@ export class ModuleResolver {
   private readonly answers = new Map<string, Resolution>();
   private readonly modulesScopes = new Map<string, string>();
   private readonly packageScopes = new Map<string, string>();
+  /** Each package.json folder's package name when the package has `exports` (it may import itself by name), else null. */
+  private readonly exportingPackages = new Map<string, string | null>();
   private readonly host: ts.ModuleResolutionHost;
   private workspaces: Workspace[] | null = null;
 
@@ -119,11 +123,13 @@ export class ModuleResolver {
     this.listings.clear();
     this.configs.clear();
     this.alike.clear();
+    this.subpathConfigs.clear();
     this.extended.clear();
     this.configForDir.clear();
     this.answers.clear();
     this.modulesScopes.clear();
     this.packageScopes.clear();
+    this.exportingPackages.clear();
     this.workspaces = null;
   }
 
@@ -135,16 +141,61 @@ export class ModuleResolver {
     }
     const dir = path.dirname(containing);
     const config = this.configFor(dir);
+    if (bare && !readsImportsField(config.options) && (specifier.startsWith('#') || this.isSelfReference(dir, specifier))) {
+      // A subpath import (package.json `imports`) and a package's import of itself by name (through its
+      // `exports`) resolve as Node does, whatever the config: its default resolution (node10) ignores both
+      // fields, and left chalk's `#ansi-styles` and zod's own tests' `zod/v4` unknown packages. Where that
+      // finds nothing in the repository (exports naming a build not made), the config's own answer stands.
+      const node = this.subpathImportsConfig(config);
+      const mode = ts.getImpliedNodeFormatForFile(containing, node.cache.getPackageJsonInfoCache(), this.host, node.options);
+      const answer = this.answer(containing, dir, specifier, node, mode);
+      if (answer.targetPath !== null) return answer;
+    }
+    return this.answer(containing, dir, specifier, config, undefined);
+  }
+
+  private answer(containing: string, dir: string, specifier: string, config: ResolutionConfig, mode: ts.ResolutionMode): Resolution {
+    const bare = !isRelative(specifier);
     const key = this.answerKey(config, dir, specifier, bare);
-    const known = key === null ? undefined : this.answers.get(key);
+    const modeKey = key === null || mode === undefined ? key : `${key}\0${mode}`;
+    const known = modeKey === null ? undefined : this.answers.get(modeKey);
     if (known) return known;
-    const answer = this.resolveWithCompiler(containing, specifier, bare, config);
-    if (key !== null) this.answers.set(key, answer);
+    const answer = this.resolveWithCompiler(containing, specifier, bare, config, mode);
+    if (modeKey !== null) this.answers.set(modeKey, answer);
     return answer;
   }
 
-  private resolveWithCompiler(containing: string, specifier: string, bare: boolean, config: ResolutionConfig): Resolution {
-    const resolution = ts.resolveModuleName(specifier, containing, config.options, this.host, config.cache);
+  /** Whether a bare specifier names the package that holds `dir` (its nearest package.json, which has `exports`). */
+  private isSelfReference(dir: string, specifier: string): boolean {
+    const scope = this.nearest(this.packageScopes, dir, (d) => this.host.fileExists(path.join(d, 'package.json')));
+    if (!scope) return false;
+    let name = this.exportingPackages.get(scope);
+    if (name === undefined) {
+      name = null;
+      try {
+        const json = JSON.parse(this.host.readFile(path.join(scope, 'package.json')) ?? '{}') as { name?: unknown; exports?: unknown };
+        if (typeof json.name === 'string' && json.exports !== undefined && json.exports !== null) name = json.name;
+      } catch {
+        // not JSON: no name to refer to
+      }
+      this.exportingPackages.set(scope, name);
+    }
+    return name !== null && packageNameOf(specifier) === name;
+  }
+
+  /** The config as node16 resolution reads it (package.json `imports` and `exports` honoured), one per config. */
+  private subpathImportsConfig(config: ResolutionConfig): ResolutionConfig {
+    let entry = this.subpathConfigs.get(config);
+    if (!entry) {
+      const options: ts.CompilerOptions = { ...config.options, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext };
+      entry = { id: `${config.id}#`, options, cache: ts.createModuleResolutionCache(this.root, (s) => s, options) };
+      this.subpathConfigs.set(config, entry);
+    }
+    return entry;
+  }
+
+  private resolveWithCompiler(containing: string, specifier: string, bare: boolean, config: ResolutionConfig, mode?: ts.ResolutionMode): Resolution {
+    const resolution = ts.resolveModuleName(specifier, containing, config.options, this.host, config.cache, undefined, mode);
     forgetLookups(resolution);
     const result = resolution.resolvedModule;
     if (result) {
@@ -156,7 +207,8 @@ export class ModuleResolver {
         return { targetPath: rel.split(path.sep).join('/'), packageName: null };
       }
     }
-    if (bare) return { targetPath: null, packageName: packageNameOf(specifier) };
+    // `#name` is the package's own subpath import, never another package's name.
+    if (bare && !specifier.startsWith('#')) return { targetPath: null, packageName: packageNameOf(specifier) };
     return { targetPath: null, packageName: null };
   }
 
@@ -257,6 +309,12 @@ export class ModuleResolver {
     }, path.dirname(file), undefined, file, undefined, undefined, this.extended);
     return parsed.options;
   }
+}
+
+/** Whether a resolution reads package.json `imports` (node16, nodenext, bundler); node10 and classic do not. */
+function readsImportsField(options: ts.CompilerOptions): boolean {
+  const kind = options.moduleResolution;
+  return kind === ts.ModuleResolutionKind.Node16 || kind === ts.ModuleResolutionKind.NodeNext || kind === ts.ModuleResolutionKind.Bundler;
 }
 
 interface ResolutionConfig {
