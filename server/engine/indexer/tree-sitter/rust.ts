@@ -3,6 +3,7 @@ import { parse as parseToml } from 'smol-toml';
 import type { LanguageSpec, RawImport } from './language';
 import { resolvedTo, unresolved } from './language';
 import { ancestors, dirOf, joinRel, type RepoFiles } from './repo-files';
+import { fromInline, inlineModules } from './rust-paths';
 import { startLineOf } from './source';
 
 const implType = '[(type_identifier) @name (generic_type type: (type_identifier) @name) (scoped_type_identifier name: (type_identifier) @name)]';
@@ -64,11 +65,23 @@ const CRATE_ROOT_DIRS = /(^|\/)(src\/bin|examples|tests|benches)$/;
 
 const baseName = (rel: string) => rel.slice(rel.lastIndexOf('/') + 1);
 
+/**
+ * A folder whose every file is a crate of its own (Cargo's targets): tests/, benches/, examples/, src/bin/ of a
+ * package, not a module folder that happens to be named so (tokio's src/runtime/tests/, whose files are
+ * modules of the crate). Without any Cargo.toml above, the name decides.
+ */
+function isTargetDir(dir: string, files: RepoFiles): boolean {
+  const m = CRATE_ROOT_DIRS.exec(dir);
+  if (!m) return false;
+  const top = dir.slice(0, m.index);
+  return files.isFile(joinRel(top, 'Cargo.toml')) || manifestDirOf(dir + '/x.rs', files) === null;
+}
+
 /** The folder where a file's own submodules live: beside lib.rs/main.rs/mod.rs, else in a folder named after the file. */
-function moduleDir(fromPath: string): string | null {
+function moduleDir(fromPath: string, files: RepoFiles): string | null {
   const name = baseName(fromPath);
   const dir = dirOf(fromPath);
-  if (OWN_FOLDER_NAMES.has(name) || CRATE_ROOT_DIRS.test(dir) || fromPath === 'build.rs') return dir;
+  if (OWN_FOLDER_NAMES.has(name) || isTargetDir(dir, files) || fromPath === 'build.rs') return dir;
   return joinRel(dir, name.replace(/\.rs$/, ''));
 }
 
@@ -78,7 +91,7 @@ const moduleFile = (dir: string, name: string, files: RepoFiles) =>
 
 /** The crate's source folder and root file, from the nearest Cargo.toml (else the nearest lib.rs/main.rs). */
 function crateOf(fromPath: string, files: RepoFiles): { dir: string; file: string | null } | null {
-  if (CRATE_ROOT_DIRS.test(dirOf(fromPath))) return { dir: dirOf(fromPath), file: fromPath };
+  if (isTargetDir(dirOf(fromPath), files)) return { dir: dirOf(fromPath), file: fromPath };
   const preferMain = baseName(fromPath) === 'main.rs';
   const rootFile = (dir: string) => files.firstFile(preferMain
     ? [joinRel(dir, 'main.rs'), joinRel(dir, 'lib.rs')]
@@ -102,43 +115,52 @@ function fileOfModuleDir(dir: string, crate: { dir: string; file: string | null 
   return files.firstFile([`${dir}.rs`, joinRel(dir, 'mod.rs')]);
 }
 
-function resolveUse(fromPath: string, specifier: string, files: RepoFiles) {
-  const segments = specifier.split('::').filter(Boolean);
-  const own = moduleDir(fromPath);
-  if (own === null || segments.length === 0) return unresolved(null);
+/**
+ * The file of the deepest module a path names, and how many of its segments name modules (the crate, `self`,
+ * `super`, a crate's name and the modules under it): `crate::hir::Hir::empty` → hir/mod.rs, 2.
+ */
+function walkPath(fromPath: string, segments: string[], files: RepoFiles): { file: string | null; used: number; packageName: string | null } {
+  const none = (packageName: string | null = null) => ({ file: null, used: 0, packageName });
+  const own = moduleDir(fromPath, files);
+  if (own === null || segments.length === 0) return none();
   const crate = crateOf(fromPath, files);
   let dir: string;
   let file: string | null;
-  let rest: string[];
+  let used: number;
   if (segments[0] === 'crate') {
-    if (!crate) return unresolved(null);
-    [dir, file, rest] = [crate.dir, crate.file, segments.slice(1)];
+    if (!crate) return none();
+    [dir, file, used] = [crate.dir, crate.file, 1];
   } else if (segments[0] === 'self' || segments[0] === 'super') {
     let i = segments[0] === 'self' ? 1 : 0;
     dir = own;
     for (; segments[i] === 'super'; i++) {
-      if (dir === '') return unresolved(null);
+      if (dir === '') return none();
       dir = dirOf(dir);
     }
-    [file, rest] = [dir === own ? fromPath : fileOfModuleDir(dir, crate, files), segments.slice(i)];
+    [file, used] = [dir === own ? fromPath : fileOfModuleDir(dir, crate, files), i];
   } else if (moduleFile(own, segments[0], files)) {
     // 2018-edition paths may start with a module declared in this module.
-    [dir, file, rest] = [own, null, segments];
+    [dir, file, used] = [own, null, 0];
   } else {
     // Another crate of the repository, taken as a path dependency: its lib.rs, then its modules.
     const manifestDir = manifestDirOf(fromPath, files);
     const depDir = manifestDir === null ? undefined : crateInfo(manifestDir, files).dependencies.get(segments[0]);
     const dep = depDir === undefined ? null : crateInfo(depDir, files);
-    if (!dep?.lib) return unresolved(segments[0]);
-    [dir, file, rest] = [dirOf(dep.lib), dep.lib, segments.slice(1)];
+    if (!dep?.lib) return none(segments[0]);
+    [dir, file, used] = [dirOf(dep.lib), dep.lib, 1];
   }
-  for (const segment of rest) {
-    const next = moduleFile(dir, segment, files);
+  for (; used < segments.length; used++) {
+    const next = moduleFile(dir, segments[used], files);
     if (!next) break;
     file = next;
-    dir = joinRel(dir, segment) ?? dir;
+    dir = joinRel(dir, segments[used]) ?? dir;
   }
-  return file ? resolvedTo(file) : unresolved(null);
+  return { file, used, packageName: null };
+}
+
+function resolveUse(fromPath: string, specifier: string, files: RepoFiles) {
+  const { file, packageName } = walkPath(fromPath, specifier.split('::').filter(Boolean), files);
+  return file ? resolvedTo(file) : unresolved(packageName);
 }
 
 function pathAttribute(mod: Node): string | null {
@@ -279,7 +301,8 @@ export const rust: LanguageSpec = {
       // `#[path = "windows/sys.rs"] mod imp;` names the file itself, relative to the declaring file's folder.
       const path = pathAttribute(node);
       if (path !== null) return [{ specifier: path, kind: 'include', names: [node.childForFieldName('name')!.text], typeOnly: false, line }];
-      return [{ specifier: node.childForFieldName('name')!.text, kind: 'import', names: [], typeOnly: false, line }];
+      // Inside `mod a { mod b; }` the file is a/b.rs: the specifier holds the inline modules (`a::b`).
+      return [{ specifier: [...inlineModules(node), node.childForFieldName('name')!.text].join('::'), kind: 'import', names: [], typeOnly: false, line }];
     }
     // A `use` in test code is the file's own dependency, not one its users take on (kind `test-use`).
     const test = inTestCode(node);
@@ -287,8 +310,13 @@ export const rust: LanguageSpec = {
     const pairs: [string, string][] = [];
     const argument = node.childForFieldName('argument');
     if (argument) usePaths(argument, '', pairs);
+    // `use super::*` inside `mod tests { … }` is the file's own module: paths are taken from the file's top level.
+    const inline = inlineModules(node);
     const grouped = new Map<string, string[]>();
-    for (const [path, name] of pairs) grouped.set(path, [...(grouped.get(path) ?? []), name]);
+    for (const [written, name] of pairs) {
+      const path = fromInline(written, inline);
+      grouped.set(path, [...(grouped.get(path) ?? []), name]);
+    }
     // `pub use` re-exports, like TypeScript's `export { x } from`.
     const kind = test ? 'test-use' : isPub(node) ? 'export' : 'use';
     return [...grouped].map(([specifier, names]) => ({ specifier, kind, names, typeOnly: false, line }));
@@ -342,8 +370,10 @@ export const rust: LanguageSpec = {
       return target ? resolvedTo(target) : unresolved(null);
     }
     if (kind === 'import') {
-      const own = moduleDir(fromPath);
-      const target = own === null ? null : moduleFile(own, specifier, files);
+      const own = moduleDir(fromPath, files);
+      const names = specifier.split('::');
+      const dir = own === null ? null : joinRel(own, ...names.slice(0, -1));
+      const target = dir === null ? null : moduleFile(dir, names[names.length - 1], files);
       return target ? resolvedTo(target) : unresolved(null);
     }
     return resolveUse(fromPath, specifier, files);
