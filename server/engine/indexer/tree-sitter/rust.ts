@@ -3,7 +3,7 @@ import { parse as parseToml } from 'smol-toml';
 import type { LanguageSpec, RawImport } from './language';
 import { resolvedTo, unresolved } from './language';
 import { ancestors, dirOf, joinRel, type RepoFiles } from './repo-files';
-import { fromInline, inlineModules } from './rust-paths';
+import { fromInline, inlineModules, writtenPaths } from './rust-paths';
 import { startLineOf } from './source';
 
 const implType = '[(type_identifier) @name (generic_type type: (type_identifier) @name) (scoped_type_identifier name: (type_identifier) @name)]';
@@ -285,6 +285,48 @@ function inTestCode(node: Node): boolean {
   return false;
 }
 
+/**
+ * Paths written outside `use` lines (`crate::hir::Hir::empty()`, `impl super::Foo for …`, `$crate::x` in a
+ * macro) resolve as `use` paths do: an edge to the file of the deepest module named, for the item after it
+ * (kind `reference`, or `test-use` in test code). A path that names no module of the repository
+ * (`std::mem::swap`, `Self::new`, a local type's `Kind::A`), or only the file itself, is none.
+ */
+function pathReferences(root: Node, imports: RawImport[], fromPath: string, files: RepoFiles): RawImport[] {
+  const own = moduleDir(fromPath, files);
+  if (own === null) return [];
+  const out = new Map<string, RawImport>();
+  // A bare first segment is a module this file declares at its top level (`mod unicode;` …
+  // `unicode::is_word_character(c)`), or a crate of the repository; any other is not (`fs::read` after
+  // `use std::fs`, a file beside an integration test, `task::Schedule` in an inline module that imports `task`).
+  const declared = new Set(imports.filter((i) => i.kind === 'import' && !i.specifier.includes('::')).map((i) => i.specifier));
+  const crates = new Map<string, boolean>();
+  const isCrate = (first: string) => {
+    let yes = crates.get(first);
+    if (yes === undefined) crates.set(first, (yes = !moduleFile(own, first, files) && walkPath(fromPath, [first], files).file !== null));
+    return yes;
+  };
+  const startsModule = (first: string, node: Node) =>
+    /^[a-z_]/.test(first) && ((declared.has(first) && !inlineModules(node).length) || isCrate(first));
+  for (const { node, segments: written, line } of writtenPaths(root)) {
+    const first = written[0];
+    const relative = first === 'self' || first === 'super';
+    if (!relative && first !== 'crate' && !startsModule(first, node)) continue;
+    const segments = relative ? fromInline(written.join('::'), inlineModules(node)).split('::') : written;
+    // The last segment names an item (a type, function, constant), never a module: `crate::task::yield_now()`
+    // is task's function, though task also has a module yield_now.
+    const { file, used } = walkPath(fromPath, segments.slice(0, -1), files);
+    if (!file || file === fromPath || used === 0) continue;
+    const specifier = segments.slice(0, used).join('::');
+    const kind = inTestCode(node) ? 'test-use' : 'reference';
+    const name = segments[used];
+    const key = `${kind}\0${specifier}`;
+    const seen = out.get(key);
+    if (!seen) out.set(key, { specifier, kind, names: [name], typeOnly: false, line });
+    else if (!seen.names.includes(name)) seen.names.push(name);
+  }
+  return [...out.values()];
+}
+
 function isPub(node: Node): boolean {
   return node.namedChildren.some((c) => c?.type === 'visibility_modifier');
 }
@@ -362,6 +404,7 @@ export const rust: LanguageSpec = {
     if (owner?.type === 'trait_item') return isPub(owner);
     return owner?.type === 'impl_item' && owner.childForFieldName('trait') !== null;
   },
+  references: (root, imports, fromPath, files) => pathReferences(root, imports, fromPath, files),
   description: (root, source) => source.leadingDescription(root),
   holdsTests,
   resolve(fromPath, specifier, kind, files) {
