@@ -49,7 +49,10 @@ test('inline modules nest the path of `use` lines outside tests too', async () =
   assert.ok(sync.includes('441 export self::notify [Notified] -> src/sync/notify.rs'), sync.join('\n'));
   // `mod b;` inside `mod a { … }` is a/b.rs: src/io/mod.rs:231 `cfg_aio! { pub mod bsd { mod poll_aio; … } }`,
   // tests/io_panic.rs:9 `mod support { pub mod panic; }`.
-  assert.ok((await importsOf(tokio, 'src/io/mod.rs')).includes('231 import bsd::poll_aio [] -> src/io/bsd/poll_aio.rs'));
+  const io = await importsOf(tokio, 'src/io/mod.rs');
+  assert.ok(io.includes('231 import bsd::poll_aio [] -> src/io/bsd/poll_aio.rs'), io.join('\n'));
+  // …and `pub use poll_aio::{Aio, AioEvent, AioSource};` beside it names that module.
+  assert.ok(io.includes('233 export self::bsd::poll_aio [Aio,AioEvent,AioSource] -> src/io/bsd/poll_aio.rs'), io.join('\n'));
   assert.ok((await importsOf(tokio, 'tests/io_panic.rs')).includes('9 import support::panic [] -> tests/support/panic.rs'));
 });
 

@@ -151,9 +151,18 @@ function walkPath(fromPath: string, segments: string[], files: RepoFiles): { fil
   }
   for (; used < segments.length; used++) {
     const next = moduleFile(dir, segments[used], files);
-    if (!next) break;
-    file = next;
-    dir = joinRel(dir, segments[used]) ?? dir;
+    if (next) {
+      file = next;
+      dir = joinRel(dir, segments[used]) ?? dir;
+      continue;
+    }
+    // An inline module (`mod bsd { mod poll_aio; }` in io/mod.rs) has no file; the modules it declares live in
+    // its folder (io/bsd/poll_aio.rs).
+    const inlineDir = used + 1 < segments.length ? joinRel(dir, segments[used]) : null;
+    const inner = inlineDir === null ? null : moduleFile(inlineDir, segments[used + 1], files);
+    if (!inner) break;
+    file = inner;
+    dir = joinRel(inlineDir!, segments[++used]) ?? dir;
   }
   return { file, used, packageName: null };
 }
@@ -327,6 +336,14 @@ function pathReferences(root: Node, imports: RawImport[], fromPath: string, file
   return [...out.values()];
 }
 
+/** The modules (`mod x;`) declared in the inline module around a node. */
+function ownModules(node: Node): Set<string> {
+  let body = node.parent;
+  while (body && !(body.type === 'declaration_list' && body.parent?.type === 'mod_item')) body = body.parent;
+  const names = (body?.namedChildren ?? []).filter((c) => c?.type === 'mod_item' && !c.childForFieldName('body'));
+  return new Set(names.map((c) => c!.childForFieldName('name')!.text));
+}
+
 function isPub(node: Node): boolean {
   return node.namedChildren.some((c) => c?.type === 'visibility_modifier');
 }
@@ -354,9 +371,12 @@ export const rust: LanguageSpec = {
     if (argument) usePaths(argument, '', pairs);
     // `use super::*` inside `mod tests { … }` is the file's own module: paths are taken from the file's top level.
     const inline = inlineModules(node);
+    const own = inline.length ? ownModules(node) : null;
     const grouped = new Map<string, string[]>();
     for (const [written, name] of pairs) {
-      const path = fromInline(written, inline);
+      // `mod bsd { mod poll_aio; pub use poll_aio::Aio; }`: a module the inline module declares, `self::bsd::poll_aio`.
+      const first = written.split('::')[0];
+      const path = own?.has(first) ? ['self', ...inline, written].join('::') : fromInline(written, inline);
       grouped.set(path, [...(grouped.get(path) ?? []), name]);
     }
     // `pub use` re-exports, like TypeScript's `export { x } from`.
