@@ -3,6 +3,7 @@ import { parse as parseToml } from 'smol-toml';
 import type { LanguageSpec, RawImport } from './language';
 import { resolvedTo, unresolved } from './language';
 import { ancestors, dirOf, joinRel, type RepoFiles } from './repo-files';
+import { fromInline, inlineModules, writtenPaths } from './rust-paths';
 import { startLineOf } from './source';
 
 const implType = '[(type_identifier) @name (generic_type type: (type_identifier) @name) (scoped_type_identifier name: (type_identifier) @name)]';
@@ -64,11 +65,23 @@ const CRATE_ROOT_DIRS = /(^|\/)(src\/bin|examples|tests|benches)$/;
 
 const baseName = (rel: string) => rel.slice(rel.lastIndexOf('/') + 1);
 
+/**
+ * A folder whose every file is a crate of its own (Cargo's targets): tests/, benches/, examples/, src/bin/ of a
+ * package, not a module folder that happens to be named so (tokio's src/runtime/tests/, whose files are
+ * modules of the crate). Without any Cargo.toml above, the name decides.
+ */
+function isTargetDir(dir: string, files: RepoFiles): boolean {
+  const m = CRATE_ROOT_DIRS.exec(dir);
+  if (!m) return false;
+  const top = dir.slice(0, m.index);
+  return files.isFile(joinRel(top, 'Cargo.toml')) || manifestDirOf(dir + '/x.rs', files) === null;
+}
+
 /** The folder where a file's own submodules live: beside lib.rs/main.rs/mod.rs, else in a folder named after the file. */
-function moduleDir(fromPath: string): string | null {
+function moduleDir(fromPath: string, files: RepoFiles): string | null {
   const name = baseName(fromPath);
   const dir = dirOf(fromPath);
-  if (OWN_FOLDER_NAMES.has(name) || CRATE_ROOT_DIRS.test(dir) || fromPath === 'build.rs') return dir;
+  if (OWN_FOLDER_NAMES.has(name) || isTargetDir(dir, files) || fromPath === 'build.rs') return dir;
   return joinRel(dir, name.replace(/\.rs$/, ''));
 }
 
@@ -78,7 +91,7 @@ const moduleFile = (dir: string, name: string, files: RepoFiles) =>
 
 /** The crate's source folder and root file, from the nearest Cargo.toml (else the nearest lib.rs/main.rs). */
 function crateOf(fromPath: string, files: RepoFiles): { dir: string; file: string | null } | null {
-  if (CRATE_ROOT_DIRS.test(dirOf(fromPath))) return { dir: dirOf(fromPath), file: fromPath };
+  if (isTargetDir(dirOf(fromPath), files)) return { dir: dirOf(fromPath), file: fromPath };
   const preferMain = baseName(fromPath) === 'main.rs';
   const rootFile = (dir: string) => files.firstFile(preferMain
     ? [joinRel(dir, 'main.rs'), joinRel(dir, 'lib.rs')]
@@ -102,43 +115,61 @@ function fileOfModuleDir(dir: string, crate: { dir: string; file: string | null 
   return files.firstFile([`${dir}.rs`, joinRel(dir, 'mod.rs')]);
 }
 
-function resolveUse(fromPath: string, specifier: string, files: RepoFiles) {
-  const segments = specifier.split('::').filter(Boolean);
-  const own = moduleDir(fromPath);
-  if (own === null || segments.length === 0) return unresolved(null);
+/**
+ * The file of the deepest module a path names, and how many of its segments name modules (the crate, `self`,
+ * `super`, a crate's name and the modules under it): `crate::hir::Hir::empty` → hir/mod.rs, 2.
+ */
+function walkPath(fromPath: string, segments: string[], files: RepoFiles): { file: string | null; used: number; packageName: string | null } {
+  const none = (packageName: string | null = null) => ({ file: null, used: 0, packageName });
+  const own = moduleDir(fromPath, files);
+  if (own === null || segments.length === 0) return none();
   const crate = crateOf(fromPath, files);
   let dir: string;
   let file: string | null;
-  let rest: string[];
+  let used: number;
   if (segments[0] === 'crate') {
-    if (!crate) return unresolved(null);
-    [dir, file, rest] = [crate.dir, crate.file, segments.slice(1)];
+    if (!crate) return none();
+    [dir, file, used] = [crate.dir, crate.file, 1];
   } else if (segments[0] === 'self' || segments[0] === 'super') {
     let i = segments[0] === 'self' ? 1 : 0;
     dir = own;
     for (; segments[i] === 'super'; i++) {
-      if (dir === '') return unresolved(null);
+      if (dir === '') return none();
       dir = dirOf(dir);
     }
-    [file, rest] = [dir === own ? fromPath : fileOfModuleDir(dir, crate, files), segments.slice(i)];
+    [file, used] = [dir === own ? fromPath : fileOfModuleDir(dir, crate, files), i];
   } else if (moduleFile(own, segments[0], files)) {
     // 2018-edition paths may start with a module declared in this module.
-    [dir, file, rest] = [own, null, segments];
+    [dir, file, used] = [own, null, 0];
   } else {
     // Another crate of the repository, taken as a path dependency: its lib.rs, then its modules.
     const manifestDir = manifestDirOf(fromPath, files);
     const depDir = manifestDir === null ? undefined : crateInfo(manifestDir, files).dependencies.get(segments[0]);
     const dep = depDir === undefined ? null : crateInfo(depDir, files);
-    if (!dep?.lib) return unresolved(segments[0]);
-    [dir, file, rest] = [dirOf(dep.lib), dep.lib, segments.slice(1)];
+    if (!dep?.lib) return none(segments[0]);
+    [dir, file, used] = [dirOf(dep.lib), dep.lib, 1];
   }
-  for (const segment of rest) {
-    const next = moduleFile(dir, segment, files);
-    if (!next) break;
-    file = next;
-    dir = joinRel(dir, segment) ?? dir;
+  for (; used < segments.length; used++) {
+    const next = moduleFile(dir, segments[used], files);
+    if (next) {
+      file = next;
+      dir = joinRel(dir, segments[used]) ?? dir;
+      continue;
+    }
+    // An inline module (`mod bsd { mod poll_aio; }` in io/mod.rs) has no file; the modules it declares live in
+    // its folder (io/bsd/poll_aio.rs).
+    const inlineDir = used + 1 < segments.length ? joinRel(dir, segments[used]) : null;
+    const inner = inlineDir === null ? null : moduleFile(inlineDir, segments[used + 1], files);
+    if (!inner) break;
+    file = inner;
+    dir = joinRel(inlineDir!, segments[++used]) ?? dir;
   }
-  return file ? resolvedTo(file) : unresolved(null);
+  return { file, used, packageName: null };
+}
+
+function resolveUse(fromPath: string, specifier: string, files: RepoFiles) {
+  const { file, packageName } = walkPath(fromPath, specifier.split('::').filter(Boolean), files);
+  return file ? resolvedTo(file) : unresolved(packageName);
 }
 
 function pathAttribute(mod: Node): string | null {
@@ -263,6 +294,56 @@ function inTestCode(node: Node): boolean {
   return false;
 }
 
+/**
+ * Paths written outside `use` lines (`crate::hir::Hir::empty()`, `impl super::Foo for …`, `$crate::x` in a
+ * macro) resolve as `use` paths do: an edge to the file of the deepest module named, for the item after it
+ * (kind `reference`, or `test-use` in test code). A path that names no module of the repository
+ * (`std::mem::swap`, `Self::new`, a local type's `Kind::A`), or only the file itself, is none.
+ */
+function pathReferences(root: Node, imports: RawImport[], fromPath: string, files: RepoFiles): RawImport[] {
+  const own = moduleDir(fromPath, files);
+  if (own === null) return [];
+  const out = new Map<string, RawImport>();
+  // A bare first segment is a module this file declares at its top level (`mod unicode;` …
+  // `unicode::is_word_character(c)`), or a crate of the repository; any other is not (`fs::read` after
+  // `use std::fs`, a file beside an integration test, `task::Schedule` in an inline module that imports `task`).
+  const declared = new Set(imports.filter((i) => i.kind === 'import' && !i.specifier.includes('::')).map((i) => i.specifier));
+  const crates = new Map<string, boolean>();
+  const isCrate = (first: string) => {
+    let yes = crates.get(first);
+    if (yes === undefined) crates.set(first, (yes = !moduleFile(own, first, files) && walkPath(fromPath, [first], files).file !== null));
+    return yes;
+  };
+  const startsModule = (first: string, node: Node) =>
+    /^[a-z_]/.test(first) && ((declared.has(first) && !inlineModules(node).length) || isCrate(first));
+  for (const { node, segments: written, line } of writtenPaths(root)) {
+    const first = written[0];
+    const relative = first === 'self' || first === 'super';
+    if (!relative && first !== 'crate' && !startsModule(first, node)) continue;
+    const segments = relative ? fromInline(written.join('::'), inlineModules(node)).split('::') : written;
+    // The last segment names an item (a type, function, constant), never a module: `crate::task::yield_now()`
+    // is task's function, though task also has a module yield_now.
+    const { file, used } = walkPath(fromPath, segments.slice(0, -1), files);
+    if (!file || file === fromPath || used === 0) continue;
+    const specifier = segments.slice(0, used).join('::');
+    const kind = inTestCode(node) ? 'test-use' : 'reference';
+    const name = segments[used];
+    const key = `${kind}\0${specifier}`;
+    const seen = out.get(key);
+    if (!seen) out.set(key, { specifier, kind, names: [name], typeOnly: false, line });
+    else if (!seen.names.includes(name)) seen.names.push(name);
+  }
+  return [...out.values()];
+}
+
+/** The modules (`mod x;`) declared in the inline module around a node. */
+function ownModules(node: Node): Set<string> {
+  let body = node.parent;
+  while (body && !(body.type === 'declaration_list' && body.parent?.type === 'mod_item')) body = body.parent;
+  const names = (body?.namedChildren ?? []).filter((c) => c?.type === 'mod_item' && !c.childForFieldName('body'));
+  return new Set(names.map((c) => c!.childForFieldName('name')!.text));
+}
+
 function isPub(node: Node): boolean {
   return node.namedChildren.some((c) => c?.type === 'visibility_modifier');
 }
@@ -279,7 +360,8 @@ export const rust: LanguageSpec = {
       // `#[path = "windows/sys.rs"] mod imp;` names the file itself, relative to the declaring file's folder.
       const path = pathAttribute(node);
       if (path !== null) return [{ specifier: path, kind: 'include', names: [node.childForFieldName('name')!.text], typeOnly: false, line }];
-      return [{ specifier: node.childForFieldName('name')!.text, kind: 'import', names: [], typeOnly: false, line }];
+      // Inside `mod a { mod b; }` the file is a/b.rs: the specifier holds the inline modules (`a::b`).
+      return [{ specifier: [...inlineModules(node), node.childForFieldName('name')!.text].join('::'), kind: 'import', names: [], typeOnly: false, line }];
     }
     // A `use` in test code is the file's own dependency, not one its users take on (kind `test-use`).
     const test = inTestCode(node);
@@ -287,8 +369,16 @@ export const rust: LanguageSpec = {
     const pairs: [string, string][] = [];
     const argument = node.childForFieldName('argument');
     if (argument) usePaths(argument, '', pairs);
+    // `use super::*` inside `mod tests { … }` is the file's own module: paths are taken from the file's top level.
+    const inline = inlineModules(node);
+    const own = inline.length ? ownModules(node) : null;
     const grouped = new Map<string, string[]>();
-    for (const [path, name] of pairs) grouped.set(path, [...(grouped.get(path) ?? []), name]);
+    for (const [written, name] of pairs) {
+      // `mod bsd { mod poll_aio; pub use poll_aio::Aio; }`: a module the inline module declares, `self::bsd::poll_aio`.
+      const first = written.split('::')[0];
+      const path = own?.has(first) ? ['self', ...inline, written].join('::') : fromInline(written, inline);
+      grouped.set(path, [...(grouped.get(path) ?? []), name]);
+    }
     // `pub use` re-exports, like TypeScript's `export { x } from`.
     const kind = test ? 'test-use' : isPub(node) ? 'export' : 'use';
     return [...grouped].map(([specifier, names]) => ({ specifier, kind, names, typeOnly: false, line }));
@@ -334,6 +424,7 @@ export const rust: LanguageSpec = {
     if (owner?.type === 'trait_item') return isPub(owner);
     return owner?.type === 'impl_item' && owner.childForFieldName('trait') !== null;
   },
+  references: (root, imports, fromPath, files) => pathReferences(root, imports, fromPath, files),
   description: (root, source) => source.leadingDescription(root),
   holdsTests,
   resolve(fromPath, specifier, kind, files) {
@@ -342,8 +433,10 @@ export const rust: LanguageSpec = {
       return target ? resolvedTo(target) : unresolved(null);
     }
     if (kind === 'import') {
-      const own = moduleDir(fromPath);
-      const target = own === null ? null : moduleFile(own, specifier, files);
+      const own = moduleDir(fromPath, files);
+      const names = specifier.split('::');
+      const dir = own === null ? null : joinRel(own, ...names.slice(0, -1));
+      const target = dir === null ? null : moduleFile(dir, names[names.length - 1], files);
       return target ? resolvedTo(target) : unresolved(null);
     }
     return resolveUse(fromPath, specifier, files);
