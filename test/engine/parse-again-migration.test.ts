@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { createTestEngine, indexFolder, tempDir } from '../helpers/engine';
-import { copyOf, npmPackage } from '../helpers/real-code';
+import { copyOf, debianPackage, npmPackage, within } from '../helpers/real-code';
 
 /**
  * An index written by the parsers before migration 22 (express 4.21.2: its Router methods were not symbols,
@@ -41,6 +41,40 @@ test('migration 22: an index made by the old parsers is parsed again at the next
     assert.ok(!files.getByPath(repoId, 'lib/router/index.js')!.description?.includes('Copyright'));
     const again = await t.engine.indexer.indexRepository(t.engine.reposStore.get(repoId)!);
     assert.deepEqual([again.changed, again.unchanged], [0, indexed]);
+  } finally {
+    await t.close();
+  }
+});
+
+/**
+ * Migration 23: Rust files (inline modules' paths, paths outside `use`) and scripts with a `#name` import are
+ * parsed again at the next run after it opens, and no other file: regex-syntax 0.6.27 (Debian) beside chalk 5.3.0
+ * (npm), whose source/index.js imports `#ansi-styles`.
+ */
+test('migration 23: Rust files and scripts with #imports are parsed again, nothing else', async () => {
+  const rust = copyOf(within(debianPackage('librust-regex-syntax-dev', '0.6.27-1'), 'usr/share/cargo/registry/regex-syntax-*'), 'loupe-parse-again-rs-');
+  const chalk = copyOf(npmPackage('chalk@5.3.0'), 'loupe-parse-again-js-');
+  const first = createTestEngine();
+  const copy = tempDir('loupe-parse-again-data-');
+  let ids: string[];
+  try {
+    ids = [(await indexFolder(first, rust)).id, (await indexFolder(first, chalk)).id];
+    await first.engine.db.backup(path.join(copy, 'loupe.db'));
+  } finally {
+    await first.close();
+  }
+  const old = new Database(path.join(copy, 'loupe.db'));
+  old.pragma('user_version = 22');
+  old.close();
+  const t = createTestEngine({ dataDir: copy });
+  try {
+    const files = t.engine.filesStore;
+    const [rustRun, chalkRun] = [await t.engine.indexer.indexRepository(t.engine.reposStore.get(ids[0])!), await t.engine.indexer.indexRepository(t.engine.reposStore.get(ids[1])!)];
+    assert.equal(rustRun.changed, files.filesOfLanguages(ids[0], ['rust']).length);
+    assert.ok(rustRun.unchanged >= 3, 'Cargo.toml, README.md… are not read again');
+    const hashImports = files.filesOfLanguages(ids[1], ['javascript', 'typescript']).filter((f) => files.imports(f.id).some((i) => i.specifier.startsWith('#')));
+    assert.ok(hashImports.length >= 1);
+    assert.equal(chalkRun.changed, hashImports.length);
   } finally {
     await t.close();
   }

@@ -258,6 +258,12 @@ const parseAgain = `
 UPDATE files SET hash = '', mtime_ms = -1;
 `;
 
+/** Rust files and scripts with a `#name` import are parsed again once (SQLite's migration 023 says why). */
+const parseRustAgain = `
+UPDATE files SET hash = '', mtime_ms = -1
+WHERE language = 'rust' OR id IN (SELECT file_id FROM imports WHERE specifier LIKE '#%');
+`;
+
 export const PG_INDEX_MIGRATIONS: PgMigration[] = [
   { version: 100, name: 'index', sql: index },
   { version: 101, name: 'bm25 covering index', sql: bm25Covering },
@@ -265,4 +271,5 @@ export const PG_INDEX_MIGRATIONS: PgMigration[] = [
   { version: 103, name: 'generator banners', sql: generatorBanners },
   { version: 104, name: 'in-file tests', sql: inFileTests },
   { version: 105, name: 'parse again', sql: parseAgain },
+  { version: 106, name: 'parse rust again', sql: parseRustAgain },
 ];
