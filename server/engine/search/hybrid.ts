@@ -2,6 +2,7 @@ import type { SearchStore, ChunkRow, SearchFileRow } from '../store/search-store
 import type { Async } from '../store/surface';
 import type { VectorIndex } from '../embed/vector-index';
 import { splitIdentifier } from '../util/words';
+import { builtCopies } from './copies';
 import { fileRole, type FileRole } from './file-role';
 import { ftsExpression, type QueryTerms } from './query';
 import type { Retriever } from './types';
@@ -114,6 +115,8 @@ export async function hybridSearch(
   const files = new Map((o.allowed ? fileIds.map((id) => o.allowed!.get(id)).filter((f): f is SearchFileRow => !!f) : await search.filesByIds(fileIds)).map((f) => [f.id, f]));
   const wanted = new Set(terms.stems);
   const exact = o.retriever === 'hybrid' ? await exactNames(search, query, chunks, files) : new Map<number, 1 | 2>();
+  // Built copies of the repository's own sources (build/legacy/retryer.js beside src/retryer.ts) rank as generated.
+  const copies = o.retriever === 'hybrid' && o.demoted?.has('generated') ? await builtCopies(search, [...files.values()]) : new Set<number>();
   const roles = new Map<number, FileRole | null>();
   const pathCoverage = new Map<number, number>();
   const named = new Set(o.expansions ?? []);
@@ -128,7 +131,7 @@ export async function hybridSearch(
       const onPath = pathCoverage.get(file.id) ?? pathCoverage.set(file.id, coverage(file.path, wanted)).get(file.id)!;
       score *= 1 + PATH_BOOST * onPath;
       if (o.demoted?.size) {
-        const role = roles.get(file.id) ?? roles.set(file.id, fileRole(file.path, file.generated)).get(file.id)!;
+        const role = roles.get(file.id) ?? roles.set(file.id, fileRole(file.path, file.generated || copies.has(file.id))).get(file.id)!;
         if (role && o.demoted.has(role)) score *= ROLE_DEMOTION;
       }
       const level = exact.get(chunk.id);
