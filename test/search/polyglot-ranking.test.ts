@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { createTestEngine, indexFolder, type TestEngine } from '../helpers/engine';
 import { copyOf, debianPackage, within } from '../helpers/real-code';
+import { fileRole } from '../../server/engine/search/file-role';
 import { symbolNamed, writtenAsName } from '../../server/engine/search/hybrid';
 import type { SearchRequest } from '../../server/engine/search/types';
 
@@ -56,4 +57,11 @@ test('a name under another qualifier: written as a name, or with the words befor
   assert.equal(symbolNamed('helpcommand', 'Command', null, false), 0);
   // DefaultJSONProvider.dumps for "json provider dumps": the words before `dumps` end its owner's name.
   assert.equal(symbolNamed('jsonproviderdumps', 'dumps', 'DefaultJSONProvider', false), 1);
+});
+
+test('Lua keeps its test suite in testes/: a test file, ranked below lstring.c for "how are short strings interned"', () => {
+  // Lua 5.4's sources (lua/lua) are in no Debian or npm package (liblua5.4-dev has the public headers only): the path
+  // alone. Before, testes/strings.lua came first for that question, above lstring.h, lobject.h and lstring.c.
+  assert.equal(fileRole('testes/strings.lua'), 'test');
+  assert.equal(fileRole('lstring.c'), null);
 });
