@@ -1,5 +1,6 @@
 import type { SearchStore, SearchFileRow } from '../store/search-store';
 import type { Async } from '../store/surface';
+import { fileRole } from './file-role';
 
 /**
  * Built copies of the repository's own sources: a package that ships its build beside its sources
@@ -8,8 +9,9 @@ import type { Async } from '../store/surface';
  * `dist/` is a generated role by its name alone (file-role.ts); `build/`, `lib/`, `out/`, … cannot be (many
  * repositories keep scripts or their sources there), so a file under such a folder counts as a copy only when the
  * repository also holds the source it was made from: a file outside those folders with the same path tail (the part
- * after the output folder, less variant folders such as `legacy/`, and less the extension) and, when both define
- * names, mostly the same ones. Ranked as generated (hybrid.ts).
+ * after the output folder, less variant folders such as `legacy/`, and less the extension) beside the output folder
+ * (`packages/a/src/` for `packages/a/build/`), neither a test nor an example, and, when both define names, some of the
+ * same ones. Ranked as generated (hybrid.ts).
  */
 const OUTPUT = /^(build|lib|out|dist|es|esm|cjs|umd|compiled|_build)$/i;
 /** Extensions of code that is compiled or copied into an output folder (the copy's may differ from the source's). */
@@ -31,11 +33,16 @@ const builtFrom = (copy: string, source: string) => {
   return c === s || (JS_OUT.test(c) && JS_IN.test(s) && !s.startsWith('d.'));
 };
 
-/** The tail of a path after its last output folder (`build/legacy/retryer.js` → `legacy/retryer`), or null. */
-export function outputTail(path: string): string | null {
+/**
+ * A path under an output folder, split there: the folder holding the output folder (`packages/a/`, or the root) and
+ * the tail after it, less the extension (`packages/a/build/legacy/retryer.js` → `packages/a/`, `legacy/retryer`).
+ */
+export function outputSplit(path: string): { prefix: string; tail: string } | null {
   if (!CODE.test(path)) return null;
   const parts = path.split('/');
-  for (let i = parts.length - 2; i >= 0; i--) if (OUTPUT.test(parts[i])) return stripExt(parts.slice(i + 1).join('/'));
+  for (let i = parts.length - 2; i >= 0; i--) {
+    if (OUTPUT.test(parts[i])) return { prefix: parts.slice(0, i).map((p) => `${p}/`).join(''), tail: stripExt(parts.slice(i + 1).join('/')) };
+  }
   return null;
 }
 
@@ -49,7 +56,7 @@ async function sourcesByName(search: Async<SearchStore>, repoIds: string[]): Pro
   if (stale.length) {
     const fresh = new Map(stale.map((id) => [id, new Map<string, SearchFileRow[]>()]));
     for (const f of await search.files(stale)) {
-      if (!CODE.test(f.path) || outputTail(f.path) !== null) continue;
+      if (!CODE.test(f.path) || outputSplit(f.path) || fileRole(f.path)) continue;
       const base = stripExt(f.path.slice(f.path.lastIndexOf('/') + 1));
       const byName = fresh.get(f.repoId)!;
       byName.set(base, [...(byName.get(base) ?? []), f]);
@@ -63,17 +70,19 @@ async function sourcesByName(search: Async<SearchStore>, repoIds: string[]): Pro
 export async function builtCopies(search: Async<SearchStore>, files: SearchFileRow[]): Promise<Set<number>> {
   const out = new Set<number>();
   const candidates: { copy: SearchFileRow; sources: SearchFileRow[] }[] = [];
-  const maybe = files.filter((f) => outputTail(f.path) !== null);
+  const maybe = files.filter((f) => outputSplit(f.path));
   if (!maybe.length) return out;
   const sources = await sourcesByName(search, [...new Set(maybe.map((f) => f.repoId))]);
   for (const copy of maybe) {
-    const tail = outputTail(copy.path)!;
+    const { prefix, tail } = outputSplit(copy.path)!;
     const base = tail.slice(tail.lastIndexOf('/') + 1);
-    // The source's path, less its first folder (src/, source/) and extension, ends the copy's tail at a folder boundary.
+    // A source beside the output folder (under `prefix`): its path there, less its first folder (src/, source/) or
+    // not, and less its extension, ends the copy's tail at a folder boundary.
     const matching = (sources.get(copy.repoId)?.get(base) ?? []).filter((s) => {
-      const rel = stripExt(s.path.includes('/') ? s.path.slice(s.path.indexOf('/') + 1) : s.path);
-      const plain = stripExt(s.path);
-      return builtFrom(copy.path, s.path) && [rel, plain].some((r) => tail === r || tail.endsWith(`/${r}`));
+      if (!s.path.startsWith(prefix) || !builtFrom(copy.path, s.path)) return false;
+      const plain = stripExt(s.path.slice(prefix.length));
+      const rel = plain.includes('/') ? plain.slice(plain.indexOf('/') + 1) : plain;
+      return [rel, plain].some((r) => tail === r || tail.endsWith(`/${r}`));
     });
     if (matching.length) candidates.push({ copy, sources: matching });
   }
