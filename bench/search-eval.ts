@@ -1,7 +1,7 @@
 /**
  * Search quality with the queries of bench/search-queries.ts, on phaser@3.90.0 src/ and the held-out
- * Flask 2.2.2 (Python) and gin 1.8.1 (Go) sets from Debian:
- *   node --import tsx bench/search-eval.ts [--verbose] [--corpus phaser,flask,gin,phaser-heldout] [--rankings hybrid,bm25,vectors,ripgrep,assisted] [--keep DIR] [--backend sqlite|pg|both]
+ * Flask 2.2.2 (Python) and gin 1.8.1 (Go) sets from Debian, and the held-out sinatra 3.0.5 (Ruby) and cobra 1.6.1 (Go) ones:
+ *   node --import tsx bench/search-eval.ts [--verbose] [--corpus phaser,flask,gin,phaser-heldout,sinatra,cobra] [--rankings hybrid,bm25,vectors,ripgrep,assisted] [--keep DIR] [--backend sqlite|pg|both]
  * Ranks files for each query with BM25 alone, vectors alone, the hybrid (what /v2/search uses), and
  * a plain ripgrep keyword ranking (files by how many query words they contain, then by matches),
  * and reports MRR@10, Recall@10 and Success@10 per corpus. Prints a JSON summary on the last line
@@ -30,9 +30,9 @@ import { newId } from '../server/engine/util/ids';
 import { queryTerms } from '../server/engine/search/query';
 import type { Retriever } from '../server/engine/search/types';
 import { corpus } from './corpora';
-import { debianCorpus } from './debian';
+import { debianCorpus, debianPackage } from './debian';
 import { EVAL_QUERIES, FLASK_QUERIES, GIN_QUERIES, type EvalQuery, type HeldOutQuery } from './search-queries';
-import { PHASER_HELDOUT } from './search-queries-heldout';
+import { COBRA_QUERIES, PHASER_HELDOUT, SINATRA_QUERIES } from './search-queries-heldout';
 import { startFixedModel, type FixedModel } from './fixed-expansions-server';
 import { openPgStorage } from '../server/engine/store/pg/storage';
 import { indexThroughTeam, startTeamServer, type TeamServer } from '../test/helpers/team-server';
@@ -87,6 +87,15 @@ export const CORPORA: Record<string, { label: string; folder: () => string; quer
   'phaser-heldout': { label: 'phaser@3.90.0 src, held-out questions', folder: () => corpus('phaser'), queries: PHASER_HELDOUT, index: 'phaser' },
   flask: { label: 'Flask 2.2.2 (Debian python3-flask=2.2.2-3)', folder: () => debianCorpus('flask'), queries: FLASK_QUERIES },
   gin: { label: 'gin 1.8.1 (Debian golang-github-gin-gonic-gin-dev=1.8.1-1)', folder: () => debianCorpus('gin'), queries: GIN_QUERIES },
+  // Held-out questions in words on Ruby and Go (bench/search-queries-heldout.ts).
+  sinatra: {
+    label: 'sinatra 3.0.5 (Debian ruby-sinatra=3.0.5-3+deb12u1)', queries: SINATRA_QUERIES,
+    folder: () => path.join(debianPackage('ruby-sinatra=3.0.5-3+deb12u1'), 'usr/share/rubygems-integration/all/gems/sinatra-3.0.5'),
+  },
+  cobra: {
+    label: 'cobra 1.6.1 (Debian golang-github-spf13-cobra-dev=1.6.1-1)', queries: COBRA_QUERIES,
+    folder: () => path.join(debianPackage('golang-github-spf13-cobra-dev=1.6.1-1'), 'usr/share/gocode/src/github.com/spf13/cobra'),
+  },
 };
 
 export type Ranking = 'bm25' | 'vectors' | 'hybrid' | 'ripgrep' | 'assisted';

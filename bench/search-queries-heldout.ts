@@ -22,3 +22,27 @@ export const PHASER_HELDOUT: EvalQuery[] = [
   { query: 'convert hue saturation lightness to a colour', answers: ['display/color/HSLToColor.js'], kind: 'paraphrase' },
   { query: 'run several tweens one after another', answers: ['tweens/tween/TweenChain.js'], kind: 'paraphrase' },
 ];
+
+/**
+ * Questions in words on Ruby and Go code from Debian (2026-11-28), the misses a user's walk found (sinatra's template
+ * rendering, cobra's help command) and a few more written from file names and doc comments before their ranking was
+ * looked at. Answers are paths under the corpus folders of bench/search-eval.ts (`sinatra`, `cobra`).
+ */
+export const SINATRA_QUERIES: EvalQuery[] = [
+  { query: 'how are templates rendered', answers: ['lib/sinatra/base.rb'], kind: 'paraphrase' },
+  { query: 'render a template', answers: ['lib/sinatra/base.rb'], kind: 'paraphrase' },
+  { query: 'show a debug page with the backtrace when an exception is raised', answers: ['lib/sinatra/show_exceptions.rb'], kind: 'paraphrase' },
+  { query: 'hash whose keys can be strings or symbols', answers: ['lib/sinatra/indifferent_hash.rb'], kind: 'paraphrase' },
+  { query: 'run the application when the file is executed directly', answers: ['lib/sinatra/main.rb'], kind: 'paraphrase' },
+];
+
+export const COBRA_QUERIES: EvalQuery[] = [
+  { query: 'help command', answers: ['command.go'], kind: 'paraphrase' },
+  { query: 'how is the help command generated', answers: ['command.go'], kind: 'paraphrase' },
+  { query: 'generate a man page for a command', answers: ['doc/man_docs.go'], kind: 'paraphrase' },
+  { query: 'shell completion script for fish', answers: ['fish_completions.go'], kind: 'paraphrase' },
+  { query: 'validate the number of positional arguments', answers: ['args.go'], kind: 'paraphrase' },
+  { query: 'flags that must be used together', answers: ['flag_groups.go'], kind: 'paraphrase' },
+  { query: 'suggest a command when the user mistypes one', answers: ['command.go'], kind: 'paraphrase' },
+  { query: 'markdown documentation for commands', answers: ['doc/md_docs.go'], kind: 'paraphrase' },
+];

@@ -10,7 +10,7 @@ export const FILE_ROLES = ['test', 'benchmark', 'example', 'generated', 'transla
 export type FileRole = typeof FILE_ROLES[number];
 
 const BENCHMARK = /(^|\/)(bench|benchmarks?|perf)\/|[._-]bench(mark)?s?(_test)?\.[a-z]+$|(^|\/)benchmarks?_test\.go$/i;
-const TEST_EXTRA = /(^|\/)(testdata|test-data|fixtures?|__fixtures__|__mocks__|mocks?|testing)\/|(^|\/)(test_?helpers?|conftest)\.[a-z]+$|\.stories\.[cm]?[jt]sx?$/i;
+const TEST_EXTRA = /(^|\/)(testdata|test-data|testes|fixtures?|__fixtures__|__mocks__|mocks?|testing)\/|(^|\/)(test_?helpers?|conftest)\.[a-z]+$|\.stories\.[cm]?[jt]sx?$/i;
 const EXAMPLE = /(^|\/)(examples?|demos?|samples?|_examples)\/|(^|\/)example_test\.go$/i;
 const GENERATED = /\.pb\.go$|_pb2(_grpc)?\.pyi?$|\.pb\.(cc|h)$|\.g\.dart$|\.generated\.[a-z]+$|\.gen\.[a-z]+$|_gen\.go$|(^|\/)(generated|__generated__)\/|\.min\.(js|css)$|(^|\/)(dist|vendor)\//i;
 /** ISO 639-1 language codes: the names locale files go by (`en.ts`, `pt-BR.json`, `zh_TW.js`, Payload's `zhTw.ts`). */

@@ -1,7 +1,7 @@
 import type { SearchStore, SymbolRow } from '../store/search-store';
 import type { Async } from '../store/surface';
 import type { RepoRecord } from '../types';
-import { EXACT_NAME, NAME_ONLY_BOOST, nameOfQuery, symbolNamed, type RankedChunk } from './hybrid';
+import { EXACT_NAME, NAME_ONLY_BOOST, nameOfQuery, symbolNamed, writtenAsName, type RankedChunk } from './hybrid';
 import type { QueryTerms } from './query';
 import type { Highlight, SearchHit, SearchScope, Snippet } from './types';
 
@@ -98,6 +98,7 @@ export async function semanticHits(
     const scored = new Map<number, { s: SymbolRow; r: RankedChunk; score: number }>();
     const wanted = new Set(ctx.terms.stems);
     const named = ctx.query ? nameOfQuery(ctx.query) : null;
+    const asName = !!ctx.query && writtenAsName(ctx.query);
     for (const r of ranked) {
       // The chunk's own bonus for defining the name asked for goes to that function, not to its neighbours.
       const base = r.exact === 2 ? r.score - EXACT_NAME : r.exact === 1 ? r.score / (1 + NAME_ONLY_BOOST) : r.score;
@@ -106,7 +107,7 @@ export async function semanticHits(
         if (s.endLine < r.chunk.startLine || s.startLine > r.chunk.endLine) continue;
         // Among the functions of a chunk, the one whose name, signature and doc say what the query says wins.
         let score = base * (1 + relevance(`${s.name} ${s.signature ?? ''} ${s.doc ?? ''}`, wanted));
-        const level = named ? symbolNamed(named, s.name, s.parent) : 0;
+        const level = named ? symbolNamed(named, s.name, s.parent, asName) : 0;
         if (level === 2) score += EXACT_NAME;
         else if (level === 1) score *= 1 + NAME_ONLY_BOOST;
         const prev = scored.get(s.id);

@@ -2,6 +2,7 @@ import type { SearchStore, ChunkRow, SearchFileRow } from '../store/search-store
 import type { Async } from '../store/surface';
 import type { VectorIndex } from '../embed/vector-index';
 import { splitIdentifier } from '../util/words';
+import { builtCopies } from './copies';
 import { fileRole, type FileRole } from './file-role';
 import { ftsExpression, type QueryTerms } from './query';
 import type { Retriever } from './types';
@@ -114,6 +115,8 @@ export async function hybridSearch(
   const files = new Map((o.allowed ? fileIds.map((id) => o.allowed!.get(id)).filter((f): f is SearchFileRow => !!f) : await search.filesByIds(fileIds)).map((f) => [f.id, f]));
   const wanted = new Set(terms.stems);
   const exact = o.retriever === 'hybrid' ? await exactNames(search, query, chunks, files) : new Map<number, 1 | 2>();
+  // Built copies of the repository's own sources (build/legacy/retryer.js beside src/retryer.ts) rank as generated.
+  const copies = o.retriever === 'hybrid' && o.demoted?.has('generated') ? await builtCopies(search, [...files.values()]) : new Set<number>();
   const roles = new Map<number, FileRole | null>();
   const pathCoverage = new Map<number, number>();
   const named = new Set(o.expansions ?? []);
@@ -128,7 +131,7 @@ export async function hybridSearch(
       const onPath = pathCoverage.get(file.id) ?? pathCoverage.set(file.id, coverage(file.path, wanted)).get(file.id)!;
       score *= 1 + PATH_BOOST * onPath;
       if (o.demoted?.size) {
-        const role = roles.get(file.id) ?? roles.set(file.id, fileRole(file.path, file.generated)).get(file.id)!;
+        const role = roles.get(file.id) ?? roles.set(file.id, fileRole(file.path, file.generated || copies.has(file.id))).get(file.id)!;
         if (role && o.demoted.has(role)) score *= ROLE_DEMOTION;
       }
       const level = exact.get(chunk.id);
@@ -159,11 +162,27 @@ export function nameOfQuery(query: string): string | null {
   return q.length < 3 || query.trim().split(/\s+/).length > 4 ? null : q;
 }
 
-/** 2 when a symbol is what the squashed query names (its name or its qualified name), 1 when its name alone ends the query, else 0. */
-export function symbolNamed(q: string, name: string, parent: string | null): 0 | 1 | 2 {
+/**
+ * Whether a query is written as a code name: a qualifier joined by `.`, `::`, `#` or `->` (`Flask.dispatch_request`),
+ * or an identifier (`Engine ServeHTTP`, `url_for`). Only such a query can ask for a name under another qualifier: in
+ * words ("render a template", "help command") the last word is no method of the words before it, and taking it so put
+ * sinatra's `template` and cobra's `Command` struct above the `render` and `InitDefaultHelpCmd` asked about.
+ */
+export function writtenAsName(query: string): boolean {
+  return /\w(\.|::|#|->)\w/.test(query) || /[a-z][A-Z]|[A-Za-z0-9]_[A-Za-z0-9]/.test(query);
+}
+
+/**
+ * 2 when a symbol is what the squashed query names (its name or its qualified name); 1 when its name alone ends the
+ * query, written as a name (`qualified`, writtenAsName) or with the words before it ending the owner's name; else 0.
+ */
+export function symbolNamed(q: string, name: string, parent: string | null, qualified = true): 0 | 1 | 2 {
   const n = squash(name);
   if (n.length < 3 || !q.endsWith(n)) return 0;
-  return n === q || squash(`${parent ?? ''}${name}`) === q ? 2 : 1;
+  if (n === q || squash(`${parent ?? ''}${name}`) === q) return 2;
+  if (qualified) return 1;
+  // In words, the words before the name must end its owner's name ("json provider dumps": DefaultJSONProvider.dumps).
+  return parent && squash(parent).endsWith(q.slice(0, q.length - n.length)) ? 1 : 0;
 }
 
 async function exactNames(
@@ -172,6 +191,7 @@ async function exactNames(
   const out = new Map<number, 1 | 2>();
   const q = nameOfQuery(query);
   if (!q) return out;
+  const asName = writtenAsName(query);
   const qualified: { chunk: Omit<ChunkRow, 'content'>; name: string }[] = [];
   for (const chunk of chunks) {
     const file = files.get(chunk.fileId);
@@ -182,6 +202,7 @@ async function exactNames(
       const n = squash(name);
       if (n.length < 3) continue;
       if (n === q) { out.set(chunk.id, 2); break; }
+      // A shorter name that ends the query: its qualified name may be the query's (level 2), or, asked as a name, level 1.
       if (q.endsWith(n)) qualified.push({ chunk, name });
     }
   }
@@ -190,7 +211,9 @@ async function exactNames(
   for (const { chunk, name } of qualified) {
     if (out.get(chunk.id) === 2) continue;
     const own = symbols.filter((s) => s.fileId === chunk.fileId && s.name === name && s.startLine >= chunk.startLine && s.startLine <= chunk.endLine);
-    out.set(chunk.id, own.some((s) => symbolNamed(q, s.name, s.parent) === 2) ? 2 : 1);
+    const level = Math.max(0, ...own.map((s) => symbolNamed(q, s.name, s.parent, asName))) as 0 | 1 | 2;
+    if (level) out.set(chunk.id, level);
+    else if (asName && !own.length) out.set(chunk.id, 1);
   }
   return out;
 }
