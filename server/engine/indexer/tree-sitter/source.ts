@@ -69,10 +69,28 @@ export class SourceText {
     for (const block of blocks) {
       if (this.definitionRows.has(block.endRow + 1)) continue;
       const text = cleanComment(block.texts.join('\n'));
-      if (text && !LICENSE.test(text)) return firstParagraph(text);
+      if (!text) continue;
+      if (!LICENSE.test(text)) return firstParagraph(text);
+      const before = beforeNotice(text);
+      if (before) return firstParagraph(before);
     }
     return null;
   }
+}
+
+/**
+ * What a header comment says before its copyright or license line (Lua's `$Id: lauxlib.h $ / Auxiliary functions
+ * for building Lua libraries / See Copyright Notice in lua.h`, GNU's `foo.c -- what it does / Copyright …`), less
+ * version-control keywords; null when that is less than three words (a bare name above a license).
+ */
+function beforeNotice(text: string): string | null {
+  const lines: string[] = [];
+  for (const line of text.split('\n')) {
+    if (LICENSE.test(line)) break;
+    if (!/^\s*\$\w+(:[^$]*)?\$\s*$/.test(line)) lines.push(line);
+  }
+  const kept = lines.join('\n').trim();
+  return kept.split(/\s+/).filter((w) => /\w/.test(w)).length >= 3 ? kept : null;
 }
 
 /** Comment markers of every supported language removed (line, doc and block markers, `#`, leading `*`, C# XML doc tags). */
@@ -83,6 +101,8 @@ export function cleanComment(comment: string): string | null {
       .replace(/^\s*(\/\*+!?|\/\/[/!]?|#+|=begin|=end)/, '')
       .replace(/\*+\/\s*$/, '')
       .replace(/^\s*\*(?!\*)\s?/, '')
+      // A block comment whose lines start `** ` (Lua, many C code bases); `**bold**` keeps its stars.
+      .replace(/^\s*\*\*+(?=\s|$)\s?/, '')
       .replace(/^ /, '')
       .replace(/<\/?(summary|remarks|returns|para|value)>/g, '')
       .replace(/<(see|paramref|typeparamref) (cref|name)="([^"]*)"\s*\/>/g, '$3')

@@ -258,10 +258,10 @@ const parseAgain = `
 UPDATE files SET hash = '', mtime_ms = -1;
 `;
 
-/** Rust files and scripts with a `#name` import are parsed again once (SQLite's migration 023 says why). */
+/** Rust, C and C++ files and scripts with a `#name` import are parsed again once (SQLite's migration 023 says why). */
 const parseRustAgain = `
 UPDATE files SET hash = '', mtime_ms = -1
-WHERE language = 'rust' OR id IN (SELECT file_id FROM imports WHERE specifier LIKE '#%');
+WHERE language IN ('rust', 'c', 'cpp') OR id IN (SELECT file_id FROM imports WHERE specifier LIKE '#%');
 `;
 
 export const PG_INDEX_MIGRATIONS: PgMigration[] = [
