@@ -1,9 +1,27 @@
-import { test } from 'node:test';
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createTestApp, tempDir } from '../helpers/engine';
+import { createTestApp, tempDir, type TestApp } from '../helpers/engine';
 import { copyOf, debianPackage, within } from '../helpers/real-code';
+
+let t: TestApp;
+before(async () => { t = await createTestApp(); });
+after(() => t.close());
+
+/** Indexes a folder (then removes it) and returns its blueprint's dependencies. */
+async function dependenciesOf(root: string): Promise<{ name: string; files: number; version: string | null }[]> {
+  try {
+    const res = await t.call('POST', '/v2/repos/index/new', { url: root });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    await t.engine.queue.idle();
+    const bp = await t.call('GET', `/v2/repos/${res.body.data.repo.repo_id}/blueprint`);
+    assert.equal(bp.status, 200, JSON.stringify(bp.body));
+    return bp.body.data.dependencies;
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
 
 /**
  * A Ruby `require` names a file, and the gem that holds it is the declared one whose name, `-` read as `/`, starts
@@ -15,21 +33,10 @@ test('blueprint dependencies: a require belongs to the declared gem its path spe
   const gems = path.join(debianPackage('ruby-sinatra', '3.0.5-3+deb12u1'), 'usr/share/rubygems-integration/all');
   const root = copyOf(path.join(gems, 'gems/sinatra-3.0.5'), 'loupe-sinatra-');
   fs.copyFileSync(path.join(gems, 'specifications/sinatra-3.0.5.gemspec'), path.join(root, 'sinatra.gemspec'));
-  const t = await createTestApp();
-  try {
-    const res = await t.call('POST', '/v2/repos/index/new', { url: root });
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    await t.engine.queue.idle();
-    const bp = await t.call('GET', `/v2/repos/${res.body.data.repo.repo_id}/blueprint`);
-    assert.equal(bp.status, 200, JSON.stringify(bp.body));
-    const deps = Object.fromEntries(bp.body.data.dependencies.map((d: { name: string; files: number }) => [d.name, d.files]));
-    assert.equal(deps['rack-protection'], 1, JSON.stringify(deps)); // lib/sinatra/base.rb
-    assert.equal(deps.rack, 2, JSON.stringify(deps)); // base.rb (rack), show_exceptions.rb (rack/show_exceptions)
-    assert.equal(deps.mustermann, 1, JSON.stringify(deps)); // base.rb: mustermann, mustermann/sinatra, mustermann/regular
-  } finally {
-    await t.close();
-    fs.rmSync(root, { recursive: true, force: true });
-  }
+  const deps = Object.fromEntries((await dependenciesOf(root)).map((d: { name: string; files: number }) => [d.name, d.files]));
+  assert.equal(deps['rack-protection'], 1, JSON.stringify(deps)); // lib/sinatra/base.rb
+  assert.equal(deps.rack, 2, JSON.stringify(deps)); // base.rb (rack), show_exceptions.rb (rack/show_exceptions)
+  assert.equal(deps.mustermann, 1, JSON.stringify(deps)); // base.rb: mustermann, mustermann/sinatra, mustermann/regular
 });
 
 /**
@@ -48,24 +55,14 @@ test('blueprint dependencies: a PHP namespace belongs to the declared Composer p
     'require-dev': { 'ext-json': '*', 'embed/embed': '^4.4', 'phpunit/phpunit': '^9.5.21', 'symfony/yaml': '^2.3 | ^3.0 | ^4.0 | ^5.0 | ^6.0' },
     autoload: { 'psr-4': { 'League\\CommonMark\\': 'src' } },
   }, null, 2));
-  const t = await createTestApp();
-  try {
-    const res = await t.call('POST', '/v2/repos/index/new', { url: root });
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    await t.engine.queue.idle();
-    const bp = await t.call('GET', `/v2/repos/${res.body.data.repo.repo_id}/blueprint`);
-    const deps = Object.fromEntries(bp.body.data.dependencies.map((d: { name: string; files: number }) => [d.name, d.files]));
-    assert.ok(deps['league/config'] >= 40, JSON.stringify(deps));
-    assert.equal(deps['psr/event-dispatcher'], 3, JSON.stringify(deps));
-    assert.equal(deps['symfony/yaml'], 1, JSON.stringify(deps)); // Symfony\Component\Yaml
-    assert.equal(deps['embed/embed'], 1, JSON.stringify(deps)); // namespace Embed
-    // Used but undeclared (league/config's own requirement), under its root namespace.
-    assert.equal(deps['Nette\\Schema'], 14, JSON.stringify(deps));
-    for (const gone of ['League\\Config', 'League\\Config\\Exception', 'Psr\\EventDispatcher', 'php', 'ext-mbstring', 'ext-json']) assert.equal(deps[gone], undefined, gone);
-  } finally {
-    await t.close();
-    fs.rmSync(root, { recursive: true, force: true });
-  }
+  const deps = Object.fromEntries((await dependenciesOf(root)).map((d: { name: string; files: number }) => [d.name, d.files]));
+  assert.ok(deps['league/config'] >= 40, JSON.stringify(deps));
+  assert.equal(deps['psr/event-dispatcher'], 3, JSON.stringify(deps));
+  assert.equal(deps['symfony/yaml'], 1, JSON.stringify(deps)); // Symfony\Component\Yaml
+  assert.equal(deps['embed/embed'], 1, JSON.stringify(deps)); // namespace Embed
+  // Used but undeclared (league/config's own requirement), under its root namespace.
+  assert.equal(deps['Nette\\Schema'], 14, JSON.stringify(deps));
+  for (const gone of ['League\\Config', 'League\\Config\\Exception', 'Psr\\EventDispatcher', 'php', 'ext-mbstring', 'ext-json']) assert.equal(deps[gone], undefined, gone);
 });
 
 /**
@@ -82,24 +79,14 @@ test('blueprint dependencies: a Python module belongs to the declared distributi
     '    "Werkzeug>=2.2.2",', '    "Jinja2>=3.0",', '    "itsdangerous>=2.0",', '    "click>=8.0",', '    "importlib-metadata>=3.6.0; python_version < \'3.10\'",', ']',
     '', '[project.optional-dependencies]', 'async = ["asgiref>=3.2"]', 'dotenv = ["python-dotenv"]', '',
   ].join('\n'));
-  const t = await createTestApp();
-  try {
-    const res = await t.call('POST', '/v2/repos/index/new', { url: root });
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    await t.engine.queue.idle();
-    const bp = await t.call('GET', `/v2/repos/${res.body.data.repo.repo_id}/blueprint`);
-    const deps = Object.fromEntries(bp.body.data.dependencies.map((d: { name: string; files: number; version: string | null }) => [d.name, [d.files, d.version]]));
-    assert.deepEqual(deps.Werkzeug, [14, '>=2.2.2'], JSON.stringify(deps));
-    assert.deepEqual(deps.Jinja2, [3, '>=3.0'], JSON.stringify(deps));
-    assert.deepEqual(deps['importlib-metadata'], [1, '>=3.6.0'], JSON.stringify(deps));
-    assert.equal(deps['python-dotenv'][0], 1, JSON.stringify(deps));
-    for (const gone of ['werkzeug', 'jinja2', 'importlib_metadata', 'dotenv']) assert.equal(deps[gone], undefined, gone);
-    // Used, undeclared (Werkzeug's and Jinja2's own requirements): under the module's name.
-    assert.equal(deps.markupsafe[0], 2, JSON.stringify(deps));
-  } finally {
-    await t.close();
-    fs.rmSync(root, { recursive: true, force: true });
-  }
+  const deps = Object.fromEntries((await dependenciesOf(root)).map((d: { name: string; files: number; version: string | null }) => [d.name, [d.files, d.version]]));
+  assert.deepEqual(deps.Werkzeug, [14, '>=2.2.2'], JSON.stringify(deps));
+  assert.deepEqual(deps.Jinja2, [3, '>=3.0'], JSON.stringify(deps));
+  assert.deepEqual(deps['importlib-metadata'], [1, '>=3.6.0'], JSON.stringify(deps));
+  assert.equal(deps['python-dotenv'][0], 1, JSON.stringify(deps));
+  for (const gone of ['werkzeug', 'jinja2', 'importlib_metadata', 'dotenv']) assert.equal(deps[gone], undefined, gone);
+  // Used, undeclared (Werkzeug's and Jinja2's own requirements): under the module's name.
+  assert.equal(deps.markupsafe[0], 2, JSON.stringify(deps));
 });
 
 /**
@@ -109,17 +96,7 @@ test('blueprint dependencies: a Python module belongs to the declared distributi
  */
 test('blueprint dependencies: a Rust path names a dependency only when Cargo.toml declares it (tokio)', async () => {
   const root = copyOf(within(debianPackage('librust-tokio-dev', '1.24.2-1'), 'usr/share/cargo/registry/tokio-*'), 'loupe-rust-');
-  const t = await createTestApp();
-  try {
-    const res = await t.call('POST', '/v2/repos/index/new', { url: root });
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    await t.engine.queue.idle();
-    const bp = await t.call('GET', `/v2/repos/${res.body.data.repo.repo_id}/blueprint`);
-    const deps = bp.body.data.dependencies as { name: string; version: string | null; files: number }[];
-    assert.deepEqual(deps.filter((d) => d.version === null).map((d) => d.name), [], 'every dependency is a declared crate');
-    assert.ok(deps.find((d) => d.name === 'pin-project-lite')!.files >= 30, JSON.stringify(deps));
-  } finally {
-    await t.close();
-    fs.rmSync(root, { recursive: true, force: true });
-  }
+  const deps = await dependenciesOf(root);
+  assert.deepEqual(deps.filter((d) => d.version === null).map((d) => d.name), [], 'every dependency is a declared crate');
+  assert.ok(deps.find((d) => d.name === 'pin-project-lite')!.files >= 30, JSON.stringify(deps));
 });

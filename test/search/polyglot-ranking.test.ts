@@ -1,7 +1,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { createTestEngine, indexFolder, type TestEngine } from '../helpers/engine';
+import { createTestEngine, type TestEngine } from '../helpers/engine';
+import { hybridSearch, indexCorpora } from '../helpers/search-corpora';
 import { copyOf, debianPackage, within } from '../helpers/real-code';
 import { fileRole } from '../../server/engine/search/file-role';
 import { symbolNamed, writtenAsName } from '../../server/engine/search/hybrid';
@@ -21,16 +22,11 @@ before(async () => {
     sinatra: copyOf(within(debianPackage('ruby-sinatra', '3.0.5-3+deb12u1'), 'usr/share/rubygems-integration/all/gems/sinatra-*')),
     cobra: copyOf(path.join(debianPackage('golang-github-spf13-cobra-dev', '1.6.1-1'), 'usr/share/gocode/src/github.com/spf13/cobra')),
   };
-  for (const [name, folder] of Object.entries(folders)) repo[name as keyof typeof repo] = (await indexFolder(t, folder)).id;
-  await t.engine.vectors.idle();
+  Object.assign(repo, await indexCorpora(t, folders));
 });
 after(async () => { await t?.close(); });
 
-async function search(where: keyof typeof repo, query: string, more: Partial<SearchRequest> = {}) {
-  const r = await t.engine.search.search(t.ownerId, { query, scope: 'files', limit: 10, repoIds: [repo[where]], ...more });
-  assert.deepEqual(r.warnings, [], 'the vectors are ready: the search is hybrid');
-  return r.results;
-}
+const search = (where: keyof typeof repo, query: string, more: Partial<SearchRequest> = {}) => hybridSearch(t, repo[where], query, more);
 
 test('sinatra: "render a template" finds the Templates module in base.rb first, not the files defining a `template` of their own', async () => {
   // Before: "renderatemplate" ends with `template`, so ShowExceptions#template and Base.template were taken as the

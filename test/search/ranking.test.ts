@@ -2,7 +2,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createTestEngine, indexFolder, tempDir, type TestEngine } from '../helpers/engine';
+import { createTestEngine, tempDir, type TestEngine } from '../helpers/engine';
+import { hybridSearch, indexCorpora } from '../helpers/search-corpora';
 import { copyOf, debianPackage } from '../helpers/real-code';
 import { fileRole, rolesAsked } from '../../server/engine/search/file-role';
 import { queryTerms } from '../../server/engine/search/query';
@@ -50,16 +51,11 @@ before(async () => {
     gin: copyOf(path.join(debianPackage('golang-github-gin-gonic-gin-dev', '1.8.1-1'), 'usr/share/gocode/src/github.com/gin-gonic/gin')),
     weak: weakChunksFolder(),
   };
-  for (const [name, folder] of Object.entries(folders)) repo[name as keyof typeof repo] = (await indexFolder(t, folder)).id;
-  await t.engine.vectors.idle();
+  Object.assign(repo, await indexCorpora(t, folders));
 });
 after(async () => { await t?.close(); });
 
-async function search(where: keyof typeof repo, query: string, more: Partial<SearchRequest> = {}) {
-  const r = await t.engine.search.search(t.ownerId, { query, scope: 'files', limit: 10, repoIds: [repo[where]], ...more });
-  assert.deepEqual(r.warnings, [], 'the vectors are ready: the search is hybrid');
-  return r.results;
-}
+const search = (where: keyof typeof repo, query: string, more: Partial<SearchRequest> = {}) => hybridSearch(t, repo[where], query, more);
 const files = async (where: keyof typeof repo, query: string, more: Partial<SearchRequest> = {}) =>
   (await search(where, query, more)).map((h) => h.filePath!);
 
