@@ -365,6 +365,7 @@ export async function editPaths(w: EditSide, repo: { id: string; rootPath: strin
   const result: IndexRunResult = { added: 0, changed: 0, removed: 0, unchanged: 0, skipped: 0, durationMs: 0 };
   const write: ParsedFile[] = [];
   const remove: string[] = [];
+  const removedIndexed: string[] = [];
   const skip: SkippedFile[] = [];
   const names = new ChangedNames();
   for (const relPath of new Set(relPaths)) {
@@ -376,7 +377,7 @@ export async function editPaths(w: EditSide, repo: { id: string; rootPath: strin
     if (!stat || !stat.isFile() || !isIndexable(repo.rootPath, relPath, w.options)) {
       // Forgotten whether it was indexed or skipped (deletePaths handles both).
       remove.push(relPath);
-      if (existing) result.removed++;
+      if (existing) { result.removed++; removedIndexed.push(relPath); }
       names.note(language, before, [], relPath);
       continue;
     }
@@ -401,7 +402,8 @@ export async function editPaths(w: EditSide, repo: { id: string; rootPath: strin
   if (remove.length) await w.files.deletePaths(repo.id, remove);
   if (skip.length) await w.recordSkipped(repo.id, skip);
   // A changed tsconfig, package.json, go.mod… may move imports of files that did not change: all are resolved again.
-  const resolvedBy = languagesResolvedBy([...write.map((f) => f.path), ...remove]);
+  // Only files of the index count: an event under node_modules/ (ignored, never indexed) moves nothing.
+  const resolvedBy = languagesResolvedBy([...write.map((f) => f.path), ...removedIndexed]);
   if (result.added || result.removed || resolvedBy.length) {
     parser.resetResolution();
     await w.relink(repo.id, repo.rootPath, resolvedBy);
