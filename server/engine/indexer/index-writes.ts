@@ -267,7 +267,7 @@ export function importResolution(parser: FileParser, root: string): (i: StaleImp
     id: i.id,
     ...(resolveTreeSitterImport(root, i.language, i.filePath, i.specifier, i.kind)
       // A script's `/// <reference path>` (kind include) names a file, as parse-typescript.ts resolves it.
-      ?? (i.kind === 'include' ? { targetPath: resolver.resolveReferencePath(i.filePath, i.specifier), packageName: null } : resolver.resolve(i.filePath, i.specifier))),
+      ?? (i.kind === 'include' ? { targetPath: resolver.resolveReferencePath(i.filePath, i.specifier), packageName: null } : resolver.resolve(i.filePath, i.specifier, i.kind))),
   });
 }
 

@@ -32,7 +32,7 @@ export function analyzeScript(relPath: string, text: string, resolver: ModuleRes
   const commonJsExports = new Set<string>();
 
   const addImport = (specifier: string, kind: ParsedImport['kind'], typeOnly: boolean, names: string[], node: ts.Node) => {
-    const r = resolver.resolve(relPath, specifier);
+    const r = resolver.resolve(relPath, specifier, kind);
     imports.push({ specifier, kind, typeOnly, targetPath: r.targetPath, packageName: r.packageName, names, line: lineOf(node.getStart(sf)) });
   };
 

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { builtinModules } from 'node:module';
 import { findWorkspaces, type Workspace } from './workspaces';
+import type { ImportKind } from '../types';
 
 export interface Resolution {
   targetPath: string | null;
@@ -51,6 +52,10 @@ export class ModuleResolver {
   private readonly packageScopes = new Map<string, string>();
   /** Each package.json folder's package name when the package has `exports` (it may import itself by name), else null. */
   private readonly exportingPackages = new Map<string, string | null>();
+  /** Each file format the compiler implies, by config, folder and extension (`formatOf`). */
+  private readonly formats = new Map<string, ImpliedFormat>();
+  /** The compiler's resolution mode by config, import kind and file format (`modeOf`). */
+  private readonly modes = new Map<string, ts.ResolutionMode>();
   private readonly host: ts.ModuleResolutionHost;
   private workspaces: Workspace[] | null = null;
 
@@ -130,10 +135,19 @@ export class ModuleResolver {
     this.modulesScopes.clear();
     this.packageScopes.clear();
     this.exportingPackages.clear();
+    this.formats.clear();
+    this.modes.clear();
     this.workspaces = null;
   }
 
-  resolve(fromRelPath: string, specifier: string): Resolution {
+  /**
+   * What an import of `kind` (as parse-typescript.ts names it; `import` when not known) in a file resolves to.
+   * The kind and the file's format decide the resolution mode, as in the compiler: under node16/nodenext (and
+   * bundler's `exports`), an `import` in an ES module and an `import()` pick package.json `exports`' `import`
+   * condition, a `require()` and an import in a CommonJS file its `require` one (payload's `@tools/constants`
+   * exports `import` only: its ES modules' imports of it resolved to nothing).
+   */
+  resolve(fromRelPath: string, specifier: string, kind: ImportKind = 'import'): Resolution {
     const containing = path.join(this.root, fromRelPath);
     const bare = !isRelative(specifier);
     if (bare && (BUILTINS.has(specifier) || specifier.startsWith('node:'))) {
@@ -147,11 +161,55 @@ export class ModuleResolver {
       // fields, and left chalk's `#ansi-styles` and zod's own tests' `zod/v4` unknown packages. Where that
       // finds nothing in the repository (exports naming a build not made), the config's own answer stands.
       const node = this.subpathImportsConfig(config);
-      const mode = ts.getImpliedNodeFormatForFile(containing, node.cache.getPackageJsonInfoCache(), this.host, node.options);
-      const answer = this.answer(containing, dir, specifier, node, mode);
+      const answer = this.answer(containing, dir, specifier, node, this.modeOf(containing, dir, kind, node));
       if (answer.targetPath !== null) return answer;
     }
-    return this.answer(containing, dir, specifier, config, undefined);
+    const mode = this.modeOf(containing, dir, kind, config);
+    const answer = this.answer(containing, dir, specifier, config, mode);
+    // An ES module's relative import without its extension (`./utils` in a `"type": "module"` package's
+    // spec files, payload: 29) is an error to the compiler, yet the test runners and bundlers that run such
+    // files find it: the file it names, as a CommonJS import would, stays the target.
+    if (answer.targetPath === null && !bare && mode === ts.ModuleKind.ESNext) return this.answer(containing, dir, specifier, config, undefined);
+    return answer;
+  }
+
+  /**
+   * The resolution mode the compiler gives an import of `kind` in this file under these options
+   * (`ts.getModeForUsageLocation`), asked once per config, kind and file format on a one-import source file.
+   */
+  private modeOf(containing: string, dir: string, kind: ImportKind, config: ResolutionConfig): ts.ResolutionMode {
+    const format = this.formatOf(containing, dir, config);
+    const usage = kind === 'require' || kind === 'dynamic' || kind === 'export' || kind === 'export-all' ? kind : 'import';
+    const key = `${config.id}\0${usage}\0${format.key}`;
+    if (this.modes.has(key)) return this.modes.get(key);
+    const sf = ts.createSourceFile(containing, USAGES[usage], { languageVersion: ts.ScriptTarget.Latest, impliedNodeFormat: format.implied }, true);
+    (sf as { packageJsonScope?: unknown }).packageJsonScope = format.scope;
+    const statement = sf.statements[0];
+    const literal = ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)
+      ? statement.moduleSpecifier
+      : ((statement as ts.ExpressionStatement).expression as ts.CallExpression).arguments[0];
+    const mode = ts.getModeForUsageLocation(sf, literal as ts.StringLiteral, config.options);
+    this.modes.set(key, mode);
+    return mode;
+  }
+
+  /** The format the compiler implies for a file (its extension, its package.json `type`), with what decides it. */
+  private formatOf(containing: string, dir: string, config: ResolutionConfig): ImpliedFormat {
+    const base = path.basename(containing);
+    const ext = /\.d\.[mc]?ts$/.test(base) ? base.slice(base.lastIndexOf('.d.')) : path.extname(base);
+    const key = `${config.id}\0${dir}\0${ext}`;
+    let format = this.formats.get(key);
+    if (!format) {
+      const worker = (ts as unknown as { getImpliedNodeFormatForFileWorker?: ImpliedFormatWorker }).getImpliedNodeFormatForFileWorker;
+      const cache = config.cache.getPackageJsonInfoCache();
+      const found = worker ? worker(containing, cache, this.host, config.options) : ts.getImpliedNodeFormatForFile(containing, cache, this.host, config.options);
+      const implied = typeof found === 'object' ? found?.impliedNodeFormat : found;
+      const scope = typeof found === 'object' ? found?.packageJsonScope : undefined;
+      const type = (scope as { contents?: { packageJsonContent?: { type?: unknown } } } | undefined)?.contents?.packageJsonContent?.type;
+      format = { implied, scope, key: `${ext}\0${implied}\0${typeof type === 'string' ? type : ''}` };
+      this.formats.set(key, format);
+    }
+    return format;
   }
 
   private answer(containing: string, dir: string, specifier: string, config: ResolutionConfig, mode: ts.ResolutionMode): Resolution {
@@ -214,9 +272,9 @@ export class ModuleResolver {
 
   /**
    * What decides an answer besides the compiler options, so files in different folders share it (payload:
-   * 29,716 imports, 20,851 distinct by folder; the compiler's own cache is by folder). Without a resolution
-   * mode (none is passed), a relative specifier's answer depends only on the path it names (and whether it
-   * names a folder only). A bare one depends on the chain of node_modules folders the compiler walks up
+   * 29,716 imports, 20,851 distinct by folder; the compiler's own cache is by folder). Besides the resolution
+   * mode (added to the key by `answer`), a relative specifier's answer depends only on the path it names (and
+   * whether it names a folder only). A bare one depends on the chain of node_modules folders the compiler walks up
    * through, which the nearest folder holding a node_modules (real or linked) decides, and on the nearest
    * package.json (self-references by package name, `#imports`). Null (ask the compiler) for classic
    * resolution, which walks folders for bare names, and inside node_modules, where the compiler skips folders.
@@ -316,6 +374,19 @@ function readsImportsField(options: ts.CompilerOptions): boolean {
   const kind = options.moduleResolution;
   return kind === ts.ModuleResolutionKind.Node16 || kind === ts.ModuleResolutionKind.NodeNext || kind === ts.ModuleResolutionKind.Bundler;
 }
+
+/** One import of each kind, as the compiler sees it: its mode is asked of it (`modeOf`). */
+const USAGES = { import: 'import "m";', export: 'export { m } from "m";', 'export-all': 'export * from "m";', require: 'require("m");', dynamic: 'import("m");' };
+
+/** A file's implied format, the package.json scope it came from, and a key naming both. */
+interface ImpliedFormat {
+  implied: ts.ResolutionMode;
+  scope: unknown;
+  key: string;
+}
+
+type ImpliedFormatWorker = (fileName: string, cache: ts.PackageJsonInfoCache, host: ts.ModuleResolutionHost, options: ts.CompilerOptions) =>
+  ts.ResolutionMode | { impliedNodeFormat: ts.ResolutionMode; packageJsonScope?: unknown } | undefined;
 
 interface ResolutionConfig {
   /** Names the options' way of resolving in answer keys. */
