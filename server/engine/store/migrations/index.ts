@@ -16,7 +16,7 @@ import * as modelTail from './019-model-tail';
 import * as generatorBanners from './020-generator-banners';
 import * as inFileTests from './021-in-file-tests';
 import * as parseAgain from './022-parse-again';
-import * as parseRustAgain from './023-parse-rust-again';
+import * as parseCodeAgain from './023-parse-code-again';
 import type { Db } from '../db';
 
 export interface Migration {
@@ -51,5 +51,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 20, name: 'generator-banners', sql: generatorBanners.sql, before: generatorBanners.flag },
   { version: 21, name: 'in-file-tests', sql: inFileTests.sql, before: inFileTests.addColumn },
   { version: 22, name: 'parse-again', sql: parseAgain.sql },
-  { version: 23, name: 'parse-rust-again', sql: parseRustAgain.sql },
+  { version: 23, name: 'parse-code-again', sql: parseCodeAgain.sql },
 ];

@@ -258,10 +258,10 @@ const parseAgain = `
 UPDATE files SET hash = '', mtime_ms = -1;
 `;
 
-/** Rust, C and C++ files and scripts with a `#name` import are parsed again once (SQLite's migration 023 says why). */
-const parseRustAgain = `
+/** Rust, C, C++, TypeScript and JavaScript files are parsed again once (SQLite's migration 023 says why). */
+const parseCodeAgain = `
 UPDATE files SET hash = '', mtime_ms = -1
-WHERE language IN ('rust', 'c', 'cpp') OR id IN (SELECT file_id FROM imports WHERE specifier LIKE '#%');
+WHERE language IN ('rust', 'c', 'cpp', 'typescript', 'javascript');
 `;
 
 export const PG_INDEX_MIGRATIONS: PgMigration[] = [
@@ -271,5 +271,5 @@ export const PG_INDEX_MIGRATIONS: PgMigration[] = [
   { version: 103, name: 'generator banners', sql: generatorBanners },
   { version: 104, name: 'in-file tests', sql: inFileTests },
   { version: 105, name: 'parse again', sql: parseAgain },
-  { version: 106, name: 'parse rust again', sql: parseRustAgain },
+  { version: 106, name: 'parse code again', sql: parseCodeAgain },
 ];
