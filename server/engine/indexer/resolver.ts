@@ -166,10 +166,13 @@ export class ModuleResolver {
     }
     const mode = this.modeOf(containing, dir, kind, config);
     const answer = this.answer(containing, dir, specifier, config, mode);
-    // An ES module's relative import without its extension (`./utils` in a `"type": "module"` package's
-    // spec files, payload: 29) is an error to the compiler, yet the test runners and bundlers that run such
-    // files find it: the file it names, as a CommonJS import would, stays the target.
-    if (answer.targetPath === null && !bare && mode === ts.ModuleKind.ESNext) return this.answer(containing, dir, specifier, config, undefined);
+    // An ES module's import without its extension, relative (`./utils` in a `"type": "module"` package's spec
+    // files, payload: 29) or through a `paths` alias (`@core/util`), is an error to the compiler, yet the test
+    // runners and bundlers that run such files find it: the file it names, as a CommonJS import would, stays the target.
+    if (answer.targetPath === null && mode === ts.ModuleKind.ESNext) {
+      const file = this.answer(containing, dir, specifier, config, undefined);
+      if (file.targetPath !== null) return file;
+    }
     return answer;
   }
 
