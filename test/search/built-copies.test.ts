@@ -25,7 +25,7 @@ function scriptsFolder(): string {
   write('lib/ring.c', '#include "ring.h"\nint ring_push(int *ring, int value) { ring[0] = value; return 0; }\nint ring_pop(int *ring) { return ring[0]; }\n');
   // A Ruby library in lib/ whose test reopens the same class: the test is no source of it.
   write('lib/tool/base.rb', 'module Tool\n  class Base\n    def run; end\n  end\nend\n');
-  write('test/tool/base.rb', 'module Tool\n  class Base\n    def run; :stubbed; end\n  end\nend\n');
+  write('test/tool/base.rb', 'module Tool\n  class Base\n    def run; :overridden; end\n  end\nend\n');
   // A workspace package's build beside its own src/ (not the root's).
   write('packages/ui/src/theme.ts', 'export function darken(color: string): string { return color; }\n');
   write('packages/ui/build/theme.js', 'export function darken(color) { return color; }\n');
