@@ -272,8 +272,7 @@ export function importResolution(parser: FileParser, root: string): (i: StaleImp
 }
 
 /** The imports whose answer changed, resolved again. */
-export function relinked(rows: StaleImportRow[], parser: FileParser, root: string): Relinked[] {
-  const resolve = importResolution(parser, root);
+function relinked(rows: StaleImportRow[], resolve: (i: StaleImport) => Relinked): Relinked[] {
   return rows.map((row) => ({ row, now: resolve(row) }))
     .filter(({ row, now }) => now.targetPath !== row.targetPath || now.packageName !== row.packageName)
     .map(({ now }) => now);
@@ -311,11 +310,11 @@ export async function relinkImports(files: AnyFiles, parser: FileParser, repoId:
   for (const language of languages.filter((l) => !isScriptLanguage(l))) {
     if ((await files.staleImports(repoId, [language])).some((row) => !samePlace(row, resolve(row)))) moved.push(language);
   }
-  const stale = relinked(await files.staleImports(repoId), parser, root);
+  const stale = relinked(await files.staleImports(repoId), resolve);
   if (stale.length) await files.setImportTarget(stale);
   const scripts = languages.filter(isScriptLanguage);
   if (scripts.length) {
-    const updates = relinked(await files.staleImports(repoId, scripts), parser, root);
+    const updates = relinked(await files.staleImports(repoId, scripts), resolve);
     if (updates.length) await files.setImportTarget(updates);
   }
   if (!moved.length) return;
