@@ -81,3 +81,46 @@ test('migration 23: Rust, C, C++ and script files are parsed again, nothing else
     await t.close();
   }
 });
+
+/**
+ * Migration 24: the script files that import a declaration file are parsed again at the next run, no other file. In
+ * an index made before it, chalk 5.3.0's source/index.js imports `#ansi-styles` as the declaration beside the
+ * vendored index.js; after it, as that index.js (and the declaration as a type-only import).
+ */
+test('migration 24: script files importing a declaration are parsed again, nothing else', async () => {
+  const chalk = copyOf(npmPackage('chalk@5.3.0'), 'loupe-runtime-files-');
+  const first = createTestEngine();
+  const copy = tempDir('loupe-runtime-files-data-');
+  let id: string;
+  try {
+    id = (await indexFolder(first, chalk)).id;
+    await first.engine.db.backup(path.join(copy, 'loupe.db'));
+  } finally {
+    await first.close();
+  }
+  // What the index held before: the declaration as the target, no type-only row beside it.
+  const old = new Database(path.join(copy, 'loupe.db'));
+  const index = old.prepare('SELECT id FROM files WHERE repo_id = ? AND path = ?').get(id, 'source/index.js') as { id: number };
+  old.prepare("DELETE FROM imports WHERE file_id = ? AND type_only = 1 AND target_path LIKE '%.d.ts'").run(index.id);
+  old.prepare("UPDATE imports SET target_path = replace(target_path, 'index.js', 'index.d.ts') WHERE file_id = ? AND target_path LIKE 'source/vendor/%'").run(index.id);
+  const importing = (old.prepare(
+    `SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = i.file_id WHERE f.repo_id = ? AND i.target_path LIKE '%.d.ts' ORDER BY f.path`,
+  ).all(id) as { path: string }[]).map((r) => r.path);
+  // source/index.js, and the declarations importing declarations (parsed again, unchanged).
+  assert.deepEqual(importing, ['source/index.d.ts', 'source/index.js', 'source/vendor/supports-color/browser.d.ts']);
+  old.pragma('user_version = 23');
+  old.close();
+  const t = createTestEngine({ dataDir: copy });
+  try {
+    const files = t.engine.filesStore;
+    const scripts = files.filesOfLanguages(id, ['javascript', 'typescript']).length;
+    const run = await t.engine.indexer.indexRepository(t.engine.reposStore.get(id)!);
+    assert.equal(run.changed, importing.length);
+    assert.equal(run.unchanged, files.paths(id).length - importing.length, `${scripts} script files, the others not read again`);
+    const targets = files.imports(files.getByPath(id, 'source/index.js')!.id).filter((i) => i.specifier === '#ansi-styles')
+      .map((i) => `${i.typeOnly ? 'type ' : ''}${i.targetPath}`);
+    assert.deepEqual(targets, ['source/vendor/ansi-styles/index.js', 'type source/vendor/ansi-styles/index.d.ts']);
+  } finally {
+    await t.close();
+  }
+});

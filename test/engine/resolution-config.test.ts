@@ -81,7 +81,7 @@ test('tsconfig.json: a changed paths alias moves the import that uses it', async
   }
 });
 
-test('resolving every import again agrees with the parse, edge for edge (express, cobra, regex-syntax, commonmark)', async () => {
+test('resolving every import again agrees with the parse, edge for edge (express, cobra, regex-syntax, commonmark, react-native-windows)', async () => {
   const corpora: { root: string; config: string }[] = [
     { root: copyOf(npmPackage('express@4.21.2'), 'loupe-express-'), config: 'package.json' },
     { root: copyOf(path.join(debianPackage('golang-github-spf13-cobra-dev', '1.6.1-1'), 'usr/share/gocode/src/github.com/spf13/cobra'), 'loupe-cobra-'), config: 'go.mod' },
@@ -91,6 +91,13 @@ test('resolving every import again agrees with the parse, edge for edge (express
   fs.cpSync(path.join(debianPackage('php-league-commonmark', '2.3.9-1+deb12u1'), 'usr/share/php/League/CommonMark'), path.join(php, 'src'), { recursive: true });
   fs.writeFileSync(path.join(php, 'composer.json'), JSON.stringify({ autoload: { 'psr-4': { 'League\\CommonMark\\': 'src' } } }));
   corpora.push({ root: php, config: 'composer.json' });
+  // Flow sources with hand-written declarations beside them: an import is stored twice, the JavaScript and the
+  // declaration (resolver-runtime-file.test.ts), and each row keeps its own target.
+  const rnw = tempDir('loupe-rnw-');
+  for (const f of ['package.json', 'Libraries/StyleSheet', 'Libraries/Animated']) {
+    fs.cpSync(path.join(npmPackage('react-native-windows@0.76.9'), f), path.join(rnw, f), { recursive: true });
+  }
+  corpora.push({ root: rnw, config: 'package.json' });
   const t = createTestEngine();
   try {
     for (const { root, config } of corpora) {

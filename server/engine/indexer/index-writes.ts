@@ -3,6 +3,7 @@ import type { ReposStore } from '../store/repos-store';
 import type { Async } from '../store/surface';
 import type { ParsedFile } from '../types';
 import { FileParser } from './parse-file';
+import { DECLARATION_FILE } from './resolver';
 import { resetTreeSitterResolution, resolveTreeSitterImport } from './parse-tree-sitter';
 import { detectLanguage, isScriptLanguage } from './languages';
 import { catalogBytes, catalogFrom, isIndexable, walk, walkWithCatalog, type WalkEntry, type WalkOptions } from './walk';
@@ -255,7 +256,9 @@ export function splitSkipped(files: SkippedFile[]): { forget: string[]; keep: Sk
   return { forget: files.filter((f) => f.reason === 'unreadable').map((f) => f.path), keep: files.filter((f) => f.reason !== 'unreadable') };
 }
 
-type StaleImport = { id: number; filePath: string; language: string | null; specifier: string; kind: ParsedFile['imports'][number]['kind'] };
+type StaleImport = {
+  id: number; filePath: string; language: string | null; specifier: string; kind: ParsedFile['imports'][number]['kind']; targetPath: string | null;
+};
 type Relinked = { id: number; targetPath: string | null; packageName: string | null };
 
 /** Resolves stale imports afresh (the resolution caches of `root` are reset first), by the language the file was indexed as. */
@@ -263,12 +266,16 @@ export function importResolution(parser: FileParser, root: string): (i: StaleImp
   const resolver = parser.moduleResolver;
   resolver.reset();
   resetTreeSitterResolution(root);
-  return (i) => ({
-    id: i.id,
-    ...(resolveTreeSitterImport(root, i.language, i.filePath, i.specifier, i.kind)
-      // A script's `/// <reference path>` (kind include) names a file, as parse-typescript.ts resolves it.
-      ?? (i.kind === 'include' ? { targetPath: resolver.resolveReferencePath(i.filePath, i.specifier), packageName: null } : resolver.resolve(i.filePath, i.specifier, i.kind))),
-  });
+  const script = (i: StaleImport): Omit<Relinked, 'id'> => {
+    // A script's `/// <reference path>` (kind include) names a file, as parse-typescript.ts resolves it.
+    if (i.kind === 'include') return { targetPath: resolver.resolveReferencePath(i.filePath, i.specifier), packageName: null };
+    const { targetPath, packageName, typeTargets } = resolver.resolve(i.filePath, i.specifier, i.kind);
+    // An import of a declaration beside its JavaScript is stored twice (parse-typescript.ts): the row that named
+    // the declaration keeps naming it.
+    const declaration = i.targetPath !== null && DECLARATION_FILE.test(i.targetPath) ? typeTargets?.[0] : undefined;
+    return { targetPath: declaration ?? targetPath, packageName: declaration ? null : packageName };
+  };
+  return (i) => ({ id: i.id, ...(resolveTreeSitterImport(root, i.language, i.filePath, i.specifier, i.kind) ?? script(i)) });
 }
 
 /** The imports whose answer changed, resolved again. */

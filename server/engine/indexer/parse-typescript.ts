@@ -26,6 +26,7 @@ export function analyzeScript(relPath: string, text: string, resolver: ModuleRes
   const ext = name.includes('.') ? name.slice(name.lastIndexOf('.') + 1).toLowerCase() : 'js';
   // No parent pointers and no JSDoc parsing: both cost a fifth of the parse and we read comments from the text.
   const sf = ts.createSourceFile(relPath, text, { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode.ParseNone }, false, SCRIPT_KINDS()[ext] ?? ts.ScriptKind.TS);
+  const javascript = ext === 'js' || ext === 'mjs' || ext === 'cjs' || ext === 'jsx';
   const lineOf = (pos: number) => sf.getLineAndCharacterOfPosition(pos).line + 1;
   const symbols: ParsedSymbol[] = [];
   const imports: ParsedImport[] = [];
@@ -33,7 +34,17 @@ export function analyzeScript(relPath: string, text: string, resolver: ModuleRes
 
   const addImport = (specifier: string, kind: ParsedImport['kind'], typeOnly: boolean, names: string[], node: ts.Node) => {
     const r = resolver.resolve(relPath, specifier, kind);
-    imports.push({ specifier, kind, typeOnly, targetPath: r.targetPath, packageName: r.packageName, names, line: lineOf(node.getStart(sf)) });
+    const line = lineOf(node.getStart(sf));
+    const declaration = r.typeTargets?.[0];
+    // A declaration beside the JavaScript it describes (resolver.ts withRuntimeFile): a TypeScript file's type-only
+    // import reads the declaration alone; any other import runs the JavaScript and is typed by the declaration.
+    // (A JavaScript file's `import type` is Flow's, whose types are in the JavaScript.)
+    if (declaration && typeOnly && !javascript) {
+      imports.push({ specifier, kind, typeOnly, targetPath: declaration, packageName: null, names, line });
+      return;
+    }
+    imports.push({ specifier, kind, typeOnly, targetPath: r.targetPath, packageName: r.packageName, names, line });
+    if (declaration) imports.push({ specifier, kind, typeOnly: true, targetPath: declaration, packageName: null, names, line });
   };
 
   const addSymbol = (node: ts.Node, name: string, kind: SymbolKind, parent: string | null, exported: boolean) => {

@@ -26,6 +26,9 @@ export function packageNameOf(specifier: string): string {
   return specifier.startsWith('@') && parts.length > 1 ? `${parts[0]}/${parts[1]}` : parts[0];
 }
 
+/** `x.d.ts`, `x.d.mts`, `x.d.cts`; the group is the runtime extension's prefix (`.js`, `.mjs`, `.cjs`). */
+export const DECLARATION_FILE = /\.d\.([mc]?)ts$/;
+
 const isRelative = (s: string) => s === '.' || s === '..' || s.startsWith('./') || s.startsWith('../') || s.startsWith('/');
 
 /**
@@ -148,6 +151,31 @@ export class ModuleResolver {
    * exports `import` only: its ES modules' imports of it resolved to nothing).
    */
   resolve(fromRelPath: string, specifier: string, kind: ImportKind = 'import'): Resolution {
+    const answer = this.compilerAnswer(fromRelPath, specifier, kind);
+    // Where the compiler only probed extensions (a relative path, an `imports` entry), the declaration's own
+    // JavaScript is what runs; a package's `exports` may name a different file per condition.
+    const probed = isRelative(specifier) || specifier.startsWith('#');
+    return probed && !DECLARATION_FILE.test(fromRelPath) ? this.withRuntimeFile(answer) : answer;
+  }
+
+  /**
+   * A declaration file written beside the JavaScript it describes (`x.d.ts` beside `x.js`, `.d.mts` beside `.mjs`,
+   * `.d.cts` beside `.cjs`) is what the compiler picks, but `x.js` is what runs: react-native-windows' Flow
+   * sources import `../StyleSheet/StyleSheet` 650 times that way, and StyleSheet.js had none of them as
+   * dependents. The runtime file is the target and the declaration a type-only one (`typeTargets`). A
+   * declaration file's own imports stay declarations.
+   */
+  private withRuntimeFile(answer: Resolution): Resolution {
+    const declaration = answer.targetPath;
+    const match = declaration === null ? null : DECLARATION_FILE.exec(declaration);
+    if (!declaration || !match) return answer;
+    const runtime = `${declaration.slice(0, match.index)}.${match[1]}js`;
+    if (!this.host.fileExists(path.join(this.root, runtime))) return answer;
+    return { targetPath: runtime, packageName: null, typeTargets: [declaration] };
+  }
+
+  /** What the compiler resolves an import to (`resolve`, before a declaration gives way to its runtime file). */
+  private compilerAnswer(fromRelPath: string, specifier: string, kind: ImportKind): Resolution {
     const containing = path.join(this.root, fromRelPath);
     const bare = !isRelative(specifier);
     if (bare && (BUILTINS.has(specifier) || specifier.startsWith('node:'))) {

@@ -264,6 +264,13 @@ UPDATE files SET hash = '', mtime_ms = -1
 WHERE language IN ('rust', 'c', 'cpp', 'typescript', 'javascript');
 `;
 
+// Script files importing a declaration file: the JavaScript beside it is the target now (SQLite migration 24).
+const runtimeFiles = `
+UPDATE files SET hash = '', mtime_ms = -1
+WHERE language IN ('typescript', 'javascript')
+  AND id IN (SELECT file_id FROM imports WHERE target_path LIKE '%.d.ts' OR target_path LIKE '%.d.mts' OR target_path LIKE '%.d.cts');
+`;
+
 export const PG_INDEX_MIGRATIONS: PgMigration[] = [
   { version: 100, name: 'index', sql: index },
   { version: 101, name: 'bm25 covering index', sql: bm25Covering },
@@ -272,4 +279,5 @@ export const PG_INDEX_MIGRATIONS: PgMigration[] = [
   { version: 104, name: 'in-file tests', sql: inFileTests },
   { version: 105, name: 'parse again', sql: parseAgain },
   { version: 106, name: 'parse code again', sql: parseCodeAgain },
+  { version: 107, name: 'runtime files', sql: runtimeFiles },
 ];
