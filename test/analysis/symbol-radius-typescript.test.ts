@@ -83,3 +83,22 @@ test('a namespace import a barrel exports again (`import * as z …; export { z 
     assert.deepEqual(await direct(t, repo, 'v4/classic/schemas.ts#string'), ['v4/core/tests/locales/es.test.ts']);
   });
 });
+
+test('a member target (`Axios.request`) is not found, and the reason names the class target that answers (axios 1.7.9)', async () => {
+  const folder = tempDir('loupe-axios-');
+  const t = await createTestApp();
+  try {
+    for (const f of ['lib/core/Axios.js', 'lib/axios.js']) fs.cpSync(path.join(npmPackage('axios@1.7.9'), f), path.join(folder, f));
+    const repo = await indexed(t, folder);
+    const res = await t.call('POST', `/v2/repos/${repo}/radius`, { files: ['lib/core/Axios.js#Axios.request', 'lib/core/Axios.js#Axios.nope', 'lib/core/Axios.js#Axios'] });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const [member, missing, owner] = res.body.data.targets as { found: boolean; reason?: string; direct_dependents: number }[];
+    assert.equal(member.found, false);
+    assert.equal(member.reason, 'Axios.request is a member of Axios; a symbol target names a top-level symbol: lib/core/Axios.js#Axios for the files that use Axios');
+    assert.equal(missing.reason, 'lib/core/Axios.js has no top-level symbol Axios.nope');
+    assert.deepEqual([owner.found, owner.direct_dependents], [true, 1]);
+  } finally {
+    await t.close();
+    fs.rmSync(folder, { recursive: true, force: true });
+  }
+});

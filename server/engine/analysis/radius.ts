@@ -141,6 +141,16 @@ const splitTarget = (t: string): [string, string | null] => {
   return hash > 0 ? [t.slice(0, hash), t.slice(hash + 1) || null] : [t, null];
 };
 
+/** Why a symbol target is not found: a member (`Axios.request`) is named as one, with the target that answers. */
+function missingSymbol(file: string, symbol: string, symbols: { name: string; parent: string | null }[]): string {
+  const dot = symbol.lastIndexOf('.');
+  const [owner, member] = [symbol.slice(0, dot), symbol.slice(dot + 1)];
+  if (dot > 0 && symbols.some((s) => s.name === member && s.parent === owner)) {
+    return `${symbol} is a member of ${owner}; a symbol target names a top-level symbol: ${file}#${owner} for the files that use ${owner}`;
+  }
+  return `${file} has no top-level symbol ${symbol}`;
+}
+
 const empty = (target: string, kind: RadiusTarget['kind'], reason: string): RadiusTarget => ({
   target, kind, found: false, reason, dependents_total: 0, direct_dependents: 0, type_only_dependents: 0, max_depth: 0, truncated: false,
 });
@@ -161,7 +171,7 @@ async function fileTarget(
     const symbols = await ctx.fileSymbols(graph, index);
     const modules = new Set(symbols.filter((s) => s.kind === 'module').map((s) => s.name));
     const known = symbols.some((s) => s.name === symbol && (s.parent === null || modules.has(s.parent)));
-    if (!known && users.size === 0) return { target: empty(raw, 'symbol', `${file} has no top-level symbol ${symbol}`), deps: [] };
+    if (!known && users.size === 0) return { target: empty(raw, 'symbol', missingSymbol(file, symbol, symbols)), deps: [] };
     deps = [...users.entries()].map(([user, typeOnly]) => ({ file: user, depth: 1, via: [user, index], typeOnly }));
     const seen = new Set(users.keys());
     // A user that imports the target's file only in its tests (Rust `test-use`) is a dependent; its users are not.
