@@ -83,17 +83,21 @@ test('migration 23: Rust, C, C++ and script files are parsed again, nothing else
 });
 
 /**
- * Migration 24: the script files that import a declaration file are parsed again at the next run, no other file. In
+ * Migration 24: Vue and Svelte components, and the script files that import a declaration file, are parsed again at
+ * the next run, no other file. In
  * an index made before it, chalk 5.3.0's source/index.js imports `#ansi-styles` as the declaration beside the
  * vendored index.js; after it, as that index.js (and the declaration as a type-only import).
  */
-test('migration 24: script files importing a declaration are parsed again, nothing else', async () => {
+test('migration 24: components, and script files importing a declaration, are parsed again, nothing else', async () => {
   const chalk = copyOf(npmPackage('chalk@5.3.0'), 'loupe-runtime-files-');
+  const vue = copyOf(path.join(npmPackage('create-vite@9.3.0'), 'template-vue-ts'), 'loupe-runtime-files-');
   const first = createTestEngine();
   const copy = tempDir('loupe-runtime-files-data-');
   let id: string;
+  let vueId: string;
   try {
     id = (await indexFolder(first, chalk)).id;
+    vueId = (await indexFolder(first, vue)).id;
     await first.engine.db.backup(path.join(copy, 'loupe.db'));
   } finally {
     await first.close();
@@ -120,6 +124,9 @@ test('migration 24: script files importing a declaration are parsed again, nothi
     const targets = files.imports(files.getByPath(id, 'source/index.js')!.id).filter((i) => i.specifier === '#ansi-styles')
       .map((i) => `${i.typeOnly ? 'type ' : ''}${i.targetPath}`);
     assert.deepEqual(targets, ['source/vendor/ansi-styles/index.js', 'type source/vendor/ansi-styles/index.d.ts']);
+    // The Vue template's two components; its main.ts, configs and README are not read again.
+    const vueRun = await t.engine.indexer.indexRepository(t.engine.reposStore.get(vueId)!);
+    assert.deepEqual([vueRun.changed, vueRun.unchanged], [2, files.paths(vueId).length - 2]);
   } finally {
     await t.close();
   }

@@ -1,4 +1,5 @@
 import ts from 'typescript';
+import { COMPONENT_FILE, componentParts } from '../indexer/parse-component';
 
 export type UsageKind = 'call' | 'new' | 'read' | 'write' | 'type' | 'reexport';
 
@@ -30,7 +31,8 @@ const SCRIPT = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/i;
  * require()`, CommonJS `require`, `ns.member` on namespace imports). Syntax only: a local variable
  * that shadows an imported name is not told apart, which is rare in module code.
  */
-export function findUsages(relPath: string, text: string, specifiers: Set<string>): Usage[] {
+export function findUsages(relPath: string, text: string, specifiers: Set<string>, bound?: Map<string, { specifier: string; importedName: string }>): Usage[] {
+  if (COMPONENT_FILE.test(relPath) && specifiers.size > 0) return componentUsages(relPath, text, specifiers);
   if (!SCRIPT.test(relPath) || specifiers.size === 0) return [];
   const kind = /\.tsx$/i.test(relPath) ? ts.ScriptKind.TSX : /\.(jsx)$/i.test(relPath) ? ts.ScriptKind.JSX
     : /\.(js|mjs|cjs)$/i.test(relPath) ? ts.ScriptKind.JS : ts.ScriptKind.TS;
@@ -130,6 +132,28 @@ export function findUsages(relPath: string, text: string, specifiers: Set<string
     if (!ts.isImportDeclaration(node)) ts.forEachChild(node, visit);
   };
   visit(sf);
+  if (bound) for (const [name, binding] of bindings) bound.set(name, binding);
+  return usages;
+}
+
+/**
+ * A Vue or Svelte component's uses: its scripts' (`componentScript`), and in its template each imported name the
+ * scripts do not use (`<HelloWorld />`, `<hello-world>`, `{{ format(x) }}`, `{formatDate(d)}`), at its first mention.
+ */
+function componentUsages(relPath: string, text: string, specifiers: Set<string>): Usage[] {
+  const { script, template } = componentParts(text);
+  const bindings = new Map<string, { specifier: string; importedName: string }>();
+  const usages = findUsages(`${relPath}.ts`, script, specifiers, bindings);
+  const used = new Set(usages.map((u) => `${u.specifier}\0${u.importedName}`));
+  for (const [name, binding] of bindings) {
+    if (used.has(`${binding.specifier}\0${binding.importedName}`)) continue;
+    const kebab = name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+    const words = [name, kebab].map((w) => w.replace(/\$/g, '\\$')).join('|');
+    const mention = new RegExp(`(?<![\\w$.-])(?:${words})(?![\\w$-])`).exec(template);
+    if (!mention) continue;
+    const line = template.slice(0, mention.index).split('\n').length;
+    usages.push({ specifier: binding.specifier, importedName: binding.importedName, line, kind: 'read', enclosing: null });
+  }
   return usages;
 }
 

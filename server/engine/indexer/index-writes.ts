@@ -5,7 +5,7 @@ import type { ParsedFile } from '../types';
 import { FileParser } from './parse-file';
 import { DECLARATION_FILE } from './resolver';
 import { resetTreeSitterResolution, resolveTreeSitterImport } from './parse-tree-sitter';
-import { detectLanguage, isScriptLanguage } from './languages';
+import { detectLanguage, resolvedAsScripts } from './languages';
 import { catalogBytes, catalogFrom, isIndexable, walk, walkWithCatalog, type WalkEntry, type WalkOptions } from './walk';
 import type { WalkCatalogStore } from '../store/walk-catalog-store';
 import { ChangedNames, NAME_LOOKUP_LANGUAGES, NAMES_FROM_TEXT, providedNames } from './name-references';
@@ -314,12 +314,12 @@ export async function relinkImports(files: AnyFiles, parser: FileParser, repoId:
   // Which languages' answers moved, read before the stale imports below are given their new answers.
   const resolve = importResolution(parser, root);
   const moved: string[] = [];
-  for (const language of languages.filter((l) => !isScriptLanguage(l))) {
+  for (const language of languages.filter((l) => !resolvedAsScripts(l))) {
     if ((await files.staleImports(repoId, [language])).some((row) => !samePlace(row, resolve(row)))) moved.push(language);
   }
   const stale = relinked(await files.staleImports(repoId), resolve);
   if (stale.length) await files.setImportTarget(stale);
-  const scripts = languages.filter(isScriptLanguage);
+  const scripts = languages.filter(resolvedAsScripts);
   if (scripts.length) {
     const updates = relinked(await files.staleImports(repoId, scripts), resolve);
     if (updates.length) await files.setImportTarget(updates);

@@ -85,6 +85,9 @@ export function languageOf(fileName: string, text: string): string | null {
 
 export const isScriptLanguage = (language: string | null) => language === 'typescript' || language === 'javascript';
 
+/** Languages whose imports the TypeScript compiler's resolution answers from the specifier: scripts, and Vue and Svelte components. */
+export const resolvedAsScripts = (language: string | null) => isScriptLanguage(language) || language === 'vue' || language === 'svelte';
+
 /** Languages whose code is source (not data or prose): used by analysis to tell code from everything else. */
 export const CODE_LANGUAGES = new Set([
   'typescript', 'javascript', 'python', 'go', 'rust', 'java', 'csharp', 'c', 'cpp', 'ruby', 'php', 'kotlin', 'swift',

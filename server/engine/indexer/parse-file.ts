@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import type { ParsedFile } from '../types';
 import { isScriptLanguage, languageOf } from './languages';
 import { analyzeScript, type ScriptAnalysis } from './parse-typescript';
+import { analyzeComponent, COMPONENT_FILE } from './parse-component';
 import { analyzeWithTreeSitter, resetTreeSitterResolution, treeSitterLanguages } from './parse-tree-sitter';
 import { ModuleResolver } from './resolver';
 import { chunkFile } from './chunker';
@@ -78,6 +79,7 @@ export class FileParser {
     let analysis: ScriptAnalysis = { symbols: [], imports: [], description: null };
     try {
       if (isScriptLanguage(language)) analysis = analyzeScript(relPath, text, this.resolver);
+      else if (COMPONENT_FILE.test(relPath)) analysis = analyzeComponent(relPath, text, this.resolver);
       else if (language && treeSitterLanguages.has(language)) analysis = await analyzeWithTreeSitter(language, relPath, text, this.root);
     } catch {
       // A parser failure still indexes the file as text: partial results beat none.

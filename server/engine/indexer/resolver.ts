@@ -26,6 +26,9 @@ export function packageNameOf(specifier: string): string {
   return specifier.startsWith('@') && parts.length > 1 ? `${parts[0]}/${parts[1]}` : parts[0];
 }
 
+/** A component file as the compiler probes it, an unknown extension with `.ts` added (`App.vue.ts`). */
+const COMPONENT_MODULE = /\.(vue|svelte)\.ts$/i;
+
 /** `x.d.ts`, `x.d.mts`, `x.d.cts`; the group is the runtime extension's prefix (`.js`, `.mjs`, `.cjs`). */
 export const DECLARATION_FILE = /\.d\.([mc]?)ts$/;
 
@@ -75,7 +78,8 @@ export class ModuleResolver {
     this.host = {
       fileExists: (f) => {
         let v = fileExists.get(f);
-        if (v === undefined) fileExists.set(f, (v = isFile(f) || this.isLinked(f, isFile)));
+        // `./App.vue` is probed as `./App.vue.ts` (an unknown extension gets `.ts` added): a component is that module.
+        if (v === undefined) fileExists.set(f, (v = isFile(f) || this.isLinked(f, isFile) || (COMPONENT_MODULE.test(f) && isFile(f.slice(0, -3)))));
         return v;
       },
       directoryExists: (d) => {
@@ -151,7 +155,7 @@ export class ModuleResolver {
    * exports `import` only: its ES modules' imports of it resolved to nothing).
    */
   resolve(fromRelPath: string, specifier: string, kind: ImportKind = 'import'): Resolution {
-    const answer = this.compilerAnswer(fromRelPath, specifier, kind);
+    const answer = this.componentAnswer(this.compilerAnswer(fromRelPath, specifier, kind));
     // Where the compiler only probed extensions (a relative path, an `imports` entry), the declaration's own
     // JavaScript is what runs; a package's `exports` may name a different file per condition.
     const probed = isRelative(specifier) || specifier.startsWith('#');
@@ -172,6 +176,13 @@ export class ModuleResolver {
     const runtime = `${declaration.slice(0, match.index)}.${match[1]}js`;
     if (!this.host.fileExists(path.join(this.root, runtime))) return answer;
     return { targetPath: runtime, packageName: null, typeTargets: [declaration] };
+  }
+
+  /** A Vue or Svelte component the compiler found as `X.vue.ts` (`host.fileExists`) is the file `X.vue`. */
+  private componentAnswer(answer: Resolution): Resolution {
+    const target = answer.targetPath;
+    if (!target || !COMPONENT_MODULE.test(target) || this.listings.isFile(path.join(this.root, target))) return answer;
+    return { ...answer, targetPath: target.slice(0, -3) };
   }
 
   /** What the compiler resolves an import to (`resolve`, before a declaration gives way to its runtime file). */

@@ -17,7 +17,7 @@ import * as generatorBanners from './020-generator-banners';
 import * as inFileTests from './021-in-file-tests';
 import * as parseAgain from './022-parse-again';
 import * as parseCodeAgain from './023-parse-code-again';
-import * as runtimeFiles from './024-runtime-files';
+import * as scriptImports from './024-script-imports';
 import type { Db } from '../db';
 
 export interface Migration {
@@ -53,5 +53,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 21, name: 'in-file-tests', sql: inFileTests.sql, before: inFileTests.addColumn },
   { version: 22, name: 'parse-again', sql: parseAgain.sql },
   { version: 23, name: 'parse-code-again', sql: parseCodeAgain.sql },
-  { version: 24, name: 'runtime-files', sql: runtimeFiles.sql },
+  { version: 24, name: 'script-imports', sql: scriptImports.sql },
 ];

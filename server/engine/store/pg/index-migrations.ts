@@ -264,11 +264,12 @@ UPDATE files SET hash = '', mtime_ms = -1
 WHERE language IN ('rust', 'c', 'cpp', 'typescript', 'javascript');
 `;
 
-// Script files importing a declaration file: the JavaScript beside it is the target now (SQLite migration 24).
-const runtimeFiles = `
+// Components' script imports, and script files importing a declaration file (SQLite migration 24).
+const scriptImports = `
 UPDATE files SET hash = '', mtime_ms = -1
-WHERE language IN ('typescript', 'javascript')
-  AND id IN (SELECT file_id FROM imports WHERE target_path LIKE '%.d.ts' OR target_path LIKE '%.d.mts' OR target_path LIKE '%.d.cts');
+WHERE language IN ('vue', 'svelte')
+  OR (language IN ('typescript', 'javascript')
+    AND id IN (SELECT file_id FROM imports WHERE target_path LIKE '%.d.ts' OR target_path LIKE '%.d.mts' OR target_path LIKE '%.d.cts'));
 `;
 
 export const PG_INDEX_MIGRATIONS: PgMigration[] = [
@@ -279,5 +280,5 @@ export const PG_INDEX_MIGRATIONS: PgMigration[] = [
   { version: 104, name: 'in-file tests', sql: inFileTests },
   { version: 105, name: 'parse again', sql: parseAgain },
   { version: 106, name: 'parse code again', sql: parseCodeAgain },
-  { version: 107, name: 'runtime files', sql: runtimeFiles },
+  { version: 107, name: 'script imports', sql: scriptImports },
 ];

@@ -1,0 +1,46 @@
+import type { ParsedSymbol } from '../types';
+import { analyzeScript, type ScriptAnalysis } from './parse-typescript';
+import type { ModuleResolver } from './resolver';
+
+/** Single-file components: Vue (`.vue`) and Svelte (`.svelte`), whose code is in their `<script>` blocks. */
+export const COMPONENT_FILE = /\.(vue|svelte)$/i;
+
+const SCRIPT_BLOCK = /(<script\b[^>]*>)([\s\S]*?)<\/script\s*>/gi;
+
+/**
+ * The component's script blocks in place (`<script>` and `<script setup>`, Svelte's `<script module>`), every other
+ * character blanked and every line kept, so that a script parser's lines are the file's.
+ */
+export function componentScript(text: string): string {
+  return componentParts(text).script;
+}
+
+/** `componentScript`, and the rest (the template, styles, the script tags) with the scripts blanked instead. */
+export function componentParts(text: string): { script: string; template: string } {
+  let script = '';
+  let template = '';
+  let from = 0;
+  for (const match of text.matchAll(SCRIPT_BLOCK)) {
+    const start = match.index + match[1].length;
+    const outside = text.slice(from, start);
+    script += blank(outside) + match[2];
+    template += outside + blank(match[2]);
+    from = start + match[2].length;
+  }
+  return { script: script + blank(text.slice(from)), template: template + text.slice(from) };
+}
+
+const blank = (s: string) => s.replace(/[^\r\n]/g, ' ');
+
+/** The component's imports and declarations, from its scripts; the component itself is a symbol named by its file. */
+export function analyzeComponent(relPath: string, text: string, resolver: ModuleResolver): ScriptAnalysis {
+  const analysis = analyzeScript(relPath, componentScript(text), resolver);
+  const name = relPath.slice(relPath.lastIndexOf('/') + 1).replace(COMPONENT_FILE, '');
+  const lines = text.split('\n').length;
+  const component: ParsedSymbol = {
+    name, kind: 'class', parent: null, exported: true, startLine: 1, endLine: text.endsWith('\n') ? lines - 1 : lines, signature: `<${name}>`, doc: null,
+  };
+  // What a script exports besides the component (`<script module>`, a plain `<script>` beside `<script setup>`) stays.
+  const symbols = analysis.symbols.filter((s) => !(s.name === 'default' && s.parent === null));
+  return { ...analysis, symbols: [component, ...symbols] };
+}

@@ -1,0 +1,13 @@
+/**
+ * Imports of scripts and components are resolved again once, by parsing again the files they are in: Vue and Svelte
+ * components (their `<script>` blocks' imports and declarations are read now, and `./App.vue` resolves to the file),
+ * and script files that import a declaration file (where it sits beside the JavaScript it describes, `x.d.ts`
+ * beside `x.js`, the JavaScript is the target now and the declaration a type-only one: resolver.ts
+ * withRuntimeFile). The next index run of each repository re-reads them; nothing else is touched.
+ */
+export const sql = `
+UPDATE files SET hash = '', mtime_ms = -1
+WHERE language IN ('vue', 'svelte')
+  OR (language IN ('typescript', 'javascript')
+    AND id IN (SELECT file_id FROM imports WHERE target_path LIKE '%.d.ts' OR target_path LIKE '%.d.mts' OR target_path LIKE '%.d.cts'));
+`;
