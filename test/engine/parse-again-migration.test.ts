@@ -124,9 +124,12 @@ test('migration 24: components, and script files importing a declaration, are pa
     const targets = files.imports(files.getByPath(id, 'source/index.js')!.id).filter((i) => i.specifier === '#ansi-styles')
       .map((i) => `${i.typeOnly ? 'type ' : ''}${i.targetPath}`);
     assert.deepEqual(targets, ['source/vendor/ansi-styles/index.js', 'type source/vendor/ansi-styles/index.d.ts']);
-    // The Vue template's two components; its main.ts, configs and README are not read again.
+    // The Vue template's two components, and its two scripts (its tsconfig.json is a solution: `"files": []` and
+    // `references`); its configs, index.html and README are not read again.
     const vueRun = await t.engine.indexer.indexRepository(t.engine.reposStore.get(vueId)!);
-    assert.deepEqual([vueRun.changed, vueRun.unchanged], [2, files.paths(vueId).length - 2]);
+    const vueFiles = files.filesOfLanguages(vueId, ['vue', 'typescript']).map((f) => f.path);
+    assert.deepEqual(vueFiles, ['src/App.vue', 'src/components/HelloWorld.vue', 'src/main.ts', 'vite.config.ts']);
+    assert.deepEqual([vueRun.changed, vueRun.unchanged], [4, files.paths(vueId).length - 4]);
   } finally {
     await t.close();
   }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { builtinModules } from 'node:module';
 import { findWorkspaces, type Workspace } from './workspaces';
+import { solutionMember, type RawConfig } from './solution-config';
 import type { ImportKind } from '../types';
 
 export interface Resolution {
@@ -49,6 +50,9 @@ export class ModuleResolver {
   /** Bases that tsconfig.json files extend, read once (`extends`). */
   private readonly extended = new Map<string, ts.ExtendedConfigCacheEntry>();
   private readonly configForDir = new Map<string, string>();
+  /** The config each folder's files resolve with: `configForDir`'s, or a solution's member (`configFileFor`). */
+  private readonly memberForDir = new Map<string, string>();
+  private readonly rawConfigs = new Map<string, RawConfig>();
   private readonly fileExists = new Map<string, boolean>();
   private readonly dirExists = new Map<string, boolean>();
   private readonly listings: Listings;
@@ -138,6 +142,8 @@ export class ModuleResolver {
     this.subpathConfigs.clear();
     this.extended.clear();
     this.configForDir.clear();
+    this.memberForDir.clear();
+    this.rawConfigs.clear();
     this.answers.clear();
     this.modulesScopes.clear();
     this.packageScopes.clear();
@@ -360,7 +366,7 @@ export class ModuleResolver {
   }
 
   private configFor(dir: string): ResolutionConfig {
-    const file = this.findConfigFile(dir);
+    const file = this.configFileFor(dir);
     let entry = this.configs.get(file);
     if (!entry) {
       const options = file ? this.readConfig(file) : {};
@@ -378,6 +384,28 @@ export class ModuleResolver {
       this.configs.set(file, entry);
     }
     return entry;
+  }
+
+  /** The nearest config, or where it is a solution (`"files": []`, `references`), the referenced one that includes the folder. */
+  private configFileFor(dir: string): string {
+    let file = this.memberForDir.get(dir);
+    if (file === undefined) {
+      const nearest = this.findConfigFile(dir);
+      file = (nearest && solutionMember(nearest, dir, (f) => this.rawConfig(f), (p) => this.listings.isDir(p))) || nearest;
+      this.memberForDir.set(dir, file);
+    }
+    return file;
+  }
+
+  /** A config file's JSON as written, read once; null outside the repository or unreadable. */
+  private rawConfig(file: string): RawConfig {
+    let raw = this.rawConfigs.get(file);
+    if (raw === undefined) {
+      const read = within(this.root, file) && this.listings.isFile(file) ? ts.readConfigFile(file, (f) => fs.readFileSync(f, 'utf8')) : null;
+      raw = read && !read.error ? (read.config as RawConfig) : null;
+      this.rawConfigs.set(file, raw);
+    }
+    return raw;
   }
 
   private findConfigFile(dir: string): string {

@@ -3,11 +3,16 @@
  * components (their `<script>` blocks' imports and declarations are read now, and `./App.vue` resolves to the file),
  * and script files that import a declaration file (where it sits beside the JavaScript it describes, `x.d.ts`
  * beside `x.js`, the JavaScript is the target now and the declaration a type-only one: resolver.ts
- * withRuntimeFile). The next index run of each repository re-reads them; nothing else is touched.
+ * withRuntimeFile), and the scripts of repositories with a "solution" tsconfig.json (`"files": []` and
+ * `references`: a file resolves with the referenced config that includes it, solution-config.ts). The next index run
+ * of each repository re-reads them; nothing else is touched.
  */
 export const sql = `
 UPDATE files SET hash = '', mtime_ms = -1
 WHERE language IN ('vue', 'svelte')
   OR (language IN ('typescript', 'javascript')
-    AND id IN (SELECT file_id FROM imports WHERE target_path LIKE '%.d.ts' OR target_path LIKE '%.d.mts' OR target_path LIKE '%.d.cts'));
+    AND id IN (SELECT file_id FROM imports WHERE target_path LIKE '%.d.ts' OR target_path LIKE '%.d.mts' OR target_path LIKE '%.d.cts'))
+  OR (language IN ('typescript', 'javascript') AND repo_id IN (
+    SELECT f.repo_id FROM files f JOIN chunks c ON c.file_id = f.id
+    WHERE (f.path = 'tsconfig.json' OR f.path LIKE '%/tsconfig.json') AND c.content LIKE '%"files"%' AND c.content LIKE '%"references"%'));
 `;

@@ -269,7 +269,10 @@ const scriptImports = `
 UPDATE files SET hash = '', mtime_ms = -1
 WHERE language IN ('vue', 'svelte')
   OR (language IN ('typescript', 'javascript')
-    AND id IN (SELECT file_id FROM imports WHERE target_path LIKE '%.d.ts' OR target_path LIKE '%.d.mts' OR target_path LIKE '%.d.cts'));
+    AND id IN (SELECT file_id FROM imports WHERE target_path LIKE '%.d.ts' OR target_path LIKE '%.d.mts' OR target_path LIKE '%.d.cts'))
+  OR (language IN ('typescript', 'javascript') AND repo_id IN (
+    SELECT f.repo_id FROM files f JOIN chunks c ON c.file_id = f.id
+    WHERE (f.path = 'tsconfig.json' OR f.path LIKE '%/tsconfig.json') AND c.content LIKE '%"files"%' AND c.content LIKE '%"references"%'));
 `;
 
 export const PG_INDEX_MIGRATIONS: PgMigration[] = [
