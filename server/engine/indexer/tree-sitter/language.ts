@@ -76,6 +76,11 @@ export interface LanguageSpec {
    * Rust `cfg_fs! { pub mod fs; }`): each fragment is parsed like a file and its imports count, at its rows.
    */
   embedded?(root: Node): { text: string; row: number }[];
+  /**
+   * The text the grammar parses, when the language opens up part of a file it would keep as unparsed tokens
+   * (Rust's item macros, `rust-macros.ts`): same length and same lines as the file's, so positions hold.
+   */
+  parsedText?(text: string, parse: ParseText): string;
   /** Resolves an import to a repository file, or names the package; never leaves the repository. */
   resolve(fromPath: string, specifier: string, kind: ImportKind, files: RepoFiles): Resolution;
 }
