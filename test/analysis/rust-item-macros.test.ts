@@ -12,21 +12,22 @@ import { copyOf, debianPackage, within } from '../helpers/real-code';
  * there are symbols and edges like any other, at the file's lines, inside the impl or module around the macro.
  */
 const tokio = copyOf(within(debianPackage('librust-tokio-dev', '1.24.2-1'), 'usr/share/cargo/registry/tokio-*'), 'loupe-rust-macros-');
+const getrandom = within(debianPackage('librust-getrandom-dev', '0.2.8-1'), 'usr/share/cargo/registry/getrandom-*');
 
 let t: TestEngine;
 before(() => { t = createTestEngine(); });
 after(() => t.close());
 
-const analysisOf = (file: string) => analyzeWithTreeSitter('rust', file, fs.readFileSync(path.join(tokio, file), 'utf8'), tokio);
+const analysisOf = (file: string, root = tokio) => analyzeWithTreeSitter('rust', file, fs.readFileSync(path.join(root, file), 'utf8'), root);
 
 /** `kind parent.name first-last` of each symbol of a file. */
-async function symbolsOf(file: string): Promise<string[]> {
-  return (await analysisOf(file)).symbols.map((s) => `${s.kind} ${s.parent ?? ''}.${s.name} ${s.startLine}-${s.endLine}`);
+async function symbolsOf(file: string, root = tokio): Promise<string[]> {
+  return (await analysisOf(file, root)).symbols.map((s) => `${s.kind} ${s.parent ?? ''}.${s.name} ${s.startLine}-${s.endLine}`);
 }
 
 /** `line kind specifier [names] -> target` of each import of a file. */
-async function importsOf(file: string): Promise<string[]> {
-  return (await analysisOf(file)).imports.map((i) => `${i.line} ${i.kind} ${i.specifier} [${i.names.join(',')}] -> ${i.targetPath ?? `pkg:${i.packageName}`}`);
+async function importsOf(file: string, root = tokio): Promise<string[]> {
+  return (await analysisOf(file, root)).imports.map((i) => `${i.line} ${i.kind} ${i.specifier} [${i.names.join(',')}] -> ${i.targetPath ?? `pkg:${i.packageName}`}`);
 }
 
 test('items written inside item macros are symbols, at their lines, with the impl around them', async () => {
@@ -53,6 +54,18 @@ test('`use` lines inside nested item macros, inline modules and impls are edges'
   assert.ok((await importsOf('src/net/addr.rs')).includes('273 use crate::blocking [JoinHandle] -> src/blocking.rs'));
   // Inside a function of an impl: src/runtime/scheduler/current_thread.rs:478 `cfg_unstable! { fn unhandled_panic(&self) { use crate::runtime::UnhandledPanic; … } }`.
   assert.ok((await importsOf('src/runtime/scheduler/current_thread.rs')).includes('478 use crate::runtime [UnhandledPanic] -> src/runtime/mod.rs'));
+});
+
+test('the branches of cfg_if! hold items: getrandom 0.2.8 (librust-getrandom-dev)', async () => {
+  // src/util_libc.rs:37 `cfg_if! { if #[cfg(target_os = "vxworks")] { … } else if … { unsafe fn get_errno() … } else { unsafe fn get_errno() … } }`.
+  const utilLibc = await symbolsOf('src/util_libc.rs', getrandom);
+  for (const symbol of ['function .get_errno 43-43', 'function .get_errno 45-45']) assert.ok(utilLibc.includes(symbol), `${symbol} in\n${utilLibc.join('\n')}`);
+  // src/error.rs:102 `cfg_if! { if #[cfg(unix)] { fn os_err(…) … } else … { fn os_err(…) … } }`.
+  assert.ok((await symbolsOf('src/error.rs', getrandom)).includes('function .os_err 104-114'));
+  // src/lib.rs:203 picks the platform's module: `#[path = "linux_android.rs"] mod imp;` beside `mod use_file;`, each read once.
+  const lib = await importsOf('src/lib.rs', getrandom);
+  assert.ok(lib.includes('211 include linux_android.rs [imp] -> src/linux_android.rs'), lib.join('\n'));
+  assert.equal(lib.filter((i) => i === '210 import use_file [] -> src/use_file.rs').length, 1, lib.join('\n'));
 });
 
 test('the arms of a macro_rules! definition are no items of the file', async () => {

@@ -15,19 +15,55 @@ const MACRO_BRACES = /\w!\s*\{/;
 const isItem = (node: Node) => ITEM.test(node.type)
   || (node.type === 'expression_statement' && node.namedChildCount === 1 && node.namedChildren[0]?.type === 'macro_invocation');
 
-/** True when a macro's `{ … }` tokens parse as items only (`cfg_rt! { pub mod task; … }`, not `select! { … }`). */
-function holdsItems(tokens: Node, parse: ParseText): boolean {
-  return parse(tokens.text.slice(1, -1), (root) =>
+/** True when a macro's tokens parse as items only (`cfg_rt! { pub mod task; … }`, not `select! { … }`). */
+function holdsItems(text: string, parse: ParseText): boolean {
+  return parse(text, (root) =>
     !root.hasError && root.namedChildren.some((c) => c && !c.type.endsWith('comment'))
     && root.namedChildren.every((c) => c !== null && isItem(c))) ?? false;
 }
 
+/** Text to replace: [from, to, the text put there (spaces by default, newlines kept)]. */
+type Edit = [number, number, string?];
+
+const CFG_IF_TOKENS = new Set(['if', 'else', '#', 'line_comment', 'block_comment']);
+
 /**
- * Where items may stand (the file's top level, the bodies of modules, impls, traits), each item macro
- * invocation whose `{ … }` body holds items: [start of the macro's name, start of its body].
+ * The branches of `cfg_if! { if #[cfg(a)] { items } else if #[cfg(b)] { items } else { items } }` (their `{ … }`
+ * tokens), or null when the tokens are not of that shape.
  */
-function itemMacroHeads(root: Node, parse: ParseText): [number, number][] {
-  const out: [number, number][] = [];
+function cfgIfBranches(tokens: Node): Node[] | null {
+  const branches: Node[] = [];
+  for (const token of tokens.children.slice(1, -1)) {
+    if (!token) return null;
+    if (token.type === 'token_tree' && token.text.startsWith('{')) branches.push(token);
+    else if (token.type === 'token_tree' ? !token.text.startsWith('[') : !CFG_IF_TOKENS.has(token.type === 'identifier' ? token.text : token.type)) return null;
+  }
+  return branches.length ? branches : null;
+}
+
+/**
+ * The edits that open an item macro: its name becomes `extern`; for `cfg_if!`, the conditions and the branches'
+ * braces are blanked too, so all branches' items stand in the one block (as `#[cfg]` alternatives do elsewhere).
+ * Null when its tokens are not items.
+ */
+function openingOf(node: Node, tokens: Node, parse: ParseText): Edit[] | null {
+  const opener: Edit[] = [[node.startIndex, node.startIndex + OPENER.length, OPENER], [node.startIndex + OPENER.length, tokens.startIndex]];
+  const name = node.childForFieldName('macro');
+  const branches = (name?.childForFieldName('name') ?? name)?.text === 'cfg_if' ? cfgIfBranches(tokens) : null;
+  if (!branches) return holdsItems(tokens.text.slice(1, -1), parse) ? opener : null;
+  if (!branches.every((b) => holdsItems(b.text.slice(1, -1), parse))) return null;
+  const blanks: Edit[] = tokens.children.slice(1, -1)
+    .filter((t) => t && !t.type.endsWith('comment') && !branches.some((b) => b.id === t.id)).map((t) => [t!.startIndex, t!.endIndex]);
+  for (const b of branches) blanks.push([b.startIndex, b.startIndex + 1], [b.endIndex - 1, b.endIndex]);
+  return [...opener, ...blanks];
+}
+
+/**
+ * Where items may stand (the file's top level, the bodies of modules, impls, traits), the edits that open each
+ * item macro invocation whose `{ … }` body holds items.
+ */
+function itemMacroEdits(root: Node, parse: ParseText): Edit[] {
+  const out: Edit[] = [];
   const visit = (list: Node) => {
     for (const node of list.namedChildren) {
       if (!node) continue;
@@ -42,7 +78,7 @@ function itemMacroHeads(root: Node, parse: ParseText): [number, number][] {
       const head = tokens.startIndex - node.startIndex;
       const line = node.text.indexOf('\n');
       if (head < OPENER.length || (line >= 0 && line < OPENER.length)) continue;
-      if (holdsItems(tokens, parse)) out.push([node.startIndex, tokens.startIndex]);
+      out.push(...openingOf(node, tokens, parse) ?? []);
     }
   };
   visit(root);
@@ -55,7 +91,8 @@ function itemMacroHeads(root: Node, parse: ParseText): [number, number][] {
  * `mod` and `use` lines) would be no symbols and no edges. An item-level invocation whose braces hold items
  * only is read as an `extern { … }` block (`cfg_rt!` → `extern `, padded with spaces), whose body the grammar
  * parses as items in place: same length and lines, so every position is the file's, and the items keep the
- * module, impl and `#[cfg(test)]` around them. `macro_rules!` definitions (their arms are patterns) and
+ * module, impl and `#[cfg(test)]` around them; `cfg_if! { if #[cfg(…)] { … } else { … } }` holds the items of
+ * all its branches. `macro_rules!` definitions (their arms are patterns) and
  * expression macros (`vec![…]`, `println!(…)`) stay as they are, and so does a macro whose name is shorter than
  * `extern` (`m! { … }`).
  */
@@ -64,13 +101,13 @@ export function openItemMacros(text: string, parse: ParseText): string {
   if (!MACRO_BRACES.test(text)) return text;
   let out = text;
   for (let depth = 0; depth < MAX_DEPTH; depth++) {
-    const heads = parse(out, (root) => itemMacroHeads(root, parse)) ?? [];
-    if (!heads.length) break;
+    const edits = (parse(out, (root) => itemMacroEdits(root, parse)) ?? []).sort((a, b) => a[0] - b[0]);
+    if (!edits.length) break;
     let next = '';
     let at = 0;
-    for (const [start, body] of heads) {
-      next += out.slice(at, start) + OPENER + out.slice(start + OPENER.length, body).replace(/[^\n]/g, ' ');
-      at = body;
+    for (const [from, to, text] of edits) {
+      next += out.slice(at, from) + (text ?? out.slice(from, to).replace(/[^\n]/g, ' '));
+      at = to;
     }
     out = next + out.slice(at);
   }
