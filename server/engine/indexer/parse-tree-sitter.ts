@@ -50,12 +50,7 @@ export async function analyzeWithTreeSitter(language: string, relPath: string, t
   const spec = SPECS[language];
   if (!spec) return { symbols: [], imports: [], description: null };
   const grammar = await loadGrammar(spec.grammar);
-  const parse: ParseText = (other, read) => {
-    const otherTree = grammar.parser.parse(other);
-    if (!otherTree) return null;
-    try { return read(otherTree.rootNode); } finally { otherTree.delete(); }
-  };
-  const tree = grammar.parser.parse(spec.parsedText ? spec.parsedText(text, parse) : text);
+  const tree = spec.parseFile ? spec.parseFile(text, grammar.parser) : grammar.parser.parse(text);
   if (!tree) return { symbols: [], imports: [], description: null };
   try {
     const rootNode = tree.rootNode;
@@ -72,6 +67,11 @@ export async function analyzeWithTreeSitter(language: string, relPath: string, t
     const source = new SourceText(text, comments);
     const symbols = collectSymbols(definitions, spec, source);
     const files = filesOf(root);
+    const parse: ParseText = (other, read) => {
+      const otherTree = grammar.parser.parse(other);
+      if (!otherTree) return null;
+      try { return read(otherTree.rootNode); } finally { otherTree.delete(); }
+    };
     const expand = (raw: RawImport) => (spec.expand ? spec.expand(relPath, raw, files, parse) : [raw]);
     const raws: RawImport[] = [];
     for (const match of importMatches) {

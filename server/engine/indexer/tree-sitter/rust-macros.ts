@@ -1,4 +1,4 @@
-import type { Node } from '@vscode/tree-sitter-wasm';
+import type { Node, Parser, Tree } from '@vscode/tree-sitter-wasm';
 import type { ParseText } from './language';
 
 /** What may stand where items do (tree-sitter-rust's `_declaration_statement`, without `let`), and comments. */
@@ -86,30 +86,39 @@ function itemMacroEdits(root: Node, parse: ParseText): Edit[] {
 }
 
 /**
- * The text tree-sitter-rust reads for a Rust file: the grammar keeps a macro's body as unparsed tokens, so
- * the items tokio writes inside `cfg_rt! { … }`, `cfg_net! { … }` (functions, structs, methods of an `impl`,
- * `mod` and `use` lines) would be no symbols and no edges. An item-level invocation whose braces hold items
- * only is read as an `extern { … }` block (`cfg_rt!` → `extern `, padded with spaces), whose body the grammar
- * parses as items in place: same length and lines, so every position is the file's, and the items keep the
- * module, impl and `#[cfg(test)]` around them; `cfg_if! { if #[cfg(…)] { … } else { … } }` holds the items of
- * all its branches. `macro_rules!` definitions (their arms are patterns) and
- * expression macros (`vec![…]`, `println!(…)`) stay as they are, and so does a macro whose name is shorter than
- * `extern` (`m! { … }`).
+ * A Rust file's tree, its item macros opened: the grammar keeps a macro's body as unparsed tokens, so the items
+ * tokio writes inside `cfg_rt! { … }`, `cfg_net! { … }` (functions, structs, methods of an `impl`, `mod` and
+ * `use` lines) would be no symbols and no edges. An item-level invocation whose braces hold items only is read
+ * as an `extern { … }` block (`cfg_rt!` → `extern `, padded with spaces), whose body the grammar parses as
+ * items in place: same length and lines, so every position is the file's, and the items keep the module, impl
+ * and `#[cfg(test)]` around them; `cfg_if! { if #[cfg(…)] { … } else { … } }` holds the items of all its
+ * branches. `macro_rules!` definitions (their arms are patterns) and expression macros (`vec![…]`,
+ * `println!(…)`) stay as they are, and so does a macro whose name is shorter than `extern` (`m! { … }`).
  */
-export function openItemMacros(text: string, parse: ParseText): string {
-  // Most files invoke no macro with braces: they are parsed once, as they are.
-  if (!MACRO_BRACES.test(text)) return text;
+export function parseOpeningItemMacros(text: string, parser: Parser): Tree | null {
+  let tree = parser.parse(text);
+  // Most files invoke no macro with braces: their tree is the file's as it is.
+  if (!tree || !MACRO_BRACES.test(text)) return tree;
+  const parse: ParseText = (other, read) => {
+    const otherTree = parser.parse(other);
+    if (!otherTree) return null;
+    try { return read(otherTree.rootNode); } finally { otherTree.delete(); }
+  };
   let out = text;
   for (let depth = 0; depth < MAX_DEPTH; depth++) {
-    const edits = (parse(out, (root) => itemMacroEdits(root, parse)) ?? []).sort((a, b) => a[0] - b[0]);
+    const edits = itemMacroEdits(tree.rootNode, parse).sort((a, b) => a[0] - b[0]);
     if (!edits.length) break;
     let next = '';
     let at = 0;
-    for (const [from, to, text] of edits) {
-      next += out.slice(at, from) + (text ?? out.slice(from, to).replace(/[^\n]/g, ' '));
+    for (const [from, to, replacement] of edits) {
+      next += out.slice(at, from) + (replacement ?? out.slice(from, to).replace(/[^\n]/g, ' '));
       at = to;
     }
     out = next + out.slice(at);
+    const opened = parser.parse(out);
+    if (!opened) break;
+    tree.delete();
+    tree = opened;
   }
-  return out;
+  return tree;
 }
