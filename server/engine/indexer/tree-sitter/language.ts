@@ -1,4 +1,4 @@
-import type { Node, QueryMatch } from '@vscode/tree-sitter-wasm';
+import type { Node, Parser, QueryMatch, Tree } from '@vscode/tree-sitter-wasm';
 import type { ImportKind, SymbolKind } from '../../types';
 import type { Resolution } from '../resolver';
 import type { RepoFiles } from './repo-files';
@@ -76,6 +76,11 @@ export interface LanguageSpec {
    * Rust `cfg_fs! { pub mod fs; }`): each fragment is parsed like a file and its imports count, at its rows.
    */
   embedded?(root: Node): { text: string; row: number }[];
+  /**
+   * Parses a file, when the language opens up part of it that the grammar keeps as unparsed tokens (Rust's item
+   * macros, `rust-macros.ts`): the tree of a text of the same length and lines as the file's, so positions hold.
+   */
+  parseFile?(text: string, parser: Parser): Tree | null;
   /** Resolves an import to a repository file, or names the package; never leaves the repository. */
   resolve(fromPath: string, specifier: string, kind: ImportKind, files: RepoFiles): Resolution;
 }

@@ -40,7 +40,7 @@ const PATH = /(?<![\w$:.'])(\$?[A-Za-z_]\w*)((?:\s*::\s*[A-Za-z_]\w*)+)/g;
 /** Comments and string literals inside a macro's tokens, blanked before its paths are read. */
 const NOT_CODE = /\/\/[^\n]*|\/\*[\s\S]*?\*\/|b?r(#*)"[\s\S]*?"\1|b?"(?:\\[\s\S]|[^"\\])*"|b?'(?:\\.[^'\n]{0,8}|[^'\\\n])'/g;
 
-/** A `use` item inside a macro's tokens (tokio's `cfg_rt! { use crate::runtime::…; }`): an import already (`embedded`). */
+/** A `use` item inside a macro's tokens (a body not read as items, `rust-macros.ts`): an import already (`embedded`). */
 const USE_ITEM = /\buse\s[^;]*;/g;
 const blank = (text: string, what: RegExp) => text.replace(what, (s) => s.replace(/[^\n]/g, ' '));
 
@@ -53,7 +53,7 @@ const SCOPED = new Set(['scoped_identifier', 'scoped_type_identifier']);
 
 /**
  * Paths written outside `use` lines (in expressions, types, `impl … for` headers, attributes, and the
- * unparsed tokens of macros, where tokio writes most of its code), each with the node it was read from.
+ * unparsed tokens of macros: `assert_eq!(…)`, `select! { … }`), each with the node it was read from.
  * Only the outermost path of a chain counts: `crate::hir::Hir::empty`, not also `crate::hir`.
  */
 export function writtenPaths(root: Node): WrittenPath[] {

@@ -3,6 +3,7 @@ import { parse as parseToml } from 'smol-toml';
 import type { LanguageSpec, RawImport } from './language';
 import { resolvedTo, unresolved } from './language';
 import { ancestors, dirOf, joinRel, type RepoFiles } from './repo-files';
+import { parseOpeningItemMacros } from './rust-macros';
 import { fromInline, inlineModules, writtenPaths } from './rust-paths';
 import { startLineOf } from './source';
 
@@ -398,8 +399,10 @@ export const rust: LanguageSpec = {
     }
     return [...(grouped.length ? [{ ...imp, names: grouped }] : []), ...modules];
   },
-  // Item macros such as tokio's `cfg_fs! { pub mod fs; }` expand to the items they hold: their `mod` and
-  // `use` declarations are the crate's.
+  // Item macros such as tokio's `cfg_fs! { pub mod fs; }` expand to the items they hold: those whose body
+  // parses as items are read in place (symbols, `mod` and `use` lines, paths, as any item's).
+  parseFile: parseOpeningItemMacros,
+  // The `mod` and `use` declarations of the others (a body the grammar cannot read as items alone) still count.
   embedded(root) {
     const out: { text: string; row: number }[] = [];
     for (const node of root.namedChildren) {

@@ -4,12 +4,13 @@
  * and script files that import a declaration file (where it sits beside the JavaScript it describes, `x.d.ts`
  * beside `x.js`, the JavaScript is the target now and the declaration a type-only one: resolver.ts
  * withRuntimeFile), and the scripts of repositories with a "solution" tsconfig.json (`"files": []` and
- * `references`: a file resolves with the referenced config that includes it, solution-config.ts). The next index run
- * of each repository re-reads them; nothing else is touched.
+ * `references`: a file resolves with the referenced config that includes it, solution-config.ts). Rust files too: the
+ * items inside item macros (tokio's `cfg_rt! { … }`) are symbols and their `use` lines edges. The next index run of
+ * each repository re-reads them; nothing else is touched.
  */
 export const sql = `
 UPDATE files SET hash = '', mtime_ms = -1
-WHERE language IN ('vue', 'svelte')
+WHERE language IN ('vue', 'svelte', 'rust')
   OR (language IN ('typescript', 'javascript')
     AND id IN (SELECT file_id FROM imports WHERE target_path LIKE '%.d.ts' OR target_path LIKE '%.d.mts' OR target_path LIKE '%.d.cts'))
   OR (language IN ('typescript', 'javascript') AND repo_id IN (
