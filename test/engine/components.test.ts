@@ -9,7 +9,8 @@ import { copyOf, npmPackage } from '../helpers/real-code';
 
 // Vue and Svelte single-file components hold their code in `<script>` blocks. They were indexed as text only: no
 // imports, no symbols, and `import App from './App.vue'` resolved to nothing (the compiler knows no `.vue` module),
-// so a component's blast radius was empty and so was that of a composable only components import.
+// so a component's blast radius was empty and so was that of a composable only components import. The same held
+// for a stylesheet a module imports (`import './App.css'`).
 
 async function parsed(root: string, relPath: string) {
   const stat = fs.statSync(path.join(root, relPath));
@@ -45,9 +46,9 @@ test('flowbite-svelte 0.48.4: a Svelte component imports another, and its script
   assert.ok(names.includes('onChange'), JSON.stringify(names));
 });
 
-test('create-vite 9.3.0 (Vue and Svelte templates): the blast radius of a component reaches main.ts through App', async () => {
+test('create-vite 9.3.0 (Vue, Svelte and React templates): the blast radius of a component or a stylesheet reaches main.ts', async () => {
   const t = await createTestApp();
-  const folders = ['template-vue-ts', 'template-svelte-ts'].map((f) => copyOf(path.join(npmPackage('create-vite@9.3.0'), f), 'loupe-components-'));
+  const folders = ['template-vue-ts', 'template-svelte-ts', 'template-react-ts'].map((f) => copyOf(path.join(npmPackage('create-vite@9.3.0'), f), 'loupe-components-'));
   try {
     const dependents = async (folder: string, file: string) => {
       const res = await t.call('POST', '/v2/repos/index/new', { url: folder });
@@ -61,6 +62,8 @@ test('create-vite 9.3.0 (Vue and Svelte templates): the blast radius of a compon
     // `<HelloWorld />` in App.vue's template is its only use of the import.
     assert.deepEqual(await dependents(folders[0], 'src/components/HelloWorld.vue#HelloWorld'), ['1 src/App.vue', '2 src/main.ts']);
     assert.deepEqual(await dependents(folders[1], 'src/lib/Counter.svelte'), ['1 src/App.svelte', '2 src/main.ts']);
+    // `import './App.css'`: the compiler knows no module for a stylesheet; a bundler loads the file.
+    assert.deepEqual(await dependents(folders[2], 'src/App.css'), ['1 src/App.tsx', '2 src/main.tsx']);
   } finally {
     await t.close();
     for (const f of folders) fs.rmSync(path.dirname(f), { recursive: true, force: true });

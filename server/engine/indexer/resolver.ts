@@ -27,8 +27,11 @@ export function packageNameOf(specifier: string): string {
   return specifier.startsWith('@') && parts.length > 1 ? `${parts[0]}/${parts[1]}` : parts[0];
 }
 
-/** A component file as the compiler probes it, an unknown extension with `.ts` added (`App.vue.ts`). */
-const COMPONENT_MODULE = /\.(vue|svelte)\.ts$/i;
+/**
+ * A file a bundler imports that the compiler knows no module for, as the compiler probes it (an unknown extension
+ * with `.ts` added): a Vue or Svelte component (`App.vue.ts`), a stylesheet (`./App.css`, `./theme.module.scss`).
+ */
+const PROBED_MODULE = /\.(vue|svelte|css|scss|less)\.ts$/i;
 
 /** `x.d.ts`, `x.d.mts`, `x.d.cts`; the group is the runtime extension's prefix (`.js`, `.mjs`, `.cjs`). */
 export const DECLARATION_FILE = /\.d\.([mc]?)ts$/;
@@ -82,8 +85,8 @@ export class ModuleResolver {
     this.host = {
       fileExists: (f) => {
         let v = fileExists.get(f);
-        // `./App.vue` is probed as `./App.vue.ts` (an unknown extension gets `.ts` added): a component is that module.
-        if (v === undefined) fileExists.set(f, (v = isFile(f) || this.isLinked(f, isFile) || (COMPONENT_MODULE.test(f) && isFile(f.slice(0, -3)))));
+        // `./App.vue` is probed as `./App.vue.ts` (an unknown extension gets `.ts` added): the component is that module.
+        if (v === undefined) fileExists.set(f, (v = isFile(f) || this.isLinked(f, isFile) || (PROBED_MODULE.test(f) && isFile(f.slice(0, -3)))));
         return v;
       },
       directoryExists: (d) => {
@@ -161,7 +164,7 @@ export class ModuleResolver {
    * exports `import` only: its ES modules' imports of it resolved to nothing).
    */
   resolve(fromRelPath: string, specifier: string, kind: ImportKind = 'import'): Resolution {
-    const answer = this.componentAnswer(this.compilerAnswer(fromRelPath, specifier, kind));
+    const answer = this.probedAnswer(this.compilerAnswer(fromRelPath, specifier, kind));
     // Where the compiler only probed extensions (a relative path, an `imports` entry), the declaration's own
     // JavaScript is what runs; a package's `exports` may name a different file per condition.
     const probed = isRelative(specifier) || specifier.startsWith('#');
@@ -184,10 +187,10 @@ export class ModuleResolver {
     return { targetPath: runtime, packageName: null, typeTargets: [declaration] };
   }
 
-  /** A Vue or Svelte component the compiler found as `X.vue.ts` (`host.fileExists`) is the file `X.vue`. */
-  private componentAnswer(answer: Resolution): Resolution {
+  /** A component or stylesheet the compiler found as `X.vue.ts`, `X.css.ts` (`host.fileExists`) is the file `X.vue`, `X.css`. */
+  private probedAnswer(answer: Resolution): Resolution {
     const target = answer.targetPath;
-    if (!target || !COMPONENT_MODULE.test(target) || this.listings.isFile(path.join(this.root, target))) return answer;
+    if (!target || !PROBED_MODULE.test(target) || this.listings.isFile(path.join(this.root, target))) return answer;
     return { ...answer, targetPath: target.slice(0, -3) };
   }
 

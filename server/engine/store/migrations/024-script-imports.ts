@@ -1,18 +1,21 @@
 /**
- * Imports of scripts and components are resolved again once, by parsing again the files they are in: Vue and Svelte
- * components (their `<script>` blocks' imports and declarations are read now, and `./App.vue` resolves to the file),
- * and script files that import a declaration file (where it sits beside the JavaScript it describes, `x.d.ts`
- * beside `x.js`, the JavaScript is the target now and the declaration a type-only one: resolver.ts
- * withRuntimeFile), and the scripts of repositories with a "solution" tsconfig.json (`"files": []` and
- * `references`: a file resolves with the referenced config that includes it, solution-config.ts). Rust files too: the
- * items inside item macros (tokio's `cfg_rt! { … }`) are symbols and their `use` lines edges. The next index run of
- * each repository re-reads them; nothing else is touched.
+ * Imports are resolved again once, by parsing again the files they are in, nothing else:
+ * - Vue and Svelte components: their `<script>` blocks' imports and declarations are read now, and `./App.vue`
+ *   resolves to the file;
+ * - script files importing a declaration file (beside the JavaScript it describes, `x.d.ts` beside `x.js`, the
+ *   JavaScript is the target now and the declaration a type-only one: resolver.ts withRuntimeFile) or a stylesheet
+ *   (`import './App.css'` names the file now);
+ * - the scripts of repositories with a "solution" tsconfig.json (`"files": []` and `references`: a file resolves with
+ *   the referenced config that includes it, solution-config.ts);
+ * - Rust files: the items inside item macros (tokio's `cfg_rt! { … }`) are symbols and their `use` lines edges.
+ * The next index run of each repository re-reads them.
  */
 export const sql = `
 UPDATE files SET hash = '', mtime_ms = -1
 WHERE language IN ('vue', 'svelte', 'rust')
   OR (language IN ('typescript', 'javascript')
-    AND id IN (SELECT file_id FROM imports WHERE target_path LIKE '%.d.ts' OR target_path LIKE '%.d.mts' OR target_path LIKE '%.d.cts'))
+    AND id IN (SELECT file_id FROM imports WHERE target_path LIKE '%.d.ts' OR target_path LIKE '%.d.mts' OR target_path LIKE '%.d.cts'
+      OR (target_path IS NULL AND package IS NULL AND (specifier LIKE '%.css' OR specifier LIKE '%.scss' OR specifier LIKE '%.less'))))
   OR (language IN ('typescript', 'javascript') AND repo_id IN (
     SELECT f.repo_id FROM files f JOIN chunks c ON c.file_id = f.id
     WHERE (f.path = 'tsconfig.json' OR f.path LIKE '%/tsconfig.json') AND c.content LIKE '%"files"%' AND c.content LIKE '%"references"%'));

@@ -269,7 +269,8 @@ const scriptImports = `
 UPDATE files SET hash = '', mtime_ms = -1
 WHERE language IN ('vue', 'svelte', 'rust')
   OR (language IN ('typescript', 'javascript')
-    AND id IN (SELECT file_id FROM imports WHERE target_path LIKE '%.d.ts' OR target_path LIKE '%.d.mts' OR target_path LIKE '%.d.cts'))
+    AND id IN (SELECT file_id FROM imports WHERE target_path LIKE '%.d.ts' OR target_path LIKE '%.d.mts' OR target_path LIKE '%.d.cts'
+      OR (target_path IS NULL AND package IS NULL AND (specifier LIKE '%.css' OR specifier LIKE '%.scss' OR specifier LIKE '%.less'))))
   OR (language IN ('typescript', 'javascript') AND repo_id IN (
     SELECT f.repo_id FROM files f JOIN chunks c ON c.file_id = f.id
     WHERE (f.path = 'tsconfig.json' OR f.path LIKE '%/tsconfig.json') AND c.content LIKE '%"files"%' AND c.content LIKE '%"references"%'));
