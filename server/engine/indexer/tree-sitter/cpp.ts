@@ -1,9 +1,7 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
 import type { SymbolKind } from '../../types';
 import type { LanguageSpec, RawImport } from './language';
-import { resolvedTo, unresolved } from './language';
-import nodePath from 'node:path';
-import { ancestors, dirOf, joinRel, type RepoFiles } from './repo-files';
+import { resolveInclude } from './cpp-includes';
 import { startLineOf, stringValue } from './source';
 
 // Declarations and fields are named by walking their declarators (nameOf): `int *f(void)`, `T& C::g()`
@@ -161,80 +159,5 @@ export const cpp: LanguageSpec = {
     return !def.node.namedChildren.some((c) => c?.type === 'storage_class_specifier' && c.text === 'static');
   },
   description: (root, source) => source.leadingDescription(root),
-  resolve(fromPath, specifier, _kind, files) {
-    const system = specifier.startsWith('<');
-    const path = system ? specifier.slice(1, -1) : specifier;
-    if (path.startsWith('/')) return unresolved(system ? path : null);
-    const flags = includeDirs(fromPath, files);
-    let candidates: (string | null)[];
-    if (flags) {
-      // The compiler's own search: quoted includes beside the file, then -iquote; both kinds then -I, -isystem.
-      candidates = [...(system ? [] : [dirOf(fromPath), ...flags.quote]), ...flags.angle].map((d) => joinRel(d, path));
-    } else {
-      const dirs = ancestors(dirOf(fromPath));
-      // Without compile_commands.json: quoted beside the including file, then the usual -I roots (each folder
-      // above, its include/ and src/); system only in the repository's include/ folders.
-      candidates = system
-        ? dirs.map((d) => joinRel(d, 'include', path))
-        : [joinRel(dirOf(fromPath), path), ...dirs.flatMap((d) => [joinRel(d, path), joinRel(d, 'include', path), joinRel(d, 'src', path)])];
-    }
-    const target = files.firstFile(candidates);
-    return target ? resolvedTo(target) : unresolved(system ? path : null);
-  },
+  resolve: (fromPath, specifier, _kind, files) => resolveInclude(fromPath, specifier, files),
 };
-
-interface IncludeFlags { quote: string[]; angle: string[] }
-
-/**
- * Include directories from the compile_commands.json at the repository root or in build/ (what CMake,
- * Meson and Bear write): the file's own entry, or for a header (no entry) the union of every entry's.
- * Folders outside the repository are dropped. Null when there is no compilation database.
- */
-function includeDirs(fromPath: string, files: RepoFiles): IncludeFlags | null {
-  const db = files.memo('cpp:compile_commands', () => readCompileCommands(files));
-  if (!db) return null;
-  return db.byFile.get(fromPath) ?? db.all;
-}
-
-function readCompileCommands(files: RepoFiles): { byFile: Map<string, IncludeFlags>; all: IncludeFlags } | null {
-  const dbPath = files.firstFile(['compile_commands.json', 'build/compile_commands.json']);
-  if (!dbPath) return null;
-  let entries: { directory?: string; file?: string; command?: string; arguments?: string[] }[];
-  try { entries = JSON.parse(files.read(dbPath) ?? '') as typeof entries; } catch { return null; }
-  if (!Array.isArray(entries)) return null;
-  const root = files.absoluteRoot;
-  const rel = (dir: string, p: string) => {
-    const abs = nodePath.resolve(dir, p);
-    const r = nodePath.relative(root, abs).split(nodePath.sep).join('/');
-    return r.startsWith('..') || nodePath.isAbsolute(r) ? null : r;
-  };
-  const byFile = new Map<string, IncludeFlags>();
-  const all: IncludeFlags = { quote: [], angle: [] };
-  for (const e of entries) {
-    const dir = nodePath.resolve(root, e.directory ?? '.');
-    const args = e.arguments ?? splitCommand(e.command ?? '');
-    const flags: IncludeFlags = { quote: [], angle: [] };
-    for (let i = 0; i < args.length; i++) {
-      const m = /^-(I|iquote|isystem|idirafter)(.*)$/.exec(args[i]);
-      if (!m) continue;
-      const value = m[2] || args[++i] || '';
-      const folder = rel(dir, value);
-      if (folder === null) continue;
-      (m[1] === 'iquote' ? flags.quote : flags.angle).push(folder);
-    }
-    const file = e.file ? rel(dir, e.file) : null;
-    if (file) byFile.set(file, flags);
-    for (const f of flags.quote) if (!all.quote.includes(f)) all.quote.push(f);
-    for (const f of flags.angle) if (!all.angle.includes(f)) all.angle.push(f);
-  }
-  return { byFile, all };
-}
-
-/** A shell command line split into words (quotes and backslashes as sh reads them, no expansion). */
-function splitCommand(command: string): string[] {
-  const words: string[] = [];
-  for (const m of command.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'|((?:[^\s"'\\]|\\.)+)/g)) {
-    words.push((m[1] ?? m[2] ?? m[3]).replace(/\\(.)/g, '$1'));
-  }
-  return words;
-}
