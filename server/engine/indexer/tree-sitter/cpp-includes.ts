@@ -16,9 +16,10 @@ export function resolveInclude(fromPath: string, specifier: string, files: RepoF
   } else {
     const dirs = ancestors(dirOf(fromPath));
     // Without compile_commands.json: quoted beside the including file, then the usual -I roots (each folder
-    // above, its include/ and src/); system only in the repository's include/ folders.
+    // above, its include/ and src/); system in the include/ folders above, then, for a path that starts with a
+    // folder (`<nlohmann/json.hpp>`), from a folder above that holds it (a project indexed at its include root).
     candidates = system
-      ? dirs.map((d) => joinRel(d, 'include', path))
+      ? [...dirs.map((d) => joinRel(d, 'include', path)), ...(path.includes('/') ? dirs.map((d) => joinRel(d, path)) : [])]
       : [joinRel(dirOf(fromPath), path), ...dirs.flatMap((d) => [joinRel(d, path), joinRel(d, 'include', path), joinRel(d, 'src', path)])];
   }
   const target = files.firstFile(candidates);
