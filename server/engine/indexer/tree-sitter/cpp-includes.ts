@@ -22,8 +22,40 @@ export function resolveInclude(fromPath: string, specifier: string, files: RepoF
       ? [...dirs.map((d) => joinRel(d, 'include', path)), ...(path.includes('/') ? dirs.map((d) => joinRel(d, path)) : [])]
       : [joinRel(dirOf(fromPath), path), ...dirs.flatMap((d) => [joinRel(d, path), joinRel(d, 'include', path), joinRel(d, 'src', path)])];
   }
-  const target = files.firstFile(candidates);
+  const target = files.firstFile(candidates) ?? (flags ? null : inOtherIncludeFolder(path, system, files));
   return target ? resolvedTo(target) : unresolved(system ? path : null);
+}
+
+/**
+ * Without a compilation database, a header of a sibling project: the one file `<any folder>/include/<path>` in the
+ * repository (googlemock's `#include "gtest/gtest.h"` is googletest/include/gtest/gtest.h, which its build adds
+ * with -I). Two include/ folders holding the path are a guess, so none is taken; nor for a `<name.h>` without a
+ * folder, which is the toolchain's far more often than a project's.
+ */
+function inOtherIncludeFolder(path: string, system: boolean, files: RepoFiles): string | null {
+  if (system && !path.includes('/')) return null;
+  const found = filesUnderIncludeFolders(files).get(joinRel(path) ?? '');
+  return found?.length === 1 ? found[0] : null;
+}
+
+const skipDir = (name: string) => name.startsWith('.') || name === 'node_modules';
+const SKIP = new Set(['node_modules']);
+
+/** Every file below a folder named include/, keyed by its path below that folder; built once until the files change. */
+function filesUnderIncludeFolders(files: RepoFiles): Map<string, string[]> {
+  return files.memo('cpp:include-folders', () => {
+    const byPath = new Map<string, string[]>();
+    for (const folder of files.findAll(['include'], skipDir)) {
+      if (!files.isDir(folder)) continue;
+      for (const file of files.filesBelow(folder, '', SKIP)) {
+        const key = file.slice(folder.length + 1);
+        const list = byPath.get(key);
+        if (!list) byPath.set(key, [file]);
+        else if (!list.includes(file)) list.push(file);
+      }
+    }
+    return byPath;
+  });
 }
 
 interface IncludeFlags { quote: string[]; angle: string[] }
