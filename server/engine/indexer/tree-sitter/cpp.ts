@@ -20,10 +20,10 @@ const definitions = `
   (preproc_elif (declaration) @def.variable)
 ]
 (field_declaration) @def.property
-(class_specifier name: (_) @name body: (field_declaration_list)) @def.class
-(struct_specifier name: (_) @name body: (field_declaration_list)) @def.struct
-(union_specifier name: (_) @name body: (field_declaration_list)) @def.struct
-(enum_specifier name: (_) @name body: (enumerator_list)) @def.enum
+(class_specifier name: (_) body: (field_declaration_list)) @def.class
+(struct_specifier name: (_) body: (field_declaration_list)) @def.struct
+(union_specifier name: (_) body: (field_declaration_list)) @def.struct
+(enum_specifier name: (_) body: (enumerator_list)) @def.enum
 (type_definition type: [(struct_specifier body: (_)) (union_specifier body: (_))] declarator: (type_identifier) @name) @def.struct
 (type_definition type: (class_specifier body: (_)) declarator: (type_identifier) @name) @def.class
 (type_definition type: (enum_specifier body: (_)) declarator: (type_identifier) @name) @def.enum
@@ -35,13 +35,23 @@ const definitions = `
 
 const WRAPPERS = new Set(['pointer_declarator', 'pointer_type_declarator', 'reference_declarator', 'init_declarator', 'array_declarator', 'parenthesized_declarator', 'attributed_declarator']);
 
-const inner = (node: Node) => node.childForFieldName('declarator') ?? node.namedChildren.find((c) => c && c.type !== 'attribute_declaration') ?? null;
+// An ERROR inside a declarator is a part the grammar could not read (`(NativeArray::*clone_)`, a pointer to member),
+// not the declared name.
+const inner = (node: Node) => node.childForFieldName('declarator') ?? node.namedChildren.find((c) => c && c.type !== 'attribute_declaration' && c.type !== 'ERROR') ?? null;
 
 /**
  * A `::` the parser made up: an unknown macro before a declaration (`LUAI_FUNC l_noret luaD_throw(…)`) is read as
  * the type, and the real type and the name then become `l_noret ::luaD_throw` with the `::` missing.
  */
 const invented = (node: Node) => node.type === 'qualified_identifier' && node.children.some((c) => c?.type === '::' && c.isMissing);
+
+/** The name after a made-up `::` anywhere in a qualified name (`GTEST_API_ std::string F(…)` reads `std::string ::F`). */
+function afterInvented(node: Node): Node | null {
+  for (let at: Node | null = node; at?.type === 'qualified_identifier'; at = at.childForFieldName('name')) {
+    if (invented(at)) return at.childForFieldName('name');
+  }
+  return null;
+}
 
 /**
  * Follows `declarator` fields down to the declared name and the function declarator that names it, if any:
@@ -57,8 +67,8 @@ function innermost(declarator: Node | null): { fn: Node | null; name: Node | nul
       if (next?.type === 'function_declarator') return { fn: node, name: macroPrefixedName(next) };
       fn = node;
       node = next;
-    } else if (invented(node)) {
-      node = node.childForFieldName('name');
+    } else if (afterInvented(node)) {
+      node = afterInvented(node);
     } else if (!WRAPPERS.has(node.type)) {
       return { fn, name: node };
     } else {
@@ -80,14 +90,31 @@ function macroPrefixedName(misread: Node): Node | null {
   return type?.type === 'type_identifier' ? type : null;
 }
 
-/** `Type::method` → method with parent Type; `a::B::c` → c with parent B. */
+const TEMPLATED = new Set(['template_type', 'template_function', 'template_method']);
+
+/** A name without its template arguments: a specialisation `BuiltInDefaultValue<const T>` is BuiltInDefaultValue. */
+const bare = (node: Node): string => (TEMPLATED.has(node.type) ? node.childForFieldName('name')?.text ?? node.text : node.text);
+
+/** `Type::method` → method with parent Type; `a::B::c` → c with parent B; `Vec<T>::length` → length with parent Vec. */
 function splitQualified(name: Node): { name: string; parent?: string } {
-  if (name.type !== 'qualified_identifier') return { name: name.text };
+  if (name.type !== 'qualified_identifier') return { name: bare(name) };
   const inner = name.childForFieldName('name');
-  const scope = name.childForFieldName('scope')?.text.replace(/<.*>$/, '');
   if (inner?.type === 'qualified_identifier') return splitQualified(inner);
-  return { name: inner?.text ?? name.text, parent: scope?.slice(scope.lastIndexOf(':') + 1) };
+  const scope = name.childForFieldName('scope');
+  return { name: inner ? bare(inner) : name.text, parent: scope ? bare(scope) : undefined };
 }
+
+/**
+ * A name no declaration can have, left by a misread: a `typename X<…>::type` scope (`template <…, typename
+ * std::enable_if<…>::type = 0>` cut short reads as a declaration of `type`), or a part the grammar could not read.
+ */
+const unreadable = (name: Node): boolean => name.hasError || (name.type === 'qualified_identifier' && name.childForFieldName('scope')?.type === 'dependent_name');
+
+/** The last part of a qualified name: what `a::B::c` declares. */
+const lastPart = (name: Node): Node => (name.type === 'qualified_identifier' ? lastPart(name.childForFieldName('name') ?? name) : name);
+
+const TYPE_SPECIFIERS = new Set(['class_specifier', 'struct_specifier', 'union_specifier', 'enum_specifier']);
+
 
 function isConst(node: Node): boolean {
   return node.namedChildren.some((c) => c?.type === 'type_qualifier' && (c.text === 'const' || c.text === 'constexpr'));
@@ -131,14 +158,16 @@ export const cpp: LanguageSpec = {
   },
   nameOf(node, kind) {
     if (node.type.startsWith('preproc')) return null;
+    const typeName = TYPE_SPECIFIERS.has(node.type) ? node.childForFieldName('name') : null;
+    if (typeName) return [{ ...splitQualified(typeName), kind }];
     // `int a, *b;` declares each of its declarators; a function definition has exactly one.
     const names: { name: string; parent?: string; kind: SymbolKind }[] = [];
     for (const declarator of node.childrenForFieldName('declarator')) {
       const { fn, name } = innermost(declarator);
-      if (!name) continue;
+      if (!name || unreadable(name)) continue;
       // `const T Type::member = …` defines a static member out of line: named `member`, parent `Type`.
       if (fn) names.push({ ...splitQualified(name), kind: 'function' });
-      else if (kind !== 'function' && /identifier$/.test(name.type)) names.push({ ...splitQualified(name), kind: isConst(node) ? 'constant' : kind });
+      else if (kind !== 'function' && /identifier$/.test(lastPart(name).type)) names.push({ ...splitQualified(name), kind: isConst(node) ? 'constant' : kind });
     }
     return names;
   },

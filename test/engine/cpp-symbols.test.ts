@@ -1,0 +1,64 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { analyzeWithTreeSitter } from '../../server/engine/indexer/parse-tree-sitter';
+import { detectLanguageOf } from '../../server/engine/indexer/languages';
+import type { ParsedSymbol } from '../../server/engine/types';
+import { debianPackage } from '../helpers/real-code';
+
+// googletest 1.12.1 as Debian ships it (googletest/ and googlemock/), read for its C++ symbols.
+const GTEST = path.join(debianPackage('googletest', '1.12.1-0.2'), 'usr/src/googletest');
+
+const symbolsOf = async (file: string): Promise<ParsedSymbol[]> => {
+  const text = fs.readFileSync(path.join(GTEST, file), 'utf8');
+  return (await analyzeWithTreeSitter(detectLanguageOf(file, text)!, file, text, GTEST)).symbols;
+};
+const show = (s: ParsedSymbol) => `${s.startLine} ${s.kind} ${s.parent ? `${s.parent}.` : ''}${s.name}`;
+const at = (symbols: ParsedSymbol[], ...lines: number[]) => symbols.filter((s) => lines.includes(s.startLine)).map(show);
+
+test('C++: a template specialisation is named without its arguments, its members\' parent too (gmock-actions.h)', async () => {
+  const actions = await symbolsOf('googlemock/include/gmock/gmock-actions.h');
+  // template <typename T> class BuiltInDefaultValue<const T> { … static bool Exists() …; static T Get() … };
+  // template <typename T> class BuiltInDefaultValue<T*> { … };
+  assert.deepEqual(at(actions, 209, 212, 213, 218, 221, 222), [
+    '209 class BuiltInDefaultValue', '212 method BuiltInDefaultValue.Exists', '213 method BuiltInDefaultValue.Get',
+    '218 class BuiltInDefaultValue', '221 method BuiltInDefaultValue.Exists', '222 method BuiltInDefaultValue.Get',
+  ]);
+  // `class DoAllAction<InitialAction, OtherActions...>`; the line above is the `template <…>` of a conversion
+  // operator further down, cut short at `typename std::enable_if<…>::type = 0>`: no variable `type` of a
+  // parent `value,\n int>` (the last template argument's text).
+  assert.deepEqual(at(actions, 1511, 1512, 1515), ['1512 class DoAllAction', '1515 type DoAllAction.Base']);
+});
+
+test('C++: every symbol of googletest and googlemock is named by an identifier (or an operator), never by template text', async () => {
+  const odd: string[] = [];
+  let count = 0;
+  const identifier = (n: string) => /^(~?[A-Za-z_]\w*|operator\W.*|operator \w+)$/.test(n);
+  const walk = async (dir: string) => {
+    for (const e of fs.readdirSync(path.join(GTEST, dir), { withFileTypes: true })) {
+      const rel = dir ? `${dir}/${e.name}` : e.name;
+      if (e.isDirectory()) await walk(rel);
+      else if (/\.(h|cc)$/.test(e.name)) {
+        for (const s of await symbolsOf(rel)) {
+          count++;
+          if (!identifier(s.name) || (s.parent !== null && !identifier(s.parent))) odd.push(`${rel}:${show(s)}`);
+        }
+      }
+    }
+  };
+  await walk('');
+  assert.ok(count > 9000, `${count} symbols`);
+  // Among the 346 before: `FindFirstPrinter<\n T, decltype(…),\n Printer, Printers...>` (gtest-printers.h) and
+  // `SignatureOf<C<F>,\n typename std::enable_if<…>::type>` (gmock-spec-builders.h), named by their arguments.
+  assert.deepEqual(odd, []);
+});
+
+test('C++: a function behind an export macro returning a qualified type is a function, not a method of the type (gtest-internal.h)', async () => {
+  const internal = await symbolsOf('googletest/include/gtest/internal/gtest-internal.h');
+  // GTEST_API_ std::string AppendUserMessage(const std::string& gtest_msg, const Message& user_msg);
+  // GTEST_API_ std::vector<EditType> CalculateOptimalEdits(…);
+  assert.deepEqual(at(internal, 143, 173), ['143 function AppendUserMessage', '173 function CalculateOptimalEdits']);
+  // In class NativeArray: `void (NativeArray::*clone_)(const Element*, size_t);`, a pointer to a member function.
+  assert.deepEqual(at(internal, 1154), ['1154 property NativeArray.clone_']);
+});
