@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { analyzeWithTreeSitter } from '../../server/engine/indexer/parse-tree-sitter';
 import { detectLanguageOf } from '../../server/engine/indexer/languages';
@@ -61,4 +62,17 @@ test('C++: a function behind an export macro returning a qualified type is a fun
   assert.deepEqual(at(internal, 143, 173), ['143 function AppendUserMessage', '173 function CalculateOptimalEdits']);
   // In class NativeArray: `void (NativeArray::*clone_)(const Element*, size_t);`, a pointer to a member function.
   assert.deepEqual(at(internal, 1154), ['1154 property NativeArray.clone_']);
+});
+
+test('C++: a named namespace is a symbol (kind namespace); what it declares keeps no parent; an unnamed one is none (gtest-port.cc)', async (t) => {
+  const port = await symbolsOf('googletest/src/gtest-port.cc');
+  // namespace testing { namespace internal { namespace { template <typename T> T ReadProcFileField(…) {…} }  size_t GetThreadCount() …
+  assert.deepEqual(at(port, 90, 91, 95, 96, 110), ['90 namespace testing', '91 namespace internal', '96 function ReadProcFileField', '110 function GetThreadCount']);
+  assert.deepEqual(port.filter((s) => s.kind === 'namespace').map((s) => `${s.name} ${s.startLine}-${s.endLine}`), ['testing 90-1394', 'internal 91-1393', 'posix 1258-1263']);
+  // C++17's `namespace a::b {` (googletest 1.12 keeps to C++14): named by its last part, like the nested form.
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-cpp-ns-'));
+  t.after(() => fs.rmSync(root, { recursive: true, force: true }));
+  fs.writeFileSync(path.join(root, 'a.hpp'), 'namespace outer::inner {\nint f();\n}\n');
+  const nested = (await analyzeWithTreeSitter('cpp', 'a.hpp', fs.readFileSync(path.join(root, 'a.hpp'), 'utf8'), root)).symbols;
+  assert.deepEqual(nested.map(show), ['1 namespace inner', '2 function f']);
 });

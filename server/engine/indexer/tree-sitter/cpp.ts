@@ -7,6 +7,7 @@ import { startLineOf, stringValue } from './source';
 // Declarations and fields are named by walking their declarators (nameOf): `int *f(void)`, `T& C::g()`
 // and `int a = 1` nest differently and a query per shape would be longer than the walk. Declarations are
 // only matched where they can be file or class level, so the locals of every function body are not visited.
+// A named namespace is a symbol but no container (definitions.ts): what it declares keeps no parent, as before.
 const definitions = `
 (function_definition) @def.function
 [
@@ -20,6 +21,7 @@ const definitions = `
   (preproc_elif (declaration) @def.variable)
 ]
 (field_declaration) @def.property
+(namespace_definition name: (_) body: (declaration_list)) @def.namespace
 (class_specifier name: (_) body: (field_declaration_list)) @def.class
 (struct_specifier name: (_) body: (field_declaration_list)) @def.struct
 (union_specifier name: (_) body: (field_declaration_list)) @def.struct
@@ -115,6 +117,8 @@ const lastPart = (name: Node): Node => (name.type === 'qualified_identifier' ? l
 
 const TYPE_SPECIFIERS = new Set(['class_specifier', 'struct_specifier', 'union_specifier', 'enum_specifier']);
 
+/** `namespace a::b {` is b, as `namespace a { namespace b {` is (a namespace is no parent, not even of one inside it). */
+const namespaceName = (name: Node): string => (name.type === 'nested_namespace_specifier' ? name.lastNamedChild?.text ?? name.text : name.text);
 
 function isConst(node: Node): boolean {
   return node.namedChildren.some((c) => c?.type === 'type_qualifier' && (c.text === 'const' || c.text === 'constexpr'));
@@ -158,8 +162,8 @@ export const cpp: LanguageSpec = {
   },
   nameOf(node, kind) {
     if (node.type.startsWith('preproc')) return null;
-    const typeName = TYPE_SPECIFIERS.has(node.type) ? node.childForFieldName('name') : null;
-    if (typeName) return [{ ...splitQualified(typeName), kind }];
+    const typeName = TYPE_SPECIFIERS.has(node.type) || node.type === 'namespace_definition' ? node.childForFieldName('name') : null;
+    if (typeName) return [node.type === 'namespace_definition' ? { name: namespaceName(typeName), kind } : { ...splitQualified(typeName), kind }];
     // `int a, *b;` declares each of its declarators; a function definition has exactly one.
     const names: { name: string; parent?: string; kind: SymbolKind }[] = [];
     for (const declarator of node.childrenForFieldName('declarator')) {
