@@ -76,3 +76,12 @@ test('C++: a named namespace is a symbol (kind namespace); what it declares keep
   const nested = (await analyzeWithTreeSitter('cpp', 'a.hpp', fs.readFileSync(path.join(root, 'a.hpp'), 'utf8'), root)).symbols;
   assert.deepEqual(nested.map(show), ['1 namespace inner', '2 function f']);
 });
+
+test('C++: a member is a constant only when static and itself const; a pointer to const data is no constant', async () => {
+  // class FixedValueProducer { … private: const T value_; }: a field of each object.
+  assert.deepEqual(at(await symbolsOf('googlemock/include/gmock/gmock-actions.h'), 627), ['627 property FixedValueProducer.value_']);
+  // class DestructorCall { … static std::vector<DestructorCall*>* const list_; }; and its definition out of line.
+  assert.deepEqual(at(await symbolsOf('googletest/test/googletest-port-test.cc'), 1183, 1189), ['1183 constant DestructorCall.list_', '1189 constant DestructorCall.list_']);
+  // template <typename T> const char* SingleEvaluationTest::p1_; (a pointer that changes, to const text)
+  assert.deepEqual(at(await symbolsOf('googletest/test/gtest_unittest.cc'), 3238), ['3238 variable SingleEvaluationTest.p1_']);
+});

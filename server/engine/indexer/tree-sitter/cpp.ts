@@ -120,8 +120,20 @@ const TYPE_SPECIFIERS = new Set(['class_specifier', 'struct_specifier', 'union_s
 /** `namespace a::b {` is b, as `namespace a { namespace b {` is (a namespace is no parent, not even of one inside it). */
 const namespaceName = (name: Node): string => (name.type === 'nested_namespace_specifier' ? name.lastNamedChild?.text ?? name.text : name.text);
 
-function isConst(node: Node): boolean {
-  return node.namedChildren.some((c) => c?.type === 'type_qualifier' && (c.text === 'const' || c.text === 'constexpr'));
+const qualified = (node: Node, ...words: string[]) => node.namedChildren.some((c) => c?.type === 'type_qualifier' && words.includes(c.text));
+
+/**
+ * A declared name is a constant when the object itself cannot change: `const int N = 1`, `const char kName[]`,
+ * `char *const p`, anything `constexpr`; not a pointer to const data (`const char *name` points elsewhere in
+ * turn), which the pointer nearest the name decides. A member is a constant only when static: a struct's
+ * `const char *name;` or a class's `const int id_;` is a field of each object.
+ */
+function isConstant(node: Node, declarator: Node | null, kind: SymbolKind): boolean {
+  if (kind === 'property' && !node.namedChildren.some((c) => c?.type === 'storage_class_specifier' && c.text === 'static')) return false;
+  if (qualified(node, 'constexpr')) return true;
+  let pointer: Node | null = null;
+  for (let d: Node | null = declarator; d && WRAPPERS.has(d.type); d = inner(d)) if (d.type === 'pointer_declarator') pointer = d;
+  return pointer ? qualified(pointer, 'const') : qualified(node, 'const');
 }
 
 /** The access section a member sits in: the last `public:`/`private:` above it, else the default for class or struct. */
@@ -163,6 +175,8 @@ export const cpp: LanguageSpec = {
   nameOf(node, kind) {
     if (node.type.startsWith('preproc')) return null;
     const typeName = TYPE_SPECIFIERS.has(node.type) || node.type === 'namespace_definition' ? node.childForFieldName('name') : null;
+    // `typedef struct luaL_Reg {…} luaL_Reg;` is one struct, the typedef's (not a second one inside it).
+    if (typeName && node.parent?.type === 'type_definition' && node.parent.childForFieldName('declarator')?.text === typeName.text) return [];
     if (typeName) return [node.type === 'namespace_definition' ? { name: namespaceName(typeName), kind } : { ...splitQualified(typeName), kind }];
     // `int a, *b;` declares each of its declarators; a function definition has exactly one.
     const names: { name: string; parent?: string; kind: SymbolKind }[] = [];
@@ -171,7 +185,7 @@ export const cpp: LanguageSpec = {
       if (!name || unreadable(name)) continue;
       // `const T Type::member = …` defines a static member out of line: named `member`, parent `Type`.
       if (fn) names.push({ ...splitQualified(name), kind: 'function' });
-      else if (kind !== 'function' && /identifier$/.test(lastPart(name).type)) names.push({ ...splitQualified(name), kind: isConst(node) ? 'constant' : kind });
+      else if (kind !== 'function' && /identifier$/.test(lastPart(name).type)) names.push({ ...splitQualified(name), kind: isConstant(node, declarator, kind) ? 'constant' : kind });
     }
     return names;
   },
