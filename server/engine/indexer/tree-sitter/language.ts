@@ -76,6 +76,11 @@ export interface LanguageSpec {
    * Rust `cfg_fs! { pub mod fs; }`): each fragment is parsed like a file and its imports count, at its rows.
    */
   embedded?(root: Node): { text: string; row: number }[];
+  /**
+   * The text the grammar reads, where the language's preprocessor makes the compiler see something else (a C++
+   * export macro it expands to nothing): as long as the text, line for line, so every position stays the same.
+   */
+  parsedText?(text: string): string;
   /** Resolves an import to a repository file, or names the package; never leaves the repository. */
   resolve(fromPath: string, specifier: string, kind: ImportKind, files: RepoFiles): Resolution;
 }
