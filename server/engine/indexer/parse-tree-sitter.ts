@@ -50,7 +50,7 @@ export async function analyzeWithTreeSitter(language: string, relPath: string, t
   const spec = SPECS[language];
   if (!spec) return { symbols: [], imports: [], description: null };
   const grammar = await loadGrammar(spec.grammar);
-  const tree = grammar.parser.parse(spec.parsedText ? spec.parsedText(text) : text);
+  const tree = spec.parseFile ? spec.parseFile(text, grammar.parser) : grammar.parser.parse(text);
   if (!tree) return { symbols: [], imports: [], description: null };
   try {
     const rootNode = tree.rootNode;

@@ -181,7 +181,7 @@ export const cpp: LanguageSpec = {
     return out;
   },
   // The grammar reads such a macro as blanks (same length: every position stays).
-  parsedText: (text) => text.replace(CLASS_HEAD_MACRO, (_match, key: string, space: string, macro: string) => `${key}${space}${' '.repeat(macro.length)}`),
+  parseFile: (text, parser) => parser.parse(text.replace(CLASS_HEAD_MACRO, (_match, key: string, space: string, macro: string) => `${key}${space}${' '.repeat(macro.length)}`)),
   nameOf(node, kind) {
     if (node.type.startsWith('preproc')) return null;
     const typeName = TYPE_SPECIFIERS.has(node.type) || node.type === 'namespace_definition' ? node.childForFieldName('name') : null;

@@ -1,4 +1,4 @@
-import type { Node, QueryMatch } from '@vscode/tree-sitter-wasm';
+import type { Node, Parser, QueryMatch, Tree } from '@vscode/tree-sitter-wasm';
 import type { ImportKind, SymbolKind } from '../../types';
 import type { Resolution } from '../resolver';
 import type { RepoFiles } from './repo-files';
@@ -77,10 +77,10 @@ export interface LanguageSpec {
    */
   embedded?(root: Node): { text: string; row: number }[];
   /**
-   * The text the grammar reads, where the language's preprocessor makes the compiler see something else (a C++
-   * export macro it expands to nothing): as long as the text, line for line, so every position stays the same.
+   * Parses a file, when the language opens up part of it that the grammar keeps as unparsed tokens (Rust's item
+   * macros, `rust-macros.ts`): the tree of a text of the same length and lines as the file's, so positions hold.
    */
-  parsedText?(text: string): string;
+  parseFile?(text: string, parser: Parser): Tree | null;
   /** Resolves an import to a repository file, or names the package; never leaves the repository. */
   resolve(fromPath: string, specifier: string, kind: ImportKind, files: RepoFiles): Resolution;
 }
