@@ -37,8 +37,9 @@ export interface FileRecord {
   indexedAt: string;
 }
 
+/** `namespace` is a C++ namespace; unlike a `module` (a Rust `mod`, a Ruby module) it is no parent of what it declares. */
 export type SymbolKind =
-  | 'function' | 'class' | 'method' | 'variable' | 'constant' | 'interface' | 'type' | 'enum' | 'module' | 'struct' | 'trait' | 'property';
+  | 'function' | 'class' | 'method' | 'variable' | 'constant' | 'interface' | 'type' | 'enum' | 'module' | 'namespace' | 'struct' | 'trait' | 'property';
 
 export interface ParsedSymbol {
   name: string;

@@ -59,3 +59,18 @@ test('C++: qualified definitions keep their class', async (t) => {
   const symbols = (await analyzeWithTreeSitter('cpp', 'foo.cpp', fs.readFileSync(path.join(root, 'foo.cpp'), 'utf8'), root)).symbols;
   assert.deepEqual(symbols.map((s) => `${s.kind} ${s.parent}.${s.name}`), ['method Foo.bar', 'method Foo.name', 'method Vec.length', 'variable Foo.count']);
 });
+
+test('C: a struct\'s fields are properties, `const char *name` included (a pointer to constant text, itself a field); a const array is a constant (lua.h, lauxlib.h)', async () => {
+  const lua = await symbolsOf(LUA, 'lua.h');
+  // struct lua_Debug { int event; const char *name; const char *namewhat; const char *what; const char *source; size_t srclen; …
+  const debug = lua.filter((s) => s.parent === 'lua_Debug');
+  assert.deepEqual(debug.slice(0, 6).map((s) => `${s.kind} ${s.name}`), ['property event', 'property name', 'property namewhat', 'property what', 'property source', 'property srclen']);
+  assert.deepEqual(debug.filter((s) => s.kind !== 'property').map((s) => s.name), []);
+  // extern const char lua_ident[];
+  assert.deepEqual(lua.filter((s) => s.name === 'lua_ident').map((s) => s.kind), ['constant']);
+  // typedef struct luaL_Reg { const char *name; lua_CFunction func; } luaL_Reg;
+  // (one struct, the typedef's: not a second struct luaL_Reg inside it)
+  const lauxlib = await symbolsOf(LUA, 'lauxlib.h');
+  assert.deepEqual(lauxlib.filter((s) => s.name === 'luaL_Reg' || s.parent === 'luaL_Reg').map((s) => `${s.kind} ${s.parent ? `${s.parent}.` : ''}${s.name}`),
+    ['struct luaL_Reg', 'property luaL_Reg.name', 'property luaL_Reg.func']);
+});

@@ -149,7 +149,7 @@ const EXPECTED: Record<string, { description: string | null; symbols: string[]; 
   'cpp/include/mathx/vec.hpp': {
     description: 'Small 2D vector math.',
     symbols: [
-      'struct Vec2 8-11 exported', 'property Vec2.x 9-9 exported', 'property Vec2.y 9-9 exported', 'method Vec2.length 10-10 exported', 'class Accumulator 14-23 exported',
+      'namespace mathx 5-27 exported', 'struct Vec2 8-11 exported', 'property Vec2.x 9-9 exported', 'property Vec2.y 9-9 exported', 'method Vec2.length 10-10 exported', 'class Accumulator 14-23 exported',
       'method Accumulator.Accumulator 16-16 exported', 'method Accumulator.add 17-17 exported', 'method Accumulator.sum 18-18 exported',
       'property Accumulator.total_ 21-21', 'method Accumulator.reset 22-22', 'function dot 25-25 exported',
     ],
@@ -157,7 +157,7 @@ const EXPECTED: Record<string, { description: string | null; symbols: string[]; 
   },
   'cpp/src/vec.cpp': {
     description: null,
-    symbols: ['method Vec2.length 7-7 exported', 'method Accumulator.Accumulator 9-9 exported', 'method Accumulator.add 11-14 exported', 'function dot 16-16 exported'],
+    symbols: ['namespace mathx 5-18 exported', 'method Vec2.length 7-7 exported', 'method Accumulator.Accumulator 9-9 exported', 'method Accumulator.add 11-14 exported', 'function dot 16-16 exported'],
     imports: [
       ['include', 'mathx/vec.hpp', 'cpp/include/mathx/vec.hpp'],
       ['include', 'util.h', 'cpp/src/util.h'],

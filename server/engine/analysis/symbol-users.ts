@@ -130,11 +130,12 @@ const C_FAMILY = new Set(['c', 'cpp']);
  */
 async function declaringHeaders(ctx: AnalysisContext, graph: ImportGraph, index: number, symbols: RepoSymbolRow[]): Promise<number[]> {
   if (!C_FAMILY.has(graph.files[index].language ?? '')) return [];
-  const names = new Set(symbols.filter((s) => s.parent === null).map((s) => s.name));
+  // A namespace is opened by many files that declare nothing of each other's.
+  const names = new Set(symbols.filter((s) => s.parent === null && s.kind !== 'namespace').map((s) => s.name));
   const out: number[] = [];
   for (const e of graph.out[index]) {
     if (!C_FAMILY.has(graph.files[e.to].language ?? '') || !/\.(h|hh|hpp|hxx|h\+\+|inc)$/i.test(graph.path(e.to))) continue;
-    if ((await ctx.fileSymbols(graph, e.to)).some((s) => s.parent === null && names.has(s.name))) out.push(e.to);
+    if ((await ctx.fileSymbols(graph, e.to)).some((s) => s.parent === null && s.kind !== 'namespace' && names.has(s.name))) out.push(e.to);
   }
   return out;
 }

@@ -1,14 +1,13 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
 import type { SymbolKind } from '../../types';
 import type { LanguageSpec, RawImport } from './language';
-import { resolvedTo, unresolved } from './language';
-import nodePath from 'node:path';
-import { ancestors, dirOf, joinRel, type RepoFiles } from './repo-files';
+import { resolveInclude } from './cpp-includes';
 import { startLineOf, stringValue } from './source';
 
 // Declarations and fields are named by walking their declarators (nameOf): `int *f(void)`, `T& C::g()`
 // and `int a = 1` nest differently and a query per shape would be longer than the walk. Declarations are
 // only matched where they can be file or class level, so the locals of every function body are not visited.
+// A named namespace is a symbol but no container (definitions.ts): what it declares keeps no parent, as before.
 const definitions = `
 (function_definition) @def.function
 [
@@ -22,10 +21,11 @@ const definitions = `
   (preproc_elif (declaration) @def.variable)
 ]
 (field_declaration) @def.property
-(class_specifier name: (_) @name body: (field_declaration_list)) @def.class
-(struct_specifier name: (_) @name body: (field_declaration_list)) @def.struct
-(union_specifier name: (_) @name body: (field_declaration_list)) @def.struct
-(enum_specifier name: (_) @name body: (enumerator_list)) @def.enum
+(namespace_definition name: (_) body: (declaration_list)) @def.namespace
+(class_specifier name: (_) body: (field_declaration_list)) @def.class
+(struct_specifier name: (_) body: (field_declaration_list)) @def.struct
+(union_specifier name: (_) body: (field_declaration_list)) @def.struct
+(enum_specifier name: (_) body: (enumerator_list)) @def.enum
 (type_definition type: [(struct_specifier body: (_)) (union_specifier body: (_))] declarator: (type_identifier) @name) @def.struct
 (type_definition type: (class_specifier body: (_)) declarator: (type_identifier) @name) @def.class
 (type_definition type: (enum_specifier body: (_)) declarator: (type_identifier) @name) @def.enum
@@ -37,13 +37,23 @@ const definitions = `
 
 const WRAPPERS = new Set(['pointer_declarator', 'pointer_type_declarator', 'reference_declarator', 'init_declarator', 'array_declarator', 'parenthesized_declarator', 'attributed_declarator']);
 
-const inner = (node: Node) => node.childForFieldName('declarator') ?? node.namedChildren.find((c) => c && c.type !== 'attribute_declaration') ?? null;
+// An ERROR inside a declarator is a part the grammar could not read (`(NativeArray::*clone_)`, a pointer to member),
+// not the declared name.
+const inner = (node: Node) => node.childForFieldName('declarator') ?? node.namedChildren.find((c) => c && c.type !== 'attribute_declaration' && c.type !== 'ERROR') ?? null;
 
 /**
  * A `::` the parser made up: an unknown macro before a declaration (`LUAI_FUNC l_noret luaD_throw(…)`) is read as
  * the type, and the real type and the name then become `l_noret ::luaD_throw` with the `::` missing.
  */
 const invented = (node: Node) => node.type === 'qualified_identifier' && node.children.some((c) => c?.type === '::' && c.isMissing);
+
+/** The name after a made-up `::` anywhere in a qualified name (`GTEST_API_ std::string F(…)` reads `std::string ::F`). */
+function afterInvented(node: Node): Node | null {
+  for (let at: Node | null = node; at?.type === 'qualified_identifier'; at = at.childForFieldName('name')) {
+    if (invented(at)) return at.childForFieldName('name');
+  }
+  return null;
+}
 
 /**
  * Follows `declarator` fields down to the declared name and the function declarator that names it, if any:
@@ -59,8 +69,8 @@ function innermost(declarator: Node | null): { fn: Node | null; name: Node | nul
       if (next?.type === 'function_declarator') return { fn: node, name: macroPrefixedName(next) };
       fn = node;
       node = next;
-    } else if (invented(node)) {
-      node = node.childForFieldName('name');
+    } else if (afterInvented(node)) {
+      node = afterInvented(node);
     } else if (!WRAPPERS.has(node.type)) {
       return { fn, name: node };
     } else {
@@ -82,17 +92,48 @@ function macroPrefixedName(misread: Node): Node | null {
   return type?.type === 'type_identifier' ? type : null;
 }
 
-/** `Type::method` → method with parent Type; `a::B::c` → c with parent B. */
+const TEMPLATED = new Set(['template_type', 'template_function', 'template_method']);
+
+/** A name without its template arguments: a specialisation `BuiltInDefaultValue<const T>` is BuiltInDefaultValue. */
+const bare = (node: Node): string => (TEMPLATED.has(node.type) ? node.childForFieldName('name')?.text ?? node.text : node.text);
+
+/** `Type::method` → method with parent Type; `a::B::c` → c with parent B; `Vec<T>::length` → length with parent Vec. */
 function splitQualified(name: Node): { name: string; parent?: string } {
-  if (name.type !== 'qualified_identifier') return { name: name.text };
+  if (name.type !== 'qualified_identifier') return { name: bare(name) };
   const inner = name.childForFieldName('name');
-  const scope = name.childForFieldName('scope')?.text.replace(/<.*>$/, '');
   if (inner?.type === 'qualified_identifier') return splitQualified(inner);
-  return { name: inner?.text ?? name.text, parent: scope?.slice(scope.lastIndexOf(':') + 1) };
+  const scope = name.childForFieldName('scope');
+  return { name: inner ? bare(inner) : name.text, parent: scope ? bare(scope) : undefined };
 }
 
-function isConst(node: Node): boolean {
-  return node.namedChildren.some((c) => c?.type === 'type_qualifier' && (c.text === 'const' || c.text === 'constexpr'));
+/**
+ * A name no declaration can have, left by a misread: a `typename X<…>::type` scope (`template <…, typename
+ * std::enable_if<…>::type = 0>` cut short reads as a declaration of `type`), or a part the grammar could not read.
+ */
+const unreadable = (name: Node): boolean => name.hasError || (name.type === 'qualified_identifier' && name.childForFieldName('scope')?.type === 'dependent_name');
+
+/** The last part of a qualified name: what `a::B::c` declares. */
+const lastPart = (name: Node): Node => (name.type === 'qualified_identifier' ? lastPart(name.childForFieldName('name') ?? name) : name);
+
+const TYPE_SPECIFIERS = new Set(['class_specifier', 'struct_specifier', 'union_specifier', 'enum_specifier']);
+
+/** `namespace a::b {` is b, as `namespace a { namespace b {` is (a namespace is no parent, not even of one inside it). */
+const namespaceName = (name: Node): string => (name.type === 'nested_namespace_specifier' ? name.lastNamedChild?.text ?? name.text : name.text);
+
+const qualified = (node: Node, ...words: string[]) => node.namedChildren.some((c) => c?.type === 'type_qualifier' && words.includes(c.text));
+
+/**
+ * A declared name is a constant when the object itself cannot change: `const int N = 1`, `const char kName[]`,
+ * `char *const p`, anything `constexpr`; not a pointer to const data (`const char *name` points elsewhere in
+ * turn), which the pointer nearest the name decides. A member is a constant only when static: a struct's
+ * `const char *name;` or a class's `const int id_;` is a field of each object.
+ */
+function isConstant(node: Node, declarator: Node | null, kind: SymbolKind): boolean {
+  if (kind === 'property' && !node.namedChildren.some((c) => c?.type === 'storage_class_specifier' && c.text === 'static')) return false;
+  if (qualified(node, 'constexpr')) return true;
+  let pointer: Node | null = null;
+  for (let d: Node | null = declarator; d && WRAPPERS.has(d.type); d = inner(d)) if (d.type === 'pointer_declarator') pointer = d;
+  return pointer ? qualified(pointer, 'const') : qualified(node, 'const');
 }
 
 /** The access section a member sits in: the last `public:`/`private:` above it, else the default for class or struct. */
@@ -102,6 +143,14 @@ function accessOf(member: Node, owner: Node): string {
   }
   return owner.type === 'class_specifier' ? 'private' : 'public';
 }
+
+/**
+ * An export or attribute macro between the class key and the name (`class GTEST_API_ Message {`, `class
+ * GTEST_INTERNAL_EMPTY_BASE_CLASS NiceMock : …`), which expands to a visibility attribute or to nothing: the grammar
+ * reads a function `Message` returning a `class GTEST_API_`, the class body as its statements. An upper-case name
+ * with an underscore followed by the class's name and its body or base clause is such a macro.
+ */
+const CLASS_HEAD_MACRO = /\b(class|struct|union)(\s+)([A-Z][A-Z0-9]*_[A-Z0-9_]*)(?=\s+[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*\s*(?:final\s*)?(?:\{|:(?!:)))/g;
 
 export const cpp: LanguageSpec = {
   grammar: 'cpp',
@@ -131,16 +180,22 @@ export const cpp: LanguageSpec = {
     });
     return out;
   },
+  // The grammar reads such a macro as blanks (same length: every position stays).
+  parseFile: (text, parser) => parser.parse(text.replace(CLASS_HEAD_MACRO, (_match, key: string, space: string, macro: string) => `${key}${space}${' '.repeat(macro.length)}`)),
   nameOf(node, kind) {
     if (node.type.startsWith('preproc')) return null;
+    const typeName = TYPE_SPECIFIERS.has(node.type) || node.type === 'namespace_definition' ? node.childForFieldName('name') : null;
+    // `typedef struct luaL_Reg {…} luaL_Reg;` is one struct, the typedef's (not a second one inside it).
+    if (typeName && node.parent?.type === 'type_definition' && node.parent.childForFieldName('declarator')?.text === typeName.text) return [];
+    if (typeName) return [node.type === 'namespace_definition' ? { name: namespaceName(typeName), kind } : { ...splitQualified(typeName), kind }];
     // `int a, *b;` declares each of its declarators; a function definition has exactly one.
     const names: { name: string; parent?: string; kind: SymbolKind }[] = [];
     for (const declarator of node.childrenForFieldName('declarator')) {
       const { fn, name } = innermost(declarator);
-      if (!name) continue;
+      if (!name || unreadable(name)) continue;
       // `const T Type::member = …` defines a static member out of line: named `member`, parent `Type`.
       if (fn) names.push({ ...splitQualified(name), kind: 'function' });
-      else if (kind !== 'function' && /identifier$/.test(name.type)) names.push({ ...splitQualified(name), kind: isConst(node) ? 'constant' : kind });
+      else if (kind !== 'function' && /identifier$/.test(lastPart(name).type)) names.push({ ...splitQualified(name), kind: isConstant(node, declarator, kind) ? 'constant' : kind });
     }
     return names;
   },
@@ -161,80 +216,5 @@ export const cpp: LanguageSpec = {
     return !def.node.namedChildren.some((c) => c?.type === 'storage_class_specifier' && c.text === 'static');
   },
   description: (root, source) => source.leadingDescription(root),
-  resolve(fromPath, specifier, _kind, files) {
-    const system = specifier.startsWith('<');
-    const path = system ? specifier.slice(1, -1) : specifier;
-    if (path.startsWith('/')) return unresolved(system ? path : null);
-    const flags = includeDirs(fromPath, files);
-    let candidates: (string | null)[];
-    if (flags) {
-      // The compiler's own search: quoted includes beside the file, then -iquote; both kinds then -I, -isystem.
-      candidates = [...(system ? [] : [dirOf(fromPath), ...flags.quote]), ...flags.angle].map((d) => joinRel(d, path));
-    } else {
-      const dirs = ancestors(dirOf(fromPath));
-      // Without compile_commands.json: quoted beside the including file, then the usual -I roots (each folder
-      // above, its include/ and src/); system only in the repository's include/ folders.
-      candidates = system
-        ? dirs.map((d) => joinRel(d, 'include', path))
-        : [joinRel(dirOf(fromPath), path), ...dirs.flatMap((d) => [joinRel(d, path), joinRel(d, 'include', path), joinRel(d, 'src', path)])];
-    }
-    const target = files.firstFile(candidates);
-    return target ? resolvedTo(target) : unresolved(system ? path : null);
-  },
+  resolve: (fromPath, specifier, _kind, files) => resolveInclude(fromPath, specifier, files),
 };
-
-interface IncludeFlags { quote: string[]; angle: string[] }
-
-/**
- * Include directories from the compile_commands.json at the repository root or in build/ (what CMake,
- * Meson and Bear write): the file's own entry, or for a header (no entry) the union of every entry's.
- * Folders outside the repository are dropped. Null when there is no compilation database.
- */
-function includeDirs(fromPath: string, files: RepoFiles): IncludeFlags | null {
-  const db = files.memo('cpp:compile_commands', () => readCompileCommands(files));
-  if (!db) return null;
-  return db.byFile.get(fromPath) ?? db.all;
-}
-
-function readCompileCommands(files: RepoFiles): { byFile: Map<string, IncludeFlags>; all: IncludeFlags } | null {
-  const dbPath = files.firstFile(['compile_commands.json', 'build/compile_commands.json']);
-  if (!dbPath) return null;
-  let entries: { directory?: string; file?: string; command?: string; arguments?: string[] }[];
-  try { entries = JSON.parse(files.read(dbPath) ?? '') as typeof entries; } catch { return null; }
-  if (!Array.isArray(entries)) return null;
-  const root = files.absoluteRoot;
-  const rel = (dir: string, p: string) => {
-    const abs = nodePath.resolve(dir, p);
-    const r = nodePath.relative(root, abs).split(nodePath.sep).join('/');
-    return r.startsWith('..') || nodePath.isAbsolute(r) ? null : r;
-  };
-  const byFile = new Map<string, IncludeFlags>();
-  const all: IncludeFlags = { quote: [], angle: [] };
-  for (const e of entries) {
-    const dir = nodePath.resolve(root, e.directory ?? '.');
-    const args = e.arguments ?? splitCommand(e.command ?? '');
-    const flags: IncludeFlags = { quote: [], angle: [] };
-    for (let i = 0; i < args.length; i++) {
-      const m = /^-(I|iquote|isystem|idirafter)(.*)$/.exec(args[i]);
-      if (!m) continue;
-      const value = m[2] || args[++i] || '';
-      const folder = rel(dir, value);
-      if (folder === null) continue;
-      (m[1] === 'iquote' ? flags.quote : flags.angle).push(folder);
-    }
-    const file = e.file ? rel(dir, e.file) : null;
-    if (file) byFile.set(file, flags);
-    for (const f of flags.quote) if (!all.quote.includes(f)) all.quote.push(f);
-    for (const f of flags.angle) if (!all.angle.includes(f)) all.angle.push(f);
-  }
-  return { byFile, all };
-}
-
-/** A shell command line split into words (quotes and backslashes as sh reads them, no expansion). */
-function splitCommand(command: string): string[] {
-  const words: string[] = [];
-  for (const m of command.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'|((?:[^\s"'\\]|\\.)+)/g)) {
-    words.push((m[1] ?? m[2] ?? m[3]).replace(/\\(.)/g, '$1'));
-  }
-  return words;
-}

@@ -10,8 +10,9 @@ const CONTAINERS = new Set(['class', 'struct', 'interface', 'trait', 'enum', 'mo
 
 /**
  * Turns the matches of a language's definition patterns into symbols. Parents come from the tree (the
- * nearest enclosing captured definition) or from the syntax (`@parent`); namespaces are not captured, so
- * they are transparent; anything inside a function or method is local and left out.
+ * nearest enclosing captured definition) or from the syntax (`@parent`); namespaces are transparent (not
+ * captured, or captured as a C++ `namespace` symbol that is no container); anything inside a function or method
+ * is local and left out.
  */
 export function collectSymbols(matches: QueryMatch[], spec: LanguageSpec, source: SourceText): ParsedSymbol[] {
   type Captured = Definition & { scopeOnly: boolean; pattern: number };
