@@ -7,12 +7,15 @@
  *   (`import './App.css'` names the file now);
  * - the scripts of repositories with a "solution" tsconfig.json (`"files": []` and `references`: a file resolves with
  *   the referenced config that includes it, solution-config.ts);
- * - Rust files: the items inside item macros (tokio's `cfg_rt! { … }`) are symbols and their `use` lines edges.
+ * - Rust files: the items inside item macros (tokio's `cfg_rt! { … }`) are symbols and their `use` lines edges;
+ * - C and C++ files: an include found nowhere else is the one `<folder>/include/<path>` of the repository, and
+ *   `<dir/file.h>` is tried from the folders above; namespaces are symbols, specialisations are named without their
+ *   arguments, struct fields are properties.
  * The next index run of each repository re-reads them.
  */
 export const sql = `
 UPDATE files SET hash = '', mtime_ms = -1
-WHERE language IN ('vue', 'svelte', 'rust')
+WHERE language IN ('vue', 'svelte', 'rust', 'c', 'cpp')
   OR (language IN ('typescript', 'javascript')
     AND id IN (SELECT file_id FROM imports WHERE target_path LIKE '%.d.ts' OR target_path LIKE '%.d.mts' OR target_path LIKE '%.d.cts'
       OR (target_path IS NULL AND package IS NULL AND (specifier LIKE '%.css' OR specifier LIKE '%.scss' OR specifier LIKE '%.less'))))
