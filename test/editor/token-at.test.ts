@@ -41,3 +41,13 @@ test('Python and Go through their tree-sitter grammars', async () => {
   const utf = ['# café ☕', 'def café(): pass', ''].join('\n');
   assert.deepEqual(await at('python', utf, 'café()', 1), { kind: 'identifier', text: 'café', start: utf.indexOf('café()'), end: utf.indexOf('café()') + 4, member: false });
 });
+
+test('Vue and Svelte: a script block\'s tokens by the TypeScript parser; the template is not code', async () => {
+  const vue = ['<template>', '  <p>{{ format(when) }}</p>', '</template>', '<script setup lang="ts">', "import { format } from './format';", '// format it', '</script>', ''].join('\n');
+  assert.deepEqual(await at('vue', vue, 'format }', 0), { kind: 'identifier', text: 'format', start: vue.indexOf('format }'), end: vue.indexOf('format }') + 6, member: false });
+  assert.equal((await at('vue', vue, 'format it')).kind, 'comment');
+  assert.equal((await at('vue', vue, 'format(when)')).kind, 'other');
+  const svelte = ['<script>', "  import Button from './Button.svelte';", '</script>', '<Button />', ''].join('\n');
+  assert.equal((await at('svelte', svelte, "'./Button", 2)).kind, 'string');
+  assert.equal((await at('svelte', svelte, '<Button', 2)).kind, 'other');
+});
