@@ -7,7 +7,7 @@ import { componentScript } from '../../server/engine/indexer/parse-component';
 import { createTestApp, tempDir } from '../helpers/engine';
 import { copyOf, npmPackage } from '../helpers/real-code';
 
-// Vue and Svelte single-file components hold their code in `<script>` blocks. They were indexed as text only: no
+// Vue, Svelte and Astro single-file components hold their code in `<script>` blocks (Astro: its frontmatter too). They were indexed as text only: no
 // imports, no symbols, and `import App from './App.vue'` resolved to nothing (the compiler knows no `.vue` module),
 // so a component's blast radius was empty and so was that of a composable only components import. The same held
 // for a stylesheet a module imports (`import './App.css'`).
@@ -24,6 +24,9 @@ test('a component\'s scripts keep their lines; everything else is blanked', () =
   const script = componentScript(text);
   assert.equal(script.length, text.length);
   assert.deepEqual(script.split('\n').map((l) => l.trim()), ['', '', '', '', 'import x from "./x";', '', '', '']);
+  // Astro: the frontmatter the file opens with, and its `<script>` tags.
+  const astro = '---\nimport Icon from "./Icon.astro";\n---\n<Icon />\n<script>\nconsole.log(1);\n</script>\n';
+  assert.deepEqual(componentScript(astro).split('\n').map((l) => l.trim()), ['', 'import Icon from "./Icon.astro";', '', '', '', 'console.log(1);', '', '']);
 });
 
 test('primevue 4.3.3: a Vue component imports the components beside it, and is a symbol named by its file', async () => {
@@ -44,6 +47,29 @@ test('flowbite-svelte 0.48.4: a Svelte component imports another, and its script
   const names = checkbox.symbols.map((s) => s.name);
   assert.deepEqual(names.slice(0, 1), ['CheckboxButton']);
   assert.ok(names.includes('onChange'), JSON.stringify(names));
+});
+
+test('@astrojs/starlight 0.30.0: an Astro component\'s frontmatter imports and declares; `<Icon />` in its markup uses Icon.astro', async () => {
+  const root = copyOf(npmPackage('@astrojs/starlight@0.30.0'), 'loupe-starlight-');
+  const search = await parsed(root, 'components/Search.astro');
+  assert.equal(search.language, 'astro');
+  const targets = search.imports.map((i) => `${i.line} ${i.specifier} ${i.targetPath ?? `(${i.packageName})`}`);
+  assert.ok(targets.includes('3 ../user-components/Icon.astro user-components/Icon.astro'), JSON.stringify(targets));
+  assert.ok(targets.includes('5 ../props props.ts'), JSON.stringify(targets));
+  assert.ok(search.symbols.some((s) => s.name === 'pagefindTranslations' && s.startLine === 7), JSON.stringify(search.symbols));
+  const t = await createTestApp();
+  try {
+    const res = await t.call('POST', '/v2/repos/index/new', { url: root });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    await t.engine.queue.idle();
+    const r = await t.call('POST', `/v2/repos/${res.body.data.repo.repo_id}/radius`, { file: 'user-components/Icon.astro#Icon', include: ['dependents'] });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const direct = (r.body.data.targets[0].dependents as { file_path: string; depth: number }[]).filter((d) => d.depth === 1).map((d) => d.file_path);
+    assert.ok(direct.includes('components/Search.astro'), JSON.stringify(direct));
+  } finally {
+    await t.close();
+    fs.rmSync(path.dirname(root), { recursive: true, force: true });
+  }
 });
 
 test('create-vite 9.3.0 (Vue, Svelte and React templates): the blast radius of a component or a stylesheet reaches main.ts', async () => {

@@ -8,6 +8,7 @@ import ts from 'typescript';
 import { treeSitterGrammar } from '../indexer/parse-tree-sitter';
 import { loadGrammar } from '../indexer/tree-sitter/runtime';
 import { componentScript } from '../indexer/parse-component';
+import { isComponentLanguage } from '../indexer/languages';
 
 export type Token =
   /** `member`: a property or member name (`a.b`, `{ b: 1 }`, a method): not a top-level binding. */
@@ -18,7 +19,7 @@ export type Token =
 /** Offsets are UTF-16 code units into `text`, as LSP positions count them. */
 export async function tokenAt(language: string | null, text: string, offset: number): Promise<Token> {
   if (language === 'typescript' || language === 'javascript') return scriptTokenAt(text, offset, language);
-  if (language === 'vue' || language === 'svelte') {
+  if (isComponentLanguage(language)) {
     // A component's scripts in place (the rest blanked): inside one, TypeScript's token; in the template, nothing.
     const script = componentScript(text);
     return script[offset] === text[offset] && /\S/.test(text[offset] ?? '') ? scriptTokenAt(script, offset, 'typescript') : { kind: 'other' };

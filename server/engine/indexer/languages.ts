@@ -15,7 +15,7 @@ const BY_EXTENSION: Record<string, string> = {
   php: 'php',
   kt: 'kotlin', swift: 'swift', scala: 'scala', lua: 'lua', dart: 'dart',
   sh: 'shell', bash: 'shell', zsh: 'shell',
-  css: 'css', scss: 'scss', less: 'less', html: 'html', vue: 'vue', svelte: 'svelte',
+  css: 'css', scss: 'scss', less: 'less', html: 'html', vue: 'vue', svelte: 'svelte', astro: 'astro',
   md: 'markdown', mdx: 'markdown', rst: 'text', txt: 'text',
   json: 'json', jsonc: 'json', yaml: 'yaml', yml: 'yaml', toml: 'toml', xml: 'xml', ini: 'ini',
   sql: 'sql', graphql: 'graphql', proto: 'protobuf',
@@ -86,10 +86,13 @@ export function languageOf(fileName: string, text: string): string | null {
 export const isScriptLanguage = (language: string | null) => language === 'typescript' || language === 'javascript';
 
 /** Languages whose imports the TypeScript compiler's resolution answers from the specifier: scripts, and Vue and Svelte components. */
-export const resolvedAsScripts = (language: string | null) => isScriptLanguage(language) || language === 'vue' || language === 'svelte';
+export const resolvedAsScripts = (language: string | null) => isScriptLanguage(language) || isComponentLanguage(language);
+
+/** Vue, Svelte and Astro components: code in `<script>` blocks (and Astro's `---` frontmatter), parse-component.ts. */
+export const isComponentLanguage = (language: string | null) => language === 'vue' || language === 'svelte' || language === 'astro';
 
 /** Languages whose code is source (not data or prose): used by analysis to tell code from everything else. */
 export const CODE_LANGUAGES = new Set([
   'typescript', 'javascript', 'python', 'go', 'rust', 'java', 'csharp', 'c', 'cpp', 'ruby', 'php', 'kotlin', 'swift',
-  'scala', 'lua', 'dart', 'shell', 'vue', 'svelte',
+  'scala', 'lua', 'dart', 'shell', 'vue', 'svelte', 'astro',
 ]);

@@ -2,14 +2,19 @@ import type { ParsedSymbol } from '../types';
 import { analyzeScript, type ScriptAnalysis } from './parse-typescript';
 import type { ModuleResolver } from './resolver';
 
-/** Single-file components: Vue (`.vue`) and Svelte (`.svelte`), whose code is in their `<script>` blocks. */
-export const COMPONENT_FILE = /\.(vue|svelte)$/i;
+/**
+ * Single-file components: Vue (`.vue`), Svelte (`.svelte`) and Astro (`.astro`), whose code is in their `<script>`
+ * blocks and, for Astro, the `---` fenced frontmatter the file opens with.
+ */
+export const COMPONENT_FILE = /\.(vue|svelte|astro)$/i;
+
+const FRONTMATTER = /^(\s*---[^\S\n]*\r?\n)([\s\S]*?)(?=\r?\n---[^\S\n]*(?:\r?\n|$))/;
 
 const SCRIPT_BLOCK = /(<script\b[^>]*>)([\s\S]*?)<\/script\s*>/gi;
 
 /**
- * The component's script blocks in place (`<script>` and `<script setup>`, Svelte's `<script module>`), every other
- * character blanked and every line kept, so that a script parser's lines are the file's.
+ * The component's script blocks in place (`<script>` and `<script setup>`, Svelte's `<script module>`, Astro's
+ * frontmatter), every other character blanked and every line kept, so that a script parser's lines are the file's.
  */
 export function componentScript(text: string): string {
   return componentParts(text).script;
@@ -20,8 +25,16 @@ export function componentParts(text: string): { script: string; template: string
   let script = '';
   let template = '';
   let from = 0;
-  for (const match of text.matchAll(SCRIPT_BLOCK)) {
-    const start = match.index + match[1].length;
+  const frontmatter = FRONTMATTER.exec(text);
+  if (frontmatter) {
+    const start = frontmatter[1].length;
+    script = blank(frontmatter[1]) + frontmatter[2];
+    template = frontmatter[1] + blank(frontmatter[2]);
+    from = start + frontmatter[2].length;
+  }
+  const frontmatterEnd = from;
+  for (const match of text.slice(from).matchAll(SCRIPT_BLOCK)) {
+    const start = frontmatterEnd + match.index + match[1].length;
     const outside = text.slice(from, start);
     script += blank(outside) + match[2];
     template += outside + blank(match[2]);

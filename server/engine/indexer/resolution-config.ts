@@ -7,7 +7,7 @@
  * decide its importers' targets).
  */
 const CONFIGS: [RegExp, string[]][] = [
-  [/^(tsconfig[^/]*\.json|jsconfig[^/]*\.json|package\.json|pnpm-workspace\.yaml|lerna\.json)$/, ['typescript', 'javascript', 'vue', 'svelte']],
+  [/^(tsconfig[^/]*\.json|jsconfig[^/]*\.json|package\.json|pnpm-workspace\.yaml|lerna\.json)$/, ['typescript', 'javascript', 'vue', 'svelte', 'astro']],
   [/^(go\.mod|go\.work)$/, ['go']],
   [/^composer\.json$/, ['php']],
   [/^Cargo\.toml$/, ['rust']],

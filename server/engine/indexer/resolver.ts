@@ -31,7 +31,7 @@ export function packageNameOf(specifier: string): string {
  * A file a bundler imports that the compiler knows no module for, as the compiler probes it (an unknown extension
  * with `.ts` added): a Vue or Svelte component (`App.vue.ts`), a stylesheet (`./App.css`, `./theme.module.scss`).
  */
-const PROBED_MODULE = /\.(vue|svelte|css|scss|less)\.ts$/i;
+const PROBED_MODULE = /\.(vue|svelte|astro|css|scss|less)\.ts$/i;
 
 /** `x.d.ts`, `x.d.mts`, `x.d.cts`; the group is the runtime extension's prefix (`.js`, `.mjs`, `.cjs`). */
 export const DECLARATION_FILE = /\.d\.([mc]?)ts$/;

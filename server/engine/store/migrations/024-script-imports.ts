@@ -1,7 +1,7 @@
 /**
  * Imports are resolved again once, by parsing again the files they are in, nothing else:
- * - Vue and Svelte components: their `<script>` blocks' imports and declarations are read now, and `./App.vue`
- *   resolves to the file;
+ * - Vue, Svelte and Astro components: their `<script>` blocks' (and Astro's frontmatter's) imports and declarations
+ *   are read now, and `./App.vue` resolves to the file;
  * - script files importing a declaration file (beside the JavaScript it describes, `x.d.ts` beside `x.js`, the
  *   JavaScript is the target now and the declaration a type-only one: resolver.ts withRuntimeFile) or a stylesheet
  *   (`import './App.css'` names the file now);
@@ -15,7 +15,7 @@
  */
 export const sql = `
 UPDATE files SET hash = '', mtime_ms = -1
-WHERE language IN ('vue', 'svelte', 'rust', 'c', 'cpp')
+WHERE language IN ('vue', 'svelte', 'rust', 'c', 'cpp') OR path LIKE '%.astro'
   OR (language IN ('typescript', 'javascript')
     AND id IN (SELECT file_id FROM imports WHERE target_path LIKE '%.d.ts' OR target_path LIKE '%.d.mts' OR target_path LIKE '%.d.cts'
       OR (target_path IS NULL AND package IS NULL AND (specifier LIKE '%.css' OR specifier LIKE '%.scss' OR specifier LIKE '%.less'))))
