@@ -11,7 +11,8 @@ statements (ARCHITECTURE.md, Python):
     rootdir insertion), then the source roots of the projects it sits in (nearest project first), then the
     other source roots; the source roots are the repository root, every src/ folder that is not a package,
     and for each pyproject.toml / setup.cfg / setup.py its folder and the package folders it declares;
-  - a name of sys.stdlib_module_names never means a project file (absolute imports);
+  - a name of sys.stdlib_module_names never means a project file (absolute imports), nor does `__main__` (the
+    running program, always in sys.modules: PathFinder is never asked for it);
   - `import a.b.c` imports a, a.b, a.b.c; `from X import n` imports X's packages, X, and X.n when PathFinder
     finds it; `from X import *` the submodules X's static __all__ names; each module with a file is an edge;
   - relative names are made absolute with importlib.util.resolve_name against the file's package;
@@ -29,6 +30,7 @@ import sys
 import tomllib
 
 SKIP = {"node_modules", "__pycache__", "site-packages"}
+STDLIB = sys.stdlib_module_names | {"__main__"}
 
 
 def walk(root):
@@ -279,7 +281,7 @@ def graph(root):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     parts = alias.name.split(".")
-                    if parts[0] in sys.stdlib_module_names:
+                    if parts[0] in STDLIB:
                         continue
                     for spec in finder.chain(parts, path):
                         edge(spec, type_only)
@@ -292,7 +294,7 @@ def graph(root):
                 lookup = [os.path.join(root, base) if base else root]
             else:
                 name = node.module
-                if name.split(".")[0] in sys.stdlib_module_names:
+                if name.split(".")[0] in STDLIB:
                     continue
                 lookup = path
             parts = name.split(".")
