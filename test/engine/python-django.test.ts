@@ -47,3 +47,18 @@ test('`import __main__` (django/utils/autoreload.py) is the running program: no 
     fs.rmSync(path.dirname(root), { recursive: true, force: true });
   }
 });
+
+test('a script in a folder without __init__.py (django/bin/django-admin.py) imports the package it sits in by name, as installed', async () => {
+  // Opened as the package folder itself: the package is found in the folder above, for its scripts as for its modules.
+  const root = path.join(sitePackages(), 'django');
+  const targets = (await importsOf(root, 'bin/django-admin.py')).map((i) => `${i.specifier} -> ${i.targetPath}`);
+  // What importlib's PathFinder finds with site-packages on sys.path (`from django.core import management`, and
+  // `from django.utils.deprecation import RemovedInDjango40Warning`), each package on the way included.
+  for (const edge of ['django -> __init__.py', 'django.core -> core/__init__.py', 'django.core.management -> core/management/__init__.py',
+    'django.utils -> utils/__init__.py', 'django.utils.deprecation -> utils/deprecation.py']) {
+    assert.ok(targets.includes(edge), `${edge}: ${targets.join(', ')}`);
+  }
+  // A module of the package itself still finds it the same way.
+  const module = (await importsOf(root, 'core/management/base.py')).map((i) => `${i.specifier} -> ${i.targetPath}`);
+  assert.ok(module.includes('django.core.exceptions -> core/exceptions.py'), module.join(', '));
+});
