@@ -62,3 +62,39 @@ test('a script in a folder without __init__.py (django/bin/django-admin.py) impo
   const module = (await importsOf(root, 'core/management/base.py')).map((i) => `${i.specifier} -> ${i.targetPath}`);
   assert.ok(module.includes('django.core.exceptions -> core/exceptions.py'), module.join(', '));
 });
+
+/** A part of the package copied into a fresh folder (`site/django/…`), the site folder opened as the repository. */
+function partOf(paths: string[]): { root: string; done: () => void } {
+  const root = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-django-')), 'site');
+  for (const p of paths) fs.cpSync(path.join(sitePackages(), 'django', p), path.join(root, 'django', p), { recursive: true });
+  return { root, done: () => fs.rmSync(path.dirname(root), { recursive: true, force: true }) };
+}
+
+test('a class re-exported by a package\'s __init__.py (django.http.HttpRequest) is used by the files naming it through the package', async () => {
+  const part = partOf(['__init__.py', 'http', 'shortcuts.py', 'core/__init__.py', 'core/handlers', 'views/__init__.py', 'views/decorators', 'test/__init__.py', 'test/client.py']);
+  const t = await createTestApp();
+  try {
+    const res = await t.call('POST', '/v2/repos/index/new', { url: part.root });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    await t.engine.queue.idle();
+    const repo = res.body.data.repo.repo_id;
+    const files = t.engine.filesStore;
+    // http/__init__.py's `from django.http.request import (HttpRequest, …)` is the package's API, a re-export.
+    const init = files.imports(files.getByPath(repo, 'django/http/__init__.py')!.id).find((i) => i.targetPath === 'django/http/request.py');
+    assert.equal(init?.kind, 'export', JSON.stringify(init));
+    const radius = await t.call('POST', `/v2/repos/${repo}/radius`, { file: 'django/http/request.py#HttpRequest', include: ['dependents', 'call_edges'] });
+    assert.equal(radius.status, 200, JSON.stringify(radius.body));
+    const target = radius.body.data.targets[0];
+    const direct = (target.dependents as { file_path: string; depth: number }[]).filter((d) => d.depth === 1).map((d) => d.file_path).sort();
+    // The files whose code names HttpRequest (`rg -lw HttpRequest`, less comments, docstrings and the package's own
+    // re-export), each importing it as `from django.http import HttpRequest`.
+    assert.deepEqual(direct, ['django/core/handlers/asgi.py', 'django/core/handlers/wsgi.py', 'django/test/client.py', 'django/views/decorators/debug.py']);
+    // shortcuts.py imports django.http for its responses only.
+    const depths = new Map((target.dependents as { file_path: string; depth: number }[]).map((d) => [d.file_path, d.depth]));
+    assert.notEqual(depths.get('django/shortcuts.py'), 1);
+    assert.ok(target.call_edges.some((c: { from_file: string; line: number }) => c.from_file === 'django/test/client.py' && c.line === 625), JSON.stringify(target.call_edges));
+  } finally {
+    await t.close();
+    part.done();
+  }
+});

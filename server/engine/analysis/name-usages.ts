@@ -36,6 +36,14 @@ export function codeOnly(language: string, text: string): string {
   return text.replace(language === 'php' ? PHP : C_LIKE, blank);
 }
 
+/**
+ * A Python import statement (`import a.b`, `from x import (A,\n B)`, a `\` continuation) or a change to `__all__`
+ * (`__all__ = [...]`, `+=`, `.extend(...)`), read from code whose comments and strings are blank (a quoted name is
+ * kept: it looks like a type): the names it lists are bound or exported there, not used (kind `reexport`).
+ */
+const PYTHON_IMPORT = /^[ \t]*(?:from[ \t]+[.\w]+[ \t]+)?import\b[ \t]*(?:\([^)]*\)|(?:\\\r?\n|[^\n])*)/gm;
+const PYTHON_ALL = /^__all__[ \t]*(?:\+?=|\.(?:extend|append)[ \t]*\()[ \t]*(?:\[[^\]]*\]|\([^)]*\)|[^\n]*)/gm;
+
 /** Words before a name that make it a declaration, not a use (`func Name(`, `def name`, `class Name`). */
 const DECLARES = /(?:\b(?:func|function|def|fn|class|struct|enum|trait|type|interface|module|union|macro_rules!)\s+|\bfunc\s*\([^)\n]*\)\s*)$/;
 
@@ -49,6 +57,7 @@ export function findNameUses(language: string, text: string, names: ReadonlySet<
   if (!names.size) return [];
   const code = codeOnly(language, text);
   const quotedTypes = language === 'python' ? [...text.matchAll(PYTHON)].filter((m) => ANNOTATION.test(m[0])).map((m) => [m.index, m.index + m[0].length]) : [];
+  const imports = language === 'python' ? [...code.matchAll(PYTHON_IMPORT), ...code.matchAll(PYTHON_ALL)].map((m) => [m.index, m.index + m[0].length]) : [];
   const out: NameUse[] = [];
   const word = /[A-Za-z_][A-Za-z0-9_]*/g;
   let line = 1;
@@ -63,7 +72,8 @@ export function findNameUses(language: string, text: string, names: ReadonlySet<
     if (!afterDot && DECLARES.test(before)) continue;
     if (language === 'php' && code[at - 1] === '$') continue; // a PHP variable, not a function or class
     const quotedType = quotedTypes.some(([from, to]) => at > from && at < to);
-    const use: NameUse = { name: m[0], line, kind: quotedType ? 'type' : kindAt(code, at, m[0].length, before) };
+    const imported = imports.some(([from, to]) => at > from && at < to);
+    const use: NameUse = { name: m[0], line, kind: imported ? 'reexport' : quotedType ? 'type' : kindAt(code, at, m[0].length, before) };
     const qualifier = afterDot ? /(\w+)\s*(?:\.|::|->)\s*$/.exec(before)?.[1] : undefined;
     if (qualifier) use.qualifier = qualifier;
     out.push(use);
