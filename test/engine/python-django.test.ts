@@ -98,3 +98,14 @@ test('a class re-exported by a package\'s __init__.py (django.http.HttpRequest) 
     part.done();
   }
 });
+
+test('an __init__.py re-exports the names it imports, not the names of a submodule it imports (django/db/models/fields)', async () => {
+  const imports = await importsOf(sitePackages(), 'django/db/models/fields/__init__.py');
+  const kindOf = (target: string) => [...new Set(imports.filter((i) => i.targetPath === target).map((i) => `${i.specifier} ${i.kind} ${i.names.join(',')}`))];
+  // `from django.utils.functional import Promise, cached_property`: models.fields.cached_property is that one.
+  assert.deepEqual(kindOf('django/utils/functional.py'), ['django.utils.functional export Promise,cached_property']);
+  // `from django import forms` binds the module: `CharField` through it is forms.CharField, never models.CharField.
+  assert.deepEqual(kindOf('django/forms/__init__.py'), ['django.forms import forms']);
+  // `from django.db.models.expressions import Col` inside a method (lines 398 and 405) binds a local name.
+  assert.deepEqual(kindOf('django/db/models/expressions.py'), ['django.db.models.expressions import Col']);
+});

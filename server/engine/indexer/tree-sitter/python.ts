@@ -126,7 +126,8 @@ export const python: LanguageSpec = {
    * `a.b.c`; `from X import n` imports X's packages, X, and `X.n` when n is a submodule; `from X import *`
    * the submodules X's `__all__` names. A stub (`.pyi`) is never run: its imports are type-only. In a package's
    * `__init__.py` a module-level `from X import n` re-exports n (`from django.http import HttpRequest` reaches
-   * http/request.py's class through http/__init__.py): kind `export` (`export-all` for `*`), as a barrel's.
+   * http/request.py's class through http/__init__.py): kind `export` (`export-all` for `*`), as a barrel's. A
+   * submodule it imports (`from django import forms`) stays `import`: the package holds the module, not its names.
    */
   expand(fromPath, imp, files, parse): RawImport[] {
     const { from, nested: _nested, ...statement } = imp;
@@ -148,7 +149,7 @@ export const python: LanguageSpec = {
     for (const name of wanted) {
       const file = findSpec(name, last.locations, files)?.file;
       if (!file) attributes.push(name);
-      else if (file !== fromPath) submodules.push({ ...row, kind: reexports ? 'export' : row.kind, specifier: `${imp.specifier}${joiner}${name}`, names: [name] });
+      else if (file !== fromPath) submodules.push({ ...row, kind: 'import', specifier: `${imp.specifier}${joiner}${name}`, names: [name] });
     }
     const names = imp.names.includes('*') ? ['*'] : attributes;
     return [...rows, { ...row, kind: names.length ? row.kind : 'import', names }, ...submodules];
