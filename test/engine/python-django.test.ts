@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { findNameUses } from '../../server/engine/analysis/name-usages';
 import { analyzeWithTreeSitter } from '../../server/engine/indexer/parse-tree-sitter';
 import { createTestApp } from '../helpers/engine';
 import { debianPackage } from '../helpers/real-code';
@@ -108,4 +109,14 @@ test('an __init__.py re-exports the names it imports, not the names of a submodu
   assert.deepEqual(kindOf('django/forms/__init__.py'), ['django.forms import forms']);
   // `from django.db.models.expressions import Col` inside a method (lines 398 and 405) binds a local name.
   assert.deepEqual(kindOf('django/db/models/expressions.py'), ['django.db.models.expressions import Col']);
+});
+
+test('a name imported under another name (`gettext_lazy as _`, django/core/paginator.py) is used where the alias is', () => {
+  const text = fs.readFileSync(path.join(sitePackages(), 'django/core/paginator.py'), 'utf8');
+  const uses = findNameUses('python', text, new Set(['gettext_lazy', 'Page']));
+  const lazy = uses.filter((u) => u.name === 'gettext_lazy').map((u) => `${u.line} ${u.kind}`);
+  // Line 8 binds it; `ELLIPSIS = _('…')` and the three `raise …(_('…'))` call it.
+  assert.deepEqual(lazy, ['8 reexport', '30 call', '51 call', '53 call', '58 call']);
+  // A name imported as itself is used where it is written, its import line a binding only.
+  assert.ok(uses.some((u) => u.name === 'Page' && u.kind === 'call'), JSON.stringify(uses));
 });

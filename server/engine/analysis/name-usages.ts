@@ -58,13 +58,22 @@ export function findNameUses(language: string, text: string, names: ReadonlySet<
   const code = codeOnly(language, text);
   const quotedTypes = language === 'python' ? [...text.matchAll(PYTHON)].filter((m) => ANNOTATION.test(m[0])).map((m) => [m.index, m.index + m[0].length]) : [];
   const imports = language === 'python' ? [...code.matchAll(PYTHON_IMPORT), ...code.matchAll(PYTHON_ALL)].map((m) => [m.index, m.index + m[0].length]) : [];
+  const inImport = (at: number) => imports.some(([from, to]) => at > from && at < to);
+  // `from x import gettext_lazy as _`: the file's code names gettext_lazy `_`.
+  const aliasOf = new Map<string, string>();
+  for (const [from, to] of imports) {
+    for (const a of code.slice(from, to).matchAll(/\b([A-Za-z_]\w*)\s+as\s+([A-Za-z_]\w*)/g)) if (names.has(a[1]) && !names.has(a[2])) aliasOf.set(a[2], a[1]);
+  }
   const out: NameUse[] = [];
   const word = /[A-Za-z_][A-Za-z0-9_]*/g;
   let line = 1;
   let lineStart = 0;
   for (let m = word.exec(code); m; m = word.exec(code)) {
-    if (!names.has(m[0])) continue;
+    const name = names.has(m[0]) ? m[0] : aliasOf.get(m[0]);
+    if (name === undefined) continue;
     const at = m.index;
+    const alias = name !== m[0];
+    if (alias && (inImport(at) || /\.\s*$/.test(code.slice(Math.max(0, at - 40), at)))) continue;
     for (let nl = code.indexOf('\n', lineStart); nl !== -1 && nl < at; nl = code.indexOf('\n', lineStart)) { line++; lineStart = nl + 1; }
     const before = code.slice(Math.max(lineStart, at - 80), at);
     const afterDot = /(?:\.|::|->)\s*$/.test(before);
@@ -72,8 +81,7 @@ export function findNameUses(language: string, text: string, names: ReadonlySet<
     if (!afterDot && DECLARES.test(before)) continue;
     if (language === 'php' && code[at - 1] === '$') continue; // a PHP variable, not a function or class
     const quotedType = quotedTypes.some(([from, to]) => at > from && at < to);
-    const imported = imports.some(([from, to]) => at > from && at < to);
-    const use: NameUse = { name: m[0], line, kind: imported ? 'reexport' : quotedType ? 'type' : kindAt(code, at, m[0].length, before) };
+    const use: NameUse = { name, line, kind: inImport(at) ? 'reexport' : quotedType ? 'type' : kindAt(code, at, m[0].length, before) };
     const qualifier = afterDot ? /(\w+)\s*(?:\.|::|->)\s*$/.exec(before)?.[1] : undefined;
     if (qualifier) use.qualifier = qualifier;
     out.push(use);
