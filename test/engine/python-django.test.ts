@@ -120,3 +120,22 @@ test('a name imported under another name (`gettext_lazy as _`, django/core/pagin
   // A name imported as itself is used where it is written, its import line a binding only.
   assert.ok(uses.some((u) => u.name === 'Page' && u.kind === 'call'), JSON.stringify(uses));
 });
+
+test('a quoted name is a type only where a type is written: a string compared or mapped (\'ForeignKey\', \'CharField\') is no use', () => {
+  const read = (f: string) => fs.readFileSync(path.join(sitePackages(), f), 'utf8');
+  // `field.get_internal_type() == 'ForeignKey'` (lines 119, 134), `rel_type = 'ForeignKey'`, `'varchar': 'CharField'`.
+  assert.deepEqual(findNameUses('python', read('django/db/backends/mysql/schema.py'), new Set(['ForeignKey'])), []);
+  assert.deepEqual(findNameUses('python', read('django/core/management/commands/inspectdb.py'), new Set(['ForeignKey'])), []);
+  assert.deepEqual(findNameUses('python', read('django/db/backends/sqlite3/introspection.py'), new Set(['CharField'])), []);
+  // Where a type is written the quoted name is one: a parameter's and a return annotation, a subscript, a variable's.
+  const code = [
+    'def get(self, key: "ds.Headers", default=\'Headers\') -> \'Headers\':',
+    '    h: "Headers" = cast("Headers", key)',
+    '    return t.Optional["Headers"], {"k": "Headers"}, ["Headers"]',
+    'def put(',
+    '    value: "Headers",',
+    '    other=("Headers", 1),',
+    ') -> None: ...',
+  ].join('\n');
+  assert.deepEqual(findNameUses('python', code, new Set(['Headers'])).map((u) => `${u.line} ${u.kind}`), ['1 type', '1 type', '2 type', '2 type', '3 type', '5 type']);
+});
