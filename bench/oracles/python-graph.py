@@ -16,6 +16,8 @@ statements (ARCHITECTURE.md, Python):
   - `import a.b.c` imports a, a.b, a.b.c; `from X import n` imports X's packages, X, and X.n when PathFinder
     finds it; `from X import *` the submodules X's static __all__ names; each module with a file is an edge;
   - relative names are made absolute with importlib.util.resolve_name against the file's package;
+  - a module with a stub beside it (x.pyi by x.py) is also a type-only edge to the stub, except from the module
+    itself or its stub (a checker reads one of them, never both);
   - an import in the body of `if TYPE_CHECKING:` (or `x.TYPE_CHECKING`) is type-only, and so is every
     import of a stub (.pyi); a module found only as a stub `name.pyi` stands for itself (a compiled extension).
 """
@@ -272,9 +274,12 @@ def graph(root):
 
         def edge(spec, type_only):
             to = finder.rel(spec)
-            if to and to != f:
+            if to and to != f and to + "i" != f:  # a stub's own module (`from . import x` in __init__.pyi) is the stub
                 key = (f, to)
                 edges[key] = edges.get(key, True) and type_only
+                # The stub beside a module is what a type checker reads for it (PEP 561): a type-only edge too.
+                if to.endswith(".py") and os.path.isfile(os.path.join(root, to + "i")):
+                    edges.setdefault((f, to + "i"), True)
 
         for node, type_only in statements(tree):
             type_only = type_only or stub

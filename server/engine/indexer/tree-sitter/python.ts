@@ -173,12 +173,15 @@ export const python: LanguageSpec = {
   },
   /**
    * A stub beside the module (`x.pyi` by `x.py`, `__init__.pyi` in a package; PEP 561) is what mypy and pyright
-   * read for it: a type-only edge to the stub besides the one to the code that runs.
+   * read for it: a type-only edge to the stub besides the one to the code that runs. Not for the module itself
+   * (`from . import x` in a package's __init__.py, or in its __init__.pyi): a checker reads the stub instead of
+   * the code, never both, so neither depends on the other.
    */
   resolve(fromPath, specifier, _kind, files) {
     const resolved = resolveModule(fromPath, specifier, files);
     if (!resolved.file) return unresolved(resolved.packageName);
-    const stub = resolved.file.endsWith('.py') ? `${resolved.file}i` : null;
+    if (fromPath === `${resolved.file}i`) return resolvedTo(fromPath);
+    const stub = resolved.file.endsWith('.py') && resolved.file !== fromPath ? `${resolved.file}i` : null;
     return stub && stub !== fromPath && files.isFile(stub) ? { ...resolvedTo(resolved.file), typeTargets: [stub] } : resolvedTo(resolved.file);
   },
 };
