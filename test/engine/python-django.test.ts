@@ -94,6 +94,11 @@ test('a class re-exported by a package\'s __init__.py (django.http.HttpRequest) 
     const depths = new Map((target.dependents as { file_path: string; depth: number }[]).map((d) => [d.file_path, d.depth]));
     assert.notEqual(depths.get('django/shortcuts.py'), 1);
     assert.ok(target.call_edges.some((c: { from_file: string; line: number }) => c.from_file === 'django/test/client.py' && c.line === 625), JSON.stringify(target.call_edges));
+    // The blueprint's symbols count the files importing it through the package too (and http/__init__.py's own import).
+    const bp = await t.call('GET', `/v2/repos/${repo}/blueprint`);
+    assert.equal(bp.status, 200, JSON.stringify(bp.body));
+    const symbol = (bp.body.data.symbols as { name: string; file_path: string; used_by: number }[]).find((x) => x.name === 'HttpRequest');
+    assert.deepEqual(symbol && [symbol.file_path, symbol.used_by], ['django/http/request.py', 5], JSON.stringify(bp.body.data.symbols));
   } finally {
     await t.close();
     part.done();
