@@ -144,3 +144,43 @@ test('a quoted name is a type only where a type is written: a string compared or
   ].join('\n');
   assert.deepEqual(findNameUses('python', code, new Set(['Headers'])).map((u) => `${u.line} ${u.kind}`), ['1 type', '1 type', '2 type', '2 type', '3 type', '5 type']);
 });
+
+test('a package bound as a module (`from django import forms`) is used through its names: forms.CharField is forms/fields.py\'s', async () => {
+  const part = partOf(['__init__.py', 'forms', 'contrib/__init__.py', 'contrib/auth/__init__.py', 'contrib/auth/forms.py']);
+  const t = await createTestApp();
+  try {
+    const res = await t.call('POST', '/v2/repos/index/new', { url: part.root });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    await t.engine.queue.idle();
+    const repo = res.body.data.repo.repo_id;
+    const graph = await t.engine.analysis.ctx.graph(repo);
+    const users = await t.engine.analysis.ctx.exportedNameUsers(repo, graph);
+    const of = (file: string, name: string) => [...users.get(`${graph.indexOfPath.get(file)}\0${name}`) ?? []].map((i) => graph.path(i)).sort();
+    // contrib/auth/forms.py writes `forms.CharField(` and `forms.Form` through django/forms/__init__.py's `import *`s.
+    assert.ok(of('django/forms/fields.py', 'CharField').includes('django/contrib/auth/forms.py'), of('django/forms/fields.py', 'CharField').join(', '));
+    assert.ok(of('django/forms/forms.py', 'Form').includes('django/contrib/auth/forms.py'), of('django/forms/forms.py', 'Form').join(', '));
+  } finally {
+    await t.close();
+    part.done();
+  }
+});
+
+test('a package a statement only runs on the way (django.db for `from django.db.models.expressions import Func`) lends the file no names', async () => {
+  const part = partOf(['__init__.py', 'db/__init__.py', 'db/utils.py', 'db/models/__init__.py', 'db/models/expressions.py', 'db/models/functions']);
+  const t = await createTestApp();
+  try {
+    const res = await t.call('POST', '/v2/repos/index/new', { url: part.root });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    await t.engine.queue.idle();
+    const repo = res.body.data.repo.repo_id;
+    const graph = await t.engine.analysis.ctx.graph(repo);
+    const users = await t.engine.analysis.ctx.exportedNameUsers(repo, graph);
+    const of = (file: string, name: string) => [...users.get(`${graph.indexOfPath.get(file)}\0${name}`) ?? []].map((i) => graph.path(i)).sort();
+    // functions/math.py's `def as_sqlite(self, compiler, connection, …)` names its parameter, not django.db.connection.
+    assert.ok(graph.out[graph.indexOfPath.get('django/db/models/functions/math.py')!].some((e) => graph.path(e.to) === 'django/db/__init__.py'));
+    assert.deepEqual(of('django/db/__init__.py', 'connection'), []);
+  } finally {
+    await t.close();
+    part.done();
+  }
+});

@@ -38,3 +38,30 @@ function declarerOf(graph: ImportGraph, file: number, name: string, declares: (f
   }
   return undefined;
 }
+
+/**
+ * Python: the names a module offers and the file declaring each: its own exported top-level symbols, then what its
+ * re-exports bring (`from .base import Model` the names listed; `from .fields import *` the names fields declares
+ * and its own `*`s, not what it merely imports, which its `__all__` usually leaves out), transitively.
+ * `django.db.models` offers Model (base.py) and CharField (fields/__init__.py): `models.Model` uses base.py's.
+ */
+export function offeredNames<S extends { name: string; parent: string | null }>(graph: ImportGraph, file: number, symbols: Map<number, S[]>): [number, S][] {
+  const out: [number, S][] = [];
+  const seen = new Set<string>();
+  const visit = (at: number, only: Set<string> | null, starred: boolean) => {
+    const key = `${at}\0${starred}\0${only ? [...only].join(',') : '*'}`;
+    if (seen.has(key) || seen.size > 500) return;
+    seen.add(key);
+    for (const s of symbols.get(at) ?? []) if (s.parent === null && (!only || only.has(s.name))) out.push([at, s]);
+    for (const row of graph.statements[at]) {
+      if (row.targetPath === null || (row.kind !== 'export' && row.kind !== 'export-all') || (starred && row.kind === 'export')) continue;
+      const to = graph.indexOfPath.get(row.targetPath);
+      if (to === undefined || to === at || graph.files[to].language !== 'python') continue;
+      const names = row.kind === 'export' ? new Set(row.names.filter((n) => !only || only.has(n))) : only;
+      if (!names || names.size) visit(to, names, row.kind === 'export-all');
+    }
+  };
+  visit(file, null, false);
+  const unique = new Map(out.map(([at, s]) => [`${at}\0${s.name}`, [at, s] as [number, S]]));
+  return [...unique.values()];
+}
