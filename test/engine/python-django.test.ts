@@ -165,7 +165,7 @@ test('a package bound as a module (`from django import forms`) is used through i
   }
 });
 
-test('a package a statement only runs on the way (django.db for `from django.db.models.expressions import Func`) lends the file no names', async () => {
+test('a file uses only the names its statements bind: not those of a package run on the way, nor ones it did not import (django.db.connection)', async () => {
   const part = partOf(['__init__.py', 'db/__init__.py', 'db/utils.py', 'db/models/__init__.py', 'db/models/expressions.py', 'db/models/functions']);
   const t = await createTestApp();
   try {
@@ -179,6 +179,12 @@ test('a package a statement only runs on the way (django.db for `from django.db.
     // functions/math.py's `def as_sqlite(self, compiler, connection, …)` names its parameter, not django.db.connection.
     assert.ok(graph.out[graph.indexOfPath.get('django/db/models/functions/math.py')!].some((e) => graph.path(e.to) === 'django/db/__init__.py'));
     assert.deepEqual(of('django/db/__init__.py', 'connection'), []);
+    // The symbol radius of django.db.connection: expressions.py imports it (`from django.db import NotSupportedError,
+    // connection`); comparison.py and text.py import NotSupportedError alone, so their `connection` is a parameter.
+    const radius = await t.call('POST', `/v2/repos/${repo}/radius`, { file: 'django/db/__init__.py#connection', include: ['dependents'] });
+    assert.equal(radius.status, 200, JSON.stringify(radius.body));
+    const direct = (radius.body.data.targets[0].dependents as { file_path: string; depth: number }[]).filter((d) => d.depth === 1).map((d) => d.file_path);
+    assert.deepEqual(direct, ['django/db/models/expressions.py']);
   } finally {
     await t.close();
     part.done();
