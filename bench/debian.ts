@@ -92,6 +92,8 @@ export const DEBIAN_CORPORA = {
   'x-tools': { language: 'go', spec: 'golang-golang-x-tools-dev=1:0.5.0+ds-1', sub: 'usr/share/gocode/src/golang.org/x/tools' },
   flask: { language: 'python', spec: 'python3-flask=2.2.2-3', sub: 'usr/lib/python3/dist-packages' },
   requests: { language: 'python', spec: 'python3-requests=2.28.1+dfsg-1', sub: 'usr/lib/python3/dist-packages' },
+  /** Django 3.2.25: 859 Python files, packages re-exporting their modules' names from __init__.py. */
+  django: { language: 'python', spec: 'python3-django=3:3.2.25-0+deb12u7', sub: 'usr/lib/python3/dist-packages' },
   /** sympy 1.11.1: 1,497 Python files (the large Python corpus). */
   sympy: { language: 'python', spec: 'python3-sympy=1.11.1-1', sub: 'usr/lib/python3/dist-packages' },
 } as const satisfies Record<string, { language: string; spec: string; sub: string; nested?: Record<string, string> }>;

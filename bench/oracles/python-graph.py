@@ -11,10 +11,13 @@ statements (ARCHITECTURE.md, Python):
     rootdir insertion), then the source roots of the projects it sits in (nearest project first), then the
     other source roots; the source roots are the repository root, every src/ folder that is not a package,
     and for each pyproject.toml / setup.cfg / setup.py its folder and the package folders it declares;
-  - a name of sys.stdlib_module_names never means a project file (absolute imports);
+  - a name of sys.stdlib_module_names never means a project file (absolute imports), nor does `__main__` (the
+    running program, always in sys.modules: PathFinder is never asked for it);
   - `import a.b.c` imports a, a.b, a.b.c; `from X import n` imports X's packages, X, and X.n when PathFinder
     finds it; `from X import *` the submodules X's static __all__ names; each module with a file is an edge;
   - relative names are made absolute with importlib.util.resolve_name against the file's package;
+  - a module with a stub beside it (x.pyi by x.py) is also a type-only edge to the stub, except from the module
+    itself or its stub (a checker reads one of them, never both);
   - an import in the body of `if TYPE_CHECKING:` (or `x.TYPE_CHECKING`) is type-only, and so is every
     import of a stub (.pyi); a module found only as a stub `name.pyi` stands for itself (a compiled extension).
 """
@@ -29,6 +32,7 @@ import sys
 import tomllib
 
 SKIP = {"node_modules", "__pycache__", "site-packages"}
+STDLIB = sys.stdlib_module_names | {"__main__"}
 
 
 def walk(root):
@@ -270,16 +274,19 @@ def graph(root):
 
         def edge(spec, type_only):
             to = finder.rel(spec)
-            if to and to != f:
+            if to and to != f and to + "i" != f:  # a stub's own module (`from . import x` in __init__.pyi) is the stub
                 key = (f, to)
                 edges[key] = edges.get(key, True) and type_only
+                # The stub beside a module is what a type checker reads for it (PEP 561): a type-only edge too.
+                if to.endswith(".py") and os.path.isfile(os.path.join(root, to + "i")):
+                    edges.setdefault((f, to + "i"), True)
 
         for node, type_only in statements(tree):
             type_only = type_only or stub
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     parts = alias.name.split(".")
-                    if parts[0] in sys.stdlib_module_names:
+                    if parts[0] in STDLIB:
                         continue
                     for spec in finder.chain(parts, path):
                         edge(spec, type_only)
@@ -292,7 +299,7 @@ def graph(root):
                 lookup = [os.path.join(root, base) if base else root]
             else:
                 name = node.module
-                if name.split(".")[0] in sys.stdlib_module_names:
+                if name.split(".")[0] in STDLIB:
                     continue
                 lookup = path
             parts = name.split(".")

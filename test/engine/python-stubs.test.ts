@@ -30,3 +30,16 @@ test('a stub beside a module (werkzeug/datastructures.pyi) is a type-only target
   assert.deepEqual(stub.sort(), [...new Set([...code, ...importersOf.get('werkzeug/datastructures.py (types)') ?? []])].sort());
   assert.ok(!importersOf.has('werkzeug/datastructures.pyi'), 'no edge to the stub as code that runs');
 });
+
+test('a package and its stub never depend on each other: `from . import converters` in attr/__init__.py and __init__.pyi (attrs 22.2.0)', async () => {
+  const root = path.join(debianPackage('python3-attr', '22.2.0-1'), 'usr/lib/python3/dist-packages');
+  const importsOf = async (file: string) => (await analyzeWithTreeSitter('python', file, fs.readFileSync(path.join(root, file), 'utf8'), root)).imports;
+  const own = (await importsOf('attr/__init__.py')).filter((i) => i.targetPath === 'attr/__init__.pyi');
+  assert.deepEqual(own, []);
+  // Nor the stub on the code it describes: `from . import converters, …` in attr/__init__.pyi is the stub itself.
+  const stub = (await importsOf('attr/__init__.pyi')).filter((i) => i.targetPath === 'attr/__init__.py');
+  assert.deepEqual(stub, []);
+  // The modules beside it still get the stub as a type-only target (`from . import _config` in _make.py).
+  const make = (await importsOf('attr/_make.py')).filter((i) => i.targetPath === 'attr/__init__.pyi');
+  assert.ok(make.length > 0 && make.every((i) => i.typeOnly), JSON.stringify(make));
+});

@@ -8,6 +8,7 @@ import type { RepoFacts } from './repo-facts';
 import type { Manifest } from './manifests';
 import { isBesideProject } from '../search/file-role';
 import { RANKED_KINDS } from './name-users';
+import { throughPackages } from './python-packages';
 
 export interface BlueprintOptions {
   /** How many top symbols the caller's plan allows (0: none). */
@@ -74,11 +75,14 @@ async function build(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph,
 export async function topSymbols(ctx: AnalysisContext, repo: RepoRecord, graph: ImportGraph, facts: RepoFacts, limit: number): Promise<BlueprintSymbol[]> {
   const out: BlueprintSymbol[] = [];
   const byName = await ctx.exportedNameUsers(repo.id, graph);
-  for (const [index, list] of await ctx.exportedSymbols(repo.id, graph)) {
+  const exported = await ctx.exportedSymbols(repo.id, graph);
+  const declared = new Map([...exported].map(([index, list]) => [index, new Set(list.filter((s) => s.parent === null).map((s) => s.name))]));
+  const importedNames = throughPackages(graph, facts.importedNames, (file, name) => declared.get(file)?.has(name) ?? false);
+  for (const [index, list] of exported) {
     for (const s of list) {
       if (!s.exported || s.parent !== null || !RANKED_KINDS.has(s.kind)) continue;
       const key = `${index}\0${s.name}`;
-      const imported = facts.importedNames.get(key);
+      const imported = importedNames.get(key);
       const read = byName.get(key);
       const usedBy = !read ? imported?.size ?? 0 : !imported ? read.size : new Set([...imported, ...read]).size;
       if (usedBy === 0) continue;

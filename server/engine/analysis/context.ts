@@ -185,7 +185,7 @@ export class AnalysisContext {
     if (cached) return cached;
     const file = graph.files[index];
     const byName = target !== undefined && usesByName(file.language);
-    const names = byName ? await this.namesOf(graph, index, target) : null;
+    const names = byName ? listedNames(graph, index, specifiers, await this.namesOf(graph, index, target)) : null;
     const text = (await this.store.fileText(repoId, file.path)) ?? '';
     const found = names
       ? await this.nameUsages(graph, index, text, names, specifiers)
@@ -290,4 +290,18 @@ function enclosingByLine(symbols: RepoSymbolRow[]): (line: number) => string | n
     const best = innermostAround(holders, line);
     return best ? (best.parent ? `${best.parent}.${best.name}` : best.name) : null;
   };
+}
+
+/**
+ * A Python `from X import a, b` binds a and b only: where every statement through `specifiers` lists the names it
+ * imports (no `*`, no module bound by name: `from django import forms`), the file can use no other name of X, so a
+ * `connection` parameter is no use of django.db's `connection` in a file importing `connections`.
+ */
+function listedNames(graph: ImportGraph, user: number, specifiers: Set<string>, of: { names: Set<string>; qualified: boolean }): { names: Set<string>; qualified: boolean } {
+  if (graph.files[user].language !== 'python') return of;
+  const statements = graph.statements[user].filter((s) => specifiers.has(s.specifier) && s.names.length);
+  const listsNames = (s: { specifier: string; names: string[] }) => !s.names.includes('*') && !(s.names.length === 1 && s.specifier.split('.').pop() === s.names[0]);
+  if (!statements.length || !statements.every(listsNames)) return of;
+  const listed = new Set(statements.flatMap((s) => s.names));
+  return { ...of, names: new Set([...of.names].filter((n) => listed.has(n))) };
 }

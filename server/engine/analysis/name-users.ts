@@ -1,6 +1,7 @@
 import type { RepoSymbolRow } from '../store/analysis-store';
 import type { ImportGraph } from './import-graph';
 import { findNameUses, usesByName } from './name-usages';
+import { offeredNames } from './python-packages';
 
 /** Top-level kinds a repository overview ranks: what other files name (not methods, fields or modules). */
 export const RANKED_KINDS: ReadonlySet<string> = new Set(['function', 'variable', 'constant', 'class', 'struct', 'interface', 'trait', 'enum', 'type']);
@@ -32,26 +33,39 @@ export async function nameUsers(graph: ImportGraph, exported: Map<number, RepoSy
     if (!set) users.set(key, (set = new Set()));
     set.add(u);
   };
+  const offers = new Map<number, [number, RepoSymbolRow][]>();
+  const offeredBy = (t: number) => {
+    let list = offers.get(t);
+    if (!list) offers.set(t, (list = offeredNames(graph, t, exported)));
+    return list;
+  };
   let until = performance.now() + SLICE_MS;
   for (let u = 0; u < graph.files.length; u++) {
     const language = graph.files[u].language;
     if (!language || !usesByName(language) || !graph.out[u].length) continue;
+    // A Python `from django.db import models` names the module it binds, not a name of it: its code says `models.Model`.
+    const bindsModule = (s: { specifier: string; names: string[] }) => language === 'python' && s.names.length === 1 && s.specifier.split('.').pop() === s.names[0];
     const named = new Set(graph.statements[u]
-      .filter((s) => s.kind !== 'reference' && s.targetPath && s.names.some((n) => n !== '*' && n !== 'default'))
+      .filter((s) => s.kind !== 'reference' && s.targetPath && s.names.some((n) => n !== '*' && n !== 'default') && !bindsModule(s))
       .map((s) => s.targetPath));
     const plain = new Map<string, number[]>();
     const qualified = new Map<string, number[]>();
+    // Python binds only what a statement names: `from django.db.models.expressions import Func` runs django/db/__init__.py
+    // (a row without names) but gives the file no name to reach its `connection` by.
+    const bound = language === 'python' ? new Set(graph.statements[u].filter((s) => s.targetPath && s.names.length).map((s) => s.targetPath)) : null;
     for (const e of graph.out[u]) {
       const t = e.to;
-      if (named.has(graph.path(t))) continue;
+      if (named.has(graph.path(t)) || (bound && !bound.has(graph.path(t)))) continue;
       const byPackage = language === 'go' && !sameGoPackage(graph, u, t);
-      for (const s of exported.get(t) ?? []) {
+      // A Python package offers what its __init__.py re-exports too, each name for the module declaring it.
+      const offered = language === 'python' ? offeredBy(t) : (exported.get(t) ?? []).map((s): [number, RepoSymbolRow] => [t, s]);
+      for (const [declarer, s] of offered) {
         if (s.parent !== null || !RANKED_KINDS.has(s.kind) || !/^[A-Za-z_]\w*$/.test(s.name)) continue;
         if (byPackage && !/^[A-Z]/.test(s.name)) continue;
         const into = byPackage ? qualified : plain;
         const list = into.get(s.name);
-        if (!list) into.set(s.name, [t]);
-        else if (!list.includes(t)) list.push(t);
+        if (!list) into.set(s.name, [declarer]);
+        else if (!list.includes(declarer)) list.push(declarer);
       }
     }
     if (!plain.size && !qualified.size) continue;

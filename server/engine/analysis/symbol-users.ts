@@ -51,12 +51,16 @@ export async function usersWithin(ctx: AnalysisContext, repoId: string, graph: I
     if (parsed++ >= MAX_CONSUMERS) break;
     const direct = new Set<string>();
     const viaBarrel = new Set<string>();
+    // Python binds only what a statement names: a package it merely runs on the way (`from django.db.models import Q`
+    // runs django/db/__init__.py) gives the file no name to use it by.
+    const python = graph.files[user].language === 'python';
     for (const s of graph.statements[user]) {
       const hit = s.targetPath === null ? undefined : targetPaths.get(s.targetPath);
-      if (hit === undefined) continue;
+      if (hit === undefined || (python && !s.names.length)) continue;
       (hit === index ? direct : viaBarrel).add(s.specifier);
     }
     const specifiers = new Set([...direct, ...viaBarrel]);
+    if (python && !specifiers.size) continue;
     // Parse now only what fits in the budget, judged by the file's length: one big importer must
     // not hold the answer up (it is parsed in the background instead).
     const fits = deadline === Infinity || performance.now() + graph.files[user].lines * PARSE_MS_PER_LINE < deadline;

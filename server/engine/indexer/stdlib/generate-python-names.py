@@ -14,7 +14,9 @@ with warnings.catch_warnings():
 
 # `_typeshed` exists only in typeshed's stubs, which every type checker bundles as the standard library's
 # (`from _typeshed import StrPath` in a .pyi or under TYPE_CHECKING): not a package anyone installs.
-python3 = sorted({*sys.stdlib_module_names, "_typeshed"})
+# `__main__` is the running program, always in sys.modules: `import __main__` never searches sys.path, so it is
+# never a project file (a package's own __main__.py runs as `python -m pkg`) nor a package to install.
+python3 = sorted({*sys.stdlib_module_names, "_typeshed", "__main__"})
 # Python 2 names that Python 3 renamed or removed (2to3's own tables): never a project's dependency, but a
 # project file of that name still wins, as Python 3 would import it.
 python2 = sorted({*fix_imports.MAPPING, *fix_imports2.MAPPING, *fix_urllib.MAPPING} - set(python3))

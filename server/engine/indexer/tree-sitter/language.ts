@@ -23,6 +23,8 @@ export interface RawImport {
   line: number;
   /** Python's `from X import …` (the names are X's attributes or submodules), as opposed to `import X`. */
   from?: boolean;
+  /** Python: written in a function or class body, so the names it binds are local, not the module's. */
+  nested?: boolean;
 }
 
 /** Parses another file of the same language and reads something from its syntax tree (freed afterwards). */

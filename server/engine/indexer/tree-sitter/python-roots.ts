@@ -97,14 +97,17 @@ const isWithin = (dir: string, project: string) => project === '' || dir === pro
 
 /**
  * sys.path for a file inside the repository: the folder its module name starts from (`baseDirOf`), then the
- * source roots of the projects it sits in, nearest project first, then every other source root.
+ * source roots of the projects it sits in, nearest project first, then every other source root. When the root
+ * is itself a package, the folder above it comes right after the file's own folder for every file: a script
+ * in a folder without `__init__.py` (django/bin/django-admin.py) imports the package it ships in by name.
  */
 export function pythonPath(fromPath: string, files: RepoFiles): string[] {
   const base = baseDirOf(fromPath, files);
   const dir = dirOf(fromPath);
   const roots = sourceRoots(files);
   const own = roots.filter((r) => isWithin(dir, r.project)).sort((a, b) => b.project.length - a.project.length);
-  const order = [base, ...own.map((r) => r.dir), ...roots.filter((r) => !isWithin(dir, r.project)).map((r) => r.dir)];
+  const above = rootIsPackage(files) ? [ABOVE_ROOT] : [];
+  const order = [base, ...above, ...own.map((r) => r.dir), ...roots.filter((r) => !isWithin(dir, r.project)).map((r) => r.dir)];
   return order.filter((d, i) => order.indexOf(d) === i);
 }
 

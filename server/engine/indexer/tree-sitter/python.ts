@@ -89,6 +89,15 @@ function underTypeChecking(node: Node): boolean {
   return false;
 }
 
+/** Inside a `def` or `class` body: the statement binds local names (runs when called), not module attributes. */
+function nested(node: Node): boolean {
+  for (let up = node.parent; up; up = up.parent) if (up.type === 'function_definition' || up.type === 'class_definition') return true;
+  return false;
+}
+
+/** A package's `__init__.py` (or its stub): what its module-level `from X import n` binds is the package's API. */
+const isPackageInit = (path: string) => /(?:^|\/)__init__\.pyi?$/.test(path);
+
 function importedName(node: Node): string {
   return node.type === 'aliased_import' ? node.childForFieldName('name')?.text ?? node.text : node.text;
 }
@@ -110,20 +119,25 @@ export const python: LanguageSpec = {
     const names = node.namedChildren.some((c) => c?.type === 'wildcard_import')
       ? ['*']
       : node.childrenForFieldName('name').filter((n) => n !== null).map(importedName);
-    return [{ specifier: module, kind: 'import', names, typeOnly, line, from: true }];
+    return [{ specifier: module, kind: 'import', names, typeOnly, line, from: true, nested: nested(node) }];
   },
   /**
    * One row per module the statement imports, as Python 3 runs it: `import a.b.c` imports `a`, `a.b` and
    * `a.b.c`; `from X import n` imports X's packages, X, and `X.n` when n is a submodule; `from X import *`
-   * the submodules X's `__all__` names. A stub (`.pyi`) is never run: its imports are type-only.
+   * the submodules X's `__all__` names. A stub (`.pyi`) is never run: its imports are type-only. In a package's
+   * `__init__.py` a module-level `from X import n` re-exports n (`from django.http import HttpRequest` reaches
+   * http/request.py's class through http/__init__.py): kind `export` (`export-all` for `*`), as a barrel's. A
+   * submodule it imports (`from django import forms`) stays `import`: the package holds the module, not its names.
    */
   expand(fromPath, imp, files, parse): RawImport[] {
-    const { from, ...statement } = imp;
+    const { from, nested: _nested, ...statement } = imp;
+    const reexports = from === true && !imp.nested && isPackageInit(fromPath);
     const row = { ...statement, typeOnly: imp.typeOnly || fromPath.endsWith('.pyi') };
+    if (reexports) row.kind = imp.names.includes('*') ? 'export-all' : 'export';
     const resolved = resolveModule(fromPath, imp.specifier, files);
     const rows: RawImport[] = [];
     resolved.chain.slice(0, -1).forEach((spec, k) => {
-      if (spec.file && spec.file !== fromPath) rows.push({ ...row, specifier: parentSpecifier(imp.specifier, resolved.name!, k), names: [] });
+      if (spec.file && spec.file !== fromPath) rows.push({ ...row, kind: 'import', specifier: parentSpecifier(imp.specifier, resolved.name!, k), names: [] });
     });
     const last = resolved.chain.length === resolved.name?.parts.length ? resolved.chain[resolved.chain.length - 1] : null;
     if (!from || !last?.locations) return [...rows, row];
@@ -135,9 +149,10 @@ export const python: LanguageSpec = {
     for (const name of wanted) {
       const file = findSpec(name, last.locations, files)?.file;
       if (!file) attributes.push(name);
-      else if (file !== fromPath) submodules.push({ ...row, specifier: `${imp.specifier}${joiner}${name}`, names: [name] });
+      else if (file !== fromPath) submodules.push({ ...row, kind: 'import', specifier: `${imp.specifier}${joiner}${name}`, names: [name] });
     }
-    return [...rows, { ...row, names: imp.names.includes('*') ? ['*'] : attributes }, ...submodules];
+    const names = imp.names.includes('*') ? ['*'] : attributes;
+    return [...rows, { ...row, kind: names.length ? row.kind : 'import', names }, ...submodules];
   },
   refineKind: (_node, kind, name) => (kind === 'variable' && /^[A-Z][A-Z0-9_]*$/.test(name) ? 'constant' : kind),
   rangeOf: (node) => {
@@ -158,12 +173,15 @@ export const python: LanguageSpec = {
   },
   /**
    * A stub beside the module (`x.pyi` by `x.py`, `__init__.pyi` in a package; PEP 561) is what mypy and pyright
-   * read for it: a type-only edge to the stub besides the one to the code that runs.
+   * read for it: a type-only edge to the stub besides the one to the code that runs. Not for the module itself
+   * (`from . import x` in a package's __init__.py, or in its __init__.pyi): a checker reads the stub instead of
+   * the code, never both, so neither depends on the other.
    */
   resolve(fromPath, specifier, _kind, files) {
     const resolved = resolveModule(fromPath, specifier, files);
     if (!resolved.file) return unresolved(resolved.packageName);
-    const stub = resolved.file.endsWith('.py') ? `${resolved.file}i` : null;
+    if (fromPath === `${resolved.file}i`) return resolvedTo(fromPath);
+    const stub = resolved.file.endsWith('.py') && resolved.file !== fromPath ? `${resolved.file}i` : null;
     return stub && stub !== fromPath && files.isFile(stub) ? { ...resolvedTo(resolved.file), typeTargets: [stub] } : resolvedTo(resolved.file);
   },
 };
