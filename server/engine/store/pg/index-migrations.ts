@@ -264,10 +264,10 @@ UPDATE files SET hash = '', mtime_ms = -1
 WHERE language IN ('rust', 'c', 'cpp', 'typescript', 'javascript');
 `;
 
-// Components' script imports, scripts importing a declaration or a stylesheet, solution tsconfigs' scripts, Rust, C, C++ (SQLite 24).
+// Components' script imports, scripts importing a declaration or a stylesheet, solution tsconfigs' scripts, Rust, C, C++, Python (SQLite 24).
 const scriptImports = `
 UPDATE files SET hash = '', mtime_ms = -1
-WHERE language IN ('vue', 'svelte', 'rust', 'c', 'cpp') OR path LIKE '%.astro'
+WHERE language IN ('vue', 'svelte', 'rust', 'c', 'cpp', 'python') OR path LIKE '%.astro'
   OR (language IN ('typescript', 'javascript')
     AND id IN (SELECT file_id FROM imports WHERE target_path LIKE '%.d.ts' OR target_path LIKE '%.d.mts' OR target_path LIKE '%.d.cts'
       OR (target_path IS NULL AND package IS NULL AND (specifier LIKE '%.css' OR specifier LIKE '%.scss' OR specifier LIKE '%.less'))))
