@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { findNameUses } from '../../server/engine/analysis/name-usages';
 import { analyzeWithTreeSitter } from '../../server/engine/indexer/parse-tree-sitter';
-import { createTestApp } from '../helpers/engine';
+import { createTestApp, type TestApp } from '../helpers/engine';
 import { debianPackage } from '../helpers/real-code';
 
 /**
@@ -18,6 +18,18 @@ const sitePackages = () => path.join(debianPackage(...DJANGO), 'usr/lib/python3/
 /** The imports Loupe reads from one file of the copy, `root` being the folder opened. */
 async function importsOf(root: string, file: string) {
   return (await analyzeWithTreeSitter('python', file, fs.readFileSync(path.join(root, file), 'utf8'), root)).imports;
+}
+
+/** Indexes `root` and reads which files use each exported name (`of(file, name)`, sorted), as blueprint and radius do. */
+async function nameUsersIn(t: TestApp, root: string) {
+  const res = await t.call('POST', '/v2/repos/index/new', { url: root });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  await t.engine.queue.idle();
+  const repo: string = res.body.data.repo.repo_id;
+  const graph = await t.engine.analysis.ctx.graph(repo);
+  const users = await t.engine.analysis.ctx.exportedNameUsers(repo, graph);
+  const of = (file: string, name: string) => [...users.get(`${graph.indexOfPath.get(file)}\0${name}`) ?? []].map((i) => graph.path(i)).sort();
+  return { repo, graph, of };
 }
 
 test('`import __main__` (django/utils/autoreload.py) is the running program: no file, no dependency', async () => {
@@ -149,13 +161,7 @@ test('a package bound as a module (`from django import forms`) is used through i
   const part = partOf(['__init__.py', 'forms', 'contrib/__init__.py', 'contrib/auth/__init__.py', 'contrib/auth/forms.py']);
   const t = await createTestApp();
   try {
-    const res = await t.call('POST', '/v2/repos/index/new', { url: part.root });
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    await t.engine.queue.idle();
-    const repo = res.body.data.repo.repo_id;
-    const graph = await t.engine.analysis.ctx.graph(repo);
-    const users = await t.engine.analysis.ctx.exportedNameUsers(repo, graph);
-    const of = (file: string, name: string) => [...users.get(`${graph.indexOfPath.get(file)}\0${name}`) ?? []].map((i) => graph.path(i)).sort();
+    const { of } = await nameUsersIn(t, part.root);
     // contrib/auth/forms.py writes `forms.CharField(` and `forms.Form` through django/forms/__init__.py's `import *`s.
     assert.ok(of('django/forms/fields.py', 'CharField').includes('django/contrib/auth/forms.py'), of('django/forms/fields.py', 'CharField').join(', '));
     assert.ok(of('django/forms/forms.py', 'Form').includes('django/contrib/auth/forms.py'), of('django/forms/forms.py', 'Form').join(', '));
@@ -169,13 +175,7 @@ test('a file uses only the names its statements bind: not those of a package run
   const part = partOf(['__init__.py', 'db/__init__.py', 'db/utils.py', 'db/models/__init__.py', 'db/models/expressions.py', 'db/models/functions']);
   const t = await createTestApp();
   try {
-    const res = await t.call('POST', '/v2/repos/index/new', { url: part.root });
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    await t.engine.queue.idle();
-    const repo = res.body.data.repo.repo_id;
-    const graph = await t.engine.analysis.ctx.graph(repo);
-    const users = await t.engine.analysis.ctx.exportedNameUsers(repo, graph);
-    const of = (file: string, name: string) => [...users.get(`${graph.indexOfPath.get(file)}\0${name}`) ?? []].map((i) => graph.path(i)).sort();
+    const { repo, graph, of } = await nameUsersIn(t, part.root);
     // functions/math.py's `def as_sqlite(self, compiler, connection, …)` names its parameter, not django.db.connection.
     assert.ok(graph.out[graph.indexOfPath.get('django/db/models/functions/math.py')!].some((e) => graph.path(e.to) === 'django/db/__init__.py'));
     assert.deepEqual(of('django/db/__init__.py', 'connection'), []);

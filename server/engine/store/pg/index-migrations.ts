@@ -20,6 +20,7 @@
  *   extension can be created, else `bytea`).
  */
 import type { PgMigration } from './migrate';
+import { sql as scriptImportsSql } from '../migrations/024-script-imports';
 
 const index = `
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
@@ -264,18 +265,6 @@ UPDATE files SET hash = '', mtime_ms = -1
 WHERE language IN ('rust', 'c', 'cpp', 'typescript', 'javascript');
 `;
 
-// Components' script imports, scripts importing a declaration or a stylesheet, solution tsconfigs' scripts, Rust, C, C++, Python (SQLite 24).
-const scriptImports = `
-UPDATE files SET hash = '', mtime_ms = -1
-WHERE language IN ('vue', 'svelte', 'rust', 'c', 'cpp', 'python') OR path LIKE '%.astro'
-  OR (language IN ('typescript', 'javascript')
-    AND id IN (SELECT file_id FROM imports WHERE target_path LIKE '%.d.ts' OR target_path LIKE '%.d.mts' OR target_path LIKE '%.d.cts'
-      OR (target_path IS NULL AND package IS NULL AND (specifier LIKE '%.css' OR specifier LIKE '%.scss' OR specifier LIKE '%.less'))))
-  OR (language IN ('typescript', 'javascript') AND repo_id IN (
-    SELECT f.repo_id FROM files f JOIN chunks c ON c.file_id = f.id
-    WHERE (f.path = 'tsconfig.json' OR f.path LIKE '%/tsconfig.json') AND c.content LIKE '%"files"%' AND c.content LIKE '%"references"%'));
-`;
-
 export const PG_INDEX_MIGRATIONS: PgMigration[] = [
   { version: 100, name: 'index', sql: index },
   { version: 101, name: 'bm25 covering index', sql: bm25Covering },
@@ -284,5 +273,7 @@ export const PG_INDEX_MIGRATIONS: PgMigration[] = [
   { version: 104, name: 'in-file tests', sql: inFileTests },
   { version: 105, name: 'parse again', sql: parseAgain },
   { version: 106, name: 'parse code again', sql: parseCodeAgain },
-  { version: 107, name: 'script imports', sql: scriptImports },
+  // Components, scripts importing a declaration or a stylesheet, solution tsconfigs' scripts, Rust, C, C++, Python: the
+  // SQLite migration's statement, which PostgreSQL reads alike.
+  { version: 107, name: 'script imports', sql: scriptImportsSql },
 ];
