@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createTestApp, tempDir, type TestApp } from '../helpers/engine';
+import { blueprintOf, createTestApp, tempDir, type TestApp } from '../helpers/engine';
 import { copyOf, debianPackage, within } from '../helpers/real-code';
 
 let t: TestApp;
@@ -12,12 +12,7 @@ after(() => t.close());
 /** Indexes a folder (then removes it) and returns its blueprint's dependencies. */
 async function dependenciesOf(root: string): Promise<{ name: string; files: number; version: string | null }[]> {
   try {
-    const res = await t.call('POST', '/v2/repos/index/new', { url: root });
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    await t.engine.queue.idle();
-    const bp = await t.call('GET', `/v2/repos/${res.body.data.repo.repo_id}/blueprint`);
-    assert.equal(bp.status, 200, JSON.stringify(bp.body));
-    return bp.body.data.dependencies;
+    return (await blueprintOf(t, root)).dependencies;
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { FileParser } from '../../server/engine/indexer/parse-file';
 import { componentScript } from '../../server/engine/indexer/parse-component';
-import { createTestApp, tempDir } from '../helpers/engine';
+import { createTestApp, indexedRepo, tempDir } from '../helpers/engine';
 import { copyOf, npmPackage } from '../helpers/real-code';
 
 // Vue, Svelte and Astro single-file components hold their code in `<script>` blocks (Astro: its frontmatter too). They were indexed as text only: no
@@ -59,10 +59,7 @@ test('@astrojs/starlight 0.30.0: an Astro component\'s frontmatter imports and d
   assert.ok(search.symbols.some((s) => s.name === 'pagefindTranslations' && s.startLine === 7), JSON.stringify(search.symbols));
   const t = await createTestApp();
   try {
-    const res = await t.call('POST', '/v2/repos/index/new', { url: root });
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    await t.engine.queue.idle();
-    const r = await t.call('POST', `/v2/repos/${res.body.data.repo.repo_id}/radius`, { file: 'user-components/Icon.astro#Icon', include: ['dependents'] });
+    const r = await t.call('POST', `/v2/repos/${await indexedRepo(t, root)}/radius`, { file: 'user-components/Icon.astro#Icon', include: ['dependents'] });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const direct = (r.body.data.targets[0].dependents as { file_path: string; depth: number }[]).filter((d) => d.depth === 1).map((d) => d.file_path);
     assert.ok(direct.includes('components/Search.astro'), JSON.stringify(direct));
@@ -77,10 +74,7 @@ test('create-vite 9.3.0 (Vue, Svelte and React templates): the blast radius of a
   const folders = ['template-vue-ts', 'template-svelte-ts', 'template-react-ts'].map((f) => copyOf(path.join(npmPackage('create-vite@9.3.0'), f), 'loupe-components-'));
   try {
     const dependents = async (folder: string, file: string) => {
-      const res = await t.call('POST', '/v2/repos/index/new', { url: folder });
-      assert.equal(res.status, 200, JSON.stringify(res.body));
-      await t.engine.queue.idle();
-      const r = await t.call('POST', `/v2/repos/${res.body.data.repo.repo_id}/radius`, { file, include: ['dependents'] });
+      const r = await t.call('POST', `/v2/repos/${await indexedRepo(t, folder)}/radius`, { file, include: ['dependents'] });
       assert.equal(r.status, 200, JSON.stringify(r.body));
       return (r.body.data.targets[0].dependents as { file_path: string; depth: number }[]).map((d) => `${d.depth} ${d.file_path}`);
     };
@@ -105,10 +99,7 @@ test('a composable used in a template (`{{ formatDate(d) }}`) and in a script co
   write('src/InScript.svelte', '<script lang="ts">\n  import { formatDate } from \'./format\';\n  export let when: Date;\n  const text = formatDate(when);\n</script>\n<time>{text}</time>\n');
   const t = await createTestApp();
   try {
-    const res = await t.call('POST', '/v2/repos/index/new', { url: root });
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    await t.engine.queue.idle();
-    const repo = res.body.data.repo.repo_id;
+    const repo = await indexedRepo(t, root);
     const users = async (target: string) => {
       const r = await t.call('POST', `/v2/repos/${repo}/radius`, { file: target, include: ['dependents'] });
       assert.equal(r.status, 200, JSON.stringify(r.body));

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { findNameUses } from '../../server/engine/analysis/name-usages';
 import { analyzeWithTreeSitter } from '../../server/engine/indexer/parse-tree-sitter';
-import { createTestApp, type TestApp } from '../helpers/engine';
+import { blueprintOf, createTestApp, indexedRepo, type TestApp } from '../helpers/engine';
 import { debianPackage } from '../helpers/real-code';
 
 /**
@@ -22,10 +22,7 @@ async function importsOf(root: string, file: string) {
 
 /** Indexes `root` and reads which files use each exported name (`of(file, name)`, sorted), as blueprint and radius do. */
 async function nameUsersIn(t: TestApp, root: string) {
-  const res = await t.call('POST', '/v2/repos/index/new', { url: root });
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  await t.engine.queue.idle();
-  const repo: string = res.body.data.repo.repo_id;
+  const repo = await indexedRepo(t, root);
   const graph = await t.engine.analysis.ctx.graph(repo);
   const users = await t.engine.analysis.ctx.exportedNameUsers(repo, graph);
   const of = (file: string, name: string) => [...users.get(`${graph.indexOfPath.get(file)}\0${name}`) ?? []].map((i) => graph.path(i)).sort();
@@ -47,12 +44,7 @@ test('`import __main__` (django/utils/autoreload.py) is the running program: no 
   }
   const t = await createTestApp();
   try {
-    const res = await t.call('POST', '/v2/repos/index/new', { url: root });
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    await t.engine.queue.idle();
-    const bp = await t.call('GET', `/v2/repos/${res.body.data.repo.repo_id}/blueprint`);
-    assert.equal(bp.status, 200, JSON.stringify(bp.body));
-    const names = bp.body.data.dependencies.map((d: { name: string }) => d.name);
+    const names = (await blueprintOf(t, root)).dependencies.map((d: { name: string }) => d.name);
     assert.ok(names.includes('pywatchman'), names.join(', '));
     assert.ok(!names.includes('__main__'), names.join(', '));
   } finally {

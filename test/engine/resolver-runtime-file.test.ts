@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ModuleResolver } from '../../server/engine/indexer/resolver';
 import { analyzeScript } from '../../server/engine/indexer/parse-typescript';
-import { createTestApp, tempDir } from '../helpers/engine';
+import { createTestApp, indexedRepo, tempDir } from '../helpers/engine';
 import { npmPackage } from '../helpers/real-code';
 
 // A declaration file written beside the JavaScript it describes (`x.d.ts` beside `x.js`) is what the compiler
@@ -62,10 +62,7 @@ test('the blast radius of a JavaScript file with a declaration beside it names i
     for (const f of ['package.json', 'Libraries/ActionSheetIOS/ActionSheetIOS.js', 'Libraries/StyleSheet/processColor.js', 'Libraries/StyleSheet/processColor.d.ts']) {
       fs.cpSync(path.join(rnw, f), path.join(folder, f));
     }
-    const res = await t.call('POST', '/v2/repos/index/new', { url: folder });
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    await t.engine.queue.idle();
-    const repo = res.body.data.repo.repo_id;
+    const repo = await indexedRepo(t, folder);
     const dependents = async (file: string) => {
       const r = await t.call('POST', `/v2/repos/${repo}/radius`, { file, include: ['dependents'] });
       assert.equal(r.status, 200, JSON.stringify(r.body));

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import assert from 'node:assert/strict';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -74,4 +75,19 @@ export async function createTestApp(config: Partial<EngineConfig> = {}): Promise
     return { status: res.statusCode, body: parsed, headers: res.headers };
   };
   return { ...t, app, call, close: async () => { await app.close(); await t.engine.close(); } };
+}
+
+/** Indexes a folder through the API (`POST /v2/repos/index/new`), waits for the run, and returns the repository's id. */
+export async function indexedRepo(t: TestApp, folder: string): Promise<string> {
+  const res = await t.call('POST', '/v2/repos/index/new', { url: folder });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  await t.engine.queue.idle();
+  return res.body.data.repo.repo_id;
+}
+
+/** `indexedRepo`, then the repository's blueprint (`data`). */
+export async function blueprintOf(t: TestApp, folder: string) {
+  const bp = await t.call('GET', `/v2/repos/${await indexedRepo(t, folder)}/blueprint`);
+  assert.equal(bp.status, 200, JSON.stringify(bp.body));
+  return bp.body.data;
 }
