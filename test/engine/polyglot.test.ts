@@ -13,7 +13,7 @@ const EXPECTED: Record<string, { description: string | null; symbols: string[]; 
   'py/src/shop/__init__.py': {
     description: 'A tiny shop: items, carts and prices.',
     symbols: ['variable __all__ 5-5', 'constant VERSION 7-7 exported'],
-    imports: [['import', '.models', 'py/src/shop/models.py']],
+    imports: [['export', '.models', 'py/src/shop/models.py']],
   },
   'py/src/shop/cart.py': {
     description: null,
