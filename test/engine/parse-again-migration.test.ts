@@ -5,6 +5,21 @@ import Database from 'better-sqlite3';
 import { createTestEngine, indexFolder, tempDir } from '../helpers/engine';
 import { copyOf, debianPackage, npmPackage, within } from '../helpers/real-code';
 
+
+/** Indexes each folder with a fresh engine and copies its database aside: the repositories' ids and the copy's data dir. */
+async function indexedCopy(folders: string[]): Promise<{ ids: string[]; copy: string }> {
+  const first = createTestEngine();
+  const copy = tempDir('loupe-parse-again-data-');
+  try {
+    const ids: string[] = [];
+    for (const folder of folders) ids.push((await indexFolder(first, folder)).id);
+    await first.engine.db.backup(path.join(copy, 'loupe.db'));
+    return { ids, copy };
+  } finally {
+    await first.close();
+  }
+}
+
 /**
  * An index written by the parsers before migration 22 (express 4.21.2: its Router methods were not symbols,
  * every file's description was the license banner) is parsed again at the next index run after it opens,
@@ -12,15 +27,7 @@ import { copyOf, debianPackage, npmPackage, within } from '../helpers/real-code'
  */
 test('migration 22: an index made by the old parsers is parsed again at the next run, once', async () => {
   const folder = copyOf(npmPackage('express@4.21.2'), 'loupe-parse-again-');
-  const first = createTestEngine();
-  const copy = tempDir('loupe-parse-again-data-');
-  let repoId: string;
-  try {
-    repoId = (await indexFolder(first, folder)).id;
-    await first.engine.db.backup(path.join(copy, 'loupe.db'));
-  } finally {
-    await first.close();
-  }
+  const { ids: [repoId], copy } = await indexedCopy([folder]);
   // What the old parsers left: no methods of Layer, a banner for a description, and the version before 22.
   const old = new Database(path.join(copy, 'loupe.db'));
   const layer = old.prepare('SELECT id FROM files WHERE repo_id = ? AND path = ?').get(repoId, 'lib/router/layer.js') as { id: number };
@@ -55,15 +62,7 @@ test('migration 22: an index made by the old parsers is parsed again at the next
 test('migration 23: Rust, C, C++ and script files are parsed again, nothing else', async () => {
   const rust = copyOf(within(debianPackage('librust-regex-syntax-dev', '0.6.27-1'), 'usr/share/cargo/registry/regex-syntax-*'), 'loupe-parse-again-rs-');
   const chalk = copyOf(npmPackage('chalk@5.3.0'), 'loupe-parse-again-js-');
-  const first = createTestEngine();
-  const copy = tempDir('loupe-parse-again-data-');
-  let ids: string[];
-  try {
-    ids = [(await indexFolder(first, rust)).id, (await indexFolder(first, chalk)).id];
-    await first.engine.db.backup(path.join(copy, 'loupe.db'));
-  } finally {
-    await first.close();
-  }
+  const { ids, copy } = await indexedCopy([rust, chalk]);
   const old = new Database(path.join(copy, 'loupe.db'));
   old.pragma('user_version = 22');
   old.close();
@@ -91,17 +90,7 @@ test('migration 23: Rust, C, C++ and script files are parsed again, nothing else
 test('migration 24: components, and script files importing a declaration, are parsed again, nothing else', async () => {
   const chalk = copyOf(npmPackage('chalk@5.3.0'), 'loupe-runtime-files-');
   const vue = copyOf(path.join(npmPackage('create-vite@9.3.0'), 'template-vue-ts'), 'loupe-runtime-files-');
-  const first = createTestEngine();
-  const copy = tempDir('loupe-runtime-files-data-');
-  let id: string;
-  let vueId: string;
-  try {
-    id = (await indexFolder(first, chalk)).id;
-    vueId = (await indexFolder(first, vue)).id;
-    await first.engine.db.backup(path.join(copy, 'loupe.db'));
-  } finally {
-    await first.close();
-  }
+  const { ids: [id, vueId], copy } = await indexedCopy([chalk, vue]);
   // What the index held before: the declaration as the target, no type-only row beside it.
   const old = new Database(path.join(copy, 'loupe.db'));
   const index = old.prepare('SELECT id FROM files WHERE repo_id = ? AND path = ?').get(id, 'source/index.js') as { id: number };
