@@ -11,6 +11,7 @@ import { computeFacts, type RepoFacts } from './repo-facts';
 import { measureConventions } from './conventions';
 import { nameUsers, sameGoPackage } from './name-users';
 import { innermostAround } from '../util/innermost';
+import { bindsModule } from './python-packages';
 
 const USAGE_CACHE_SIZE = 20_000;
 /** Background parsing yields to other work after this long. */
@@ -300,7 +301,7 @@ function enclosingByLine(symbols: RepoSymbolRow[]): (line: number) => string | n
 function listedNames(graph: ImportGraph, user: number, specifiers: Set<string>, of: { names: Set<string>; qualified: boolean }): { names: Set<string>; qualified: boolean } {
   if (graph.files[user].language !== 'python') return of;
   const statements = graph.statements[user].filter((s) => specifiers.has(s.specifier) && s.names.length);
-  const listsNames = (s: { specifier: string; names: string[] }) => !s.names.includes('*') && !(s.names.length === 1 && s.specifier.split('.').pop() === s.names[0]);
+  const listsNames = (s: { specifier: string; names: string[] }) => !s.names.includes('*') && !bindsModule(s);
   if (!statements.length || !statements.every(listsNames)) return of;
   const listed = new Set(statements.flatMap((s) => s.names));
   return { ...of, names: new Set([...of.names].filter((n) => listed.has(n))) };

@@ -1,7 +1,7 @@
 import type { RepoSymbolRow } from '../store/analysis-store';
 import type { ImportGraph } from './import-graph';
 import { findNameUses, usesByName } from './name-usages';
-import { offeredNames } from './python-packages';
+import { bindsModule, offeredNames } from './python-packages';
 
 /** Top-level kinds a repository overview ranks: what other files name (not methods, fields or modules). */
 export const RANKED_KINDS: ReadonlySet<string> = new Set(['function', 'variable', 'constant', 'class', 'struct', 'interface', 'trait', 'enum', 'type']);
@@ -43,10 +43,8 @@ export async function nameUsers(graph: ImportGraph, exported: Map<number, RepoSy
   for (let u = 0; u < graph.files.length; u++) {
     const language = graph.files[u].language;
     if (!language || !usesByName(language) || !graph.out[u].length) continue;
-    // A Python `from django.db import models` names the module it binds, not a name of it: its code says `models.Model`.
-    const bindsModule = (s: { specifier: string; names: string[] }) => language === 'python' && s.names.length === 1 && s.specifier.split('.').pop() === s.names[0];
     const named = new Set(graph.statements[u]
-      .filter((s) => s.kind !== 'reference' && s.targetPath && s.names.some((n) => n !== '*' && n !== 'default') && !bindsModule(s))
+      .filter((s) => s.kind !== 'reference' && s.targetPath && s.names.some((n) => n !== '*' && n !== 'default') && !(language === 'python' && bindsModule(s)))
       .map((s) => s.targetPath));
     const plain = new Map<string, number[]>();
     const qualified = new Map<string, number[]>();

@@ -1,6 +1,12 @@
 import type { ImportGraph } from './import-graph';
 
 /** `fileIndex\0name` → the files that import that name from that file. */
+/**
+ * A Python `from django.db import models` whose one name is the specifier's last part binds that module, not a name
+ * of it (its code then says `models.Model`), as the stored row reads it.
+ */
+export const bindsModule = (s: { specifier: string; names: string[] }): boolean => s.names.length === 1 && s.specifier.split('.').pop() === s.names[0];
+
 export type NameImporters = Map<string, Set<number>>;
 
 /**
