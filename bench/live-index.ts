@@ -11,6 +11,7 @@
  * answers: /proc/PID/task/PID/stat), and the load average.
  */
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -68,11 +69,28 @@ async function once(side: string, checkout: string): Promise<{ latencies: number
   }
 }
 
+/**
+ * This process's HTTP client pays for its own first request (undici's code compiled on first use: ~15–20 ms here,
+ * against ~2 ms after it), which the first call of a round would otherwise count as the server's wait. A few calls
+ * to a throwaway local server first, so every call measured is the server's.
+ */
+async function warmClient(): Promise<void> {
+  const server = http.createServer((_req, res) => res.end('{"data":[]}')).listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  try {
+    const { port } = server.address() as { port: number };
+    for (let i = 0; i < 20; i++) await (await request(`http://127.0.0.1:${port}/v2/repos?limit=5`, { headers: { 'x-api-key': KEY } })).body.json();
+  } finally {
+    server.close();
+  }
+}
+
 const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
 const median = (xs: number[]) => pct(xs, 0.5);
 
 async function main(): Promise<void> {
   const sides = { baseline: values.baseline!, candidate: values.candidate! };
+  await warmClient();
   const results: Record<string, { p50: number; p99: number; max: number; first: number; maxAfterFirst: number; over50: number; calls: number; indexMs: number; mainCpuS: number; load: number }[]> = {};
   for (let round = 0; round < Number(values.rounds); round++) {
     const order = (round % 2 ? ['candidate', 'baseline'] : ['baseline', 'candidate']) as (keyof typeof sides)[];
