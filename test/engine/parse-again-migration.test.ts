@@ -123,3 +123,28 @@ test('migration 24: components, and script files importing a declaration, are pa
     await t.close();
   }
 });
+
+test('migration 25: the scripts and components of a Nuxt app are parsed again, nothing else', async () => {
+  const docus = copyOf(npmPackage('docus@5.12.3'), 'loupe-nuxt-again-');
+  const chalk = copyOf(npmPackage('chalk@5.3.0'), 'loupe-nuxt-again-');
+  const { ids: [id, chalkId], copy } = await indexedCopy([docus, chalk]);
+  // What the index held before: no auto-imported edge.
+  const old = new Database(path.join(copy, 'loupe.db'));
+  old.prepare("DELETE FROM imports WHERE kind = 'reference' AND file_id IN (SELECT id FROM files WHERE repo_id = ?)").run(id);
+  old.pragma('user_version = 24');
+  old.close();
+  const t = createTestEngine({ dataDir: copy });
+  try {
+    const files = t.engine.filesStore;
+    const scripts = files.filesOfLanguages(id, ['vue', 'typescript', 'javascript']).length;
+    const run = await t.engine.indexer.indexRepository(t.engine.reposStore.get(id)!);
+    assert.deepEqual([run.changed, run.unchanged], [scripts, files.paths(id).length - scripts]);
+    const app = files.imports(files.getByPath(id, 'app/app.vue')!.id).filter((i) => i.kind === 'reference').map((i) => i.targetPath);
+    assert.ok(app.includes('app/components/app/AppHeader.vue'), JSON.stringify(app));
+    // A repository without a nuxt.config is not read again.
+    const chalkRun = await t.engine.indexer.indexRepository(t.engine.reposStore.get(chalkId)!);
+    assert.equal(chalkRun.changed, 0);
+  } finally {
+    await t.close();
+  }
+});

@@ -8,7 +8,7 @@ import { resetTreeSitterResolution, resolveTreeSitterImport } from './parse-tree
 import { detectLanguage, resolvedAsScripts } from './languages';
 import { catalogBytes, catalogFrom, isIndexable, walk, walkWithCatalog, type WalkEntry, type WalkOptions } from './walk';
 import type { WalkCatalogStore } from '../store/walk-catalog-store';
-import { ChangedNames, NAME_LOOKUP_LANGUAGES, NAMES_FROM_TEXT, providedNames } from './name-references';
+import { ChangedNames, namesFromText, NUXT_NAMES, NUXT_USER_LANGUAGES, providedNames, providesNames } from './name-references';
 import { providedNow } from './parsed-batch';
 import { languagesResolvedBy } from './resolution-config';
 import fs from 'node:fs';
@@ -220,8 +220,8 @@ export class IndexWrites {
   providedBefore(relPath: string, fileId: number | undefined): string[] {
     if (fileId === undefined) return [];
     const language = detectLanguage(path.basename(relPath));
-    if (!language || !NAME_LOOKUP_LANGUAGES.has(language)) return [];
-    return providedNames(language, relPath, NAMES_FROM_TEXT.has(language) ? this.files.content(fileId) : null);
+    if (!providesNames(language, relPath)) return [];
+    return providedNames(language, relPath, namesFromText(language, relPath) ? this.files.content(fileId) : null);
   }
 
   private parser(root: string): FileParser {
@@ -269,6 +269,8 @@ export function importResolution(parser: FileParser, root: string): (i: StaleImp
   const script = (i: StaleImport): Omit<Relinked, 'id'> => {
     // A script's `/// <reference path>` (kind include) names a file, as parse-typescript.ts resolves it.
     if (i.kind === 'include') return { targetPath: resolver.resolveReferencePath(i.filePath, i.specifier), packageName: null };
+    // A name Nuxt auto-imports (nuxt-auto-imports.ts) is no specifier: refreshNameEdges replaces it when names change.
+    if (i.kind === 'reference') return { targetPath: i.targetPath, packageName: null };
     const { targetPath, packageName, typeTargets } = resolver.resolve(i.filePath, i.specifier, i.kind);
     // An import of a declaration beside its JavaScript is stored twice (parse-typescript.ts): the row that named
     // the declaration keeps naming it.
@@ -292,8 +294,17 @@ export async function refreshNameEdges(files: AnyFiles, parser: FileParser, repo
   parser.resetResolution();
   const excluded = new Set(skip);
   const updates: { path: string; imports: ParsedFile['imports'] }[] = [];
-  for (const [language, words, folders] of names) {
+  const lookups = names.flatMap(([language, words, folders]): NameChanges => {
+    if (language !== NUXT_NAMES) return [[language, words, folders]];
+    // Nuxt's names are used anywhere in the app, by its scripts and components; only a Nuxt app's files provide them.
+    if (!(folders ?? []).some((f) => parser.inNuxtApp(f))) return [];
+    return NUXT_USER_LANGUAGES.map((l) => [l, words, null]);
+  });
+  const seen = new Set<string>();
+  for (const [language, words, folders] of lookups) {
     for (const { id, path: relPath } of await files.filesMentioning(repoId, language, new Set(words), excluded, folders ? new Set(folders) : undefined)) {
+      if (seen.has(relPath)) continue;
+      seen.add(relPath);
       const record = await files.getByPath(repoId, relPath);
       if (!record) continue;
       const r = await parser.parse({ relPath, size: record.size, mtimeMs: record.mtimeMs, content: await files.content(id) });
@@ -347,8 +358,8 @@ function samePlace(row: StaleImportRow, now: Relinked): boolean {
 export async function providedBeforeIn(files: AnyFiles, relPath: string, fileId: number | undefined): Promise<string[]> {
   if (fileId === undefined) return [];
   const language = detectLanguage(path.basename(relPath));
-  if (!language || !NAME_LOOKUP_LANGUAGES.has(language)) return [];
-  return providedNames(language, relPath, NAMES_FROM_TEXT.has(language) ? await files.content(fileId) : null);
+  if (!providesNames(language, relPath)) return [];
+  return providedNames(language, relPath, namesFromText(language, relPath) ? await files.content(fileId) : null);
 }
 
 /** What an edit needs of the side that writes it. */

@@ -9,7 +9,7 @@ import { parsedFiles, type ParsedBatch, type ParseSummary } from './parsed-batch
 import { ParsePool } from './parse-pool';
 import { detectLanguage } from './languages';
 import type { WalkOptions } from './walk';
-import { ChangedNames, NAME_LOOKUP_LANGUAGES, NAMES_FROM_TEXT, providedNames } from './name-references';
+import { ChangedNames, namesFromText, providedNames, providesNames } from './name-references';
 import { IndexWrites, nameChanges, type IndexRunResult, type Progress } from './index-writes';
 import { LocalIndexWriter, WorkerIndexWriter, type IndexWriter } from './index-writer';
 import fs from 'node:fs';
@@ -297,8 +297,8 @@ export class Indexer {
   private providedBefore(relPath: string, fileId: number | undefined): string[] {
     if (fileId === undefined) return [];
     const language = detectLanguage(path.basename(relPath));
-    if (!language || !NAME_LOOKUP_LANGUAGES.has(language)) return [];
-    return providedNames(language, relPath, NAMES_FROM_TEXT.has(language) ? this.files.content(fileId) : null);
+    if (!providesNames(language, relPath)) return [];
+    return providedNames(language, relPath, namesFromText(language, relPath) ? this.files.content(fileId) : null);
   }
 
   private async runDerived(repoId: string, onProgress: (p: IndexRunProgress) => void, signal?: AbortSignal): Promise<void> {

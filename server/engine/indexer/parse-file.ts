@@ -4,7 +4,9 @@ import { createHash } from 'node:crypto';
 import type { ParsedFile } from '../types';
 import { isScriptLanguage, languageOf } from './languages';
 import { analyzeScript, type ScriptAnalysis } from './parse-typescript';
-import { analyzeComponent, COMPONENT_FILE } from './parse-component';
+import { analyzeComponent, COMPONENT_FILE, componentParts } from './parse-component';
+import { inNuxtApp, nuxtReferences } from './nuxt-auto-imports';
+import { RepoFiles } from './tree-sitter/repo-files';
 import { analyzeWithTreeSitter, resetTreeSitterResolution, treeSitterLanguages } from './parse-tree-sitter';
 import { ModuleResolver } from './resolver';
 import { chunkFile } from './chunker';
@@ -38,15 +40,24 @@ const GENERATED_NAMES = /(\.min\.(js|css)|\.bundle\.js|-lock\.json|\.lock|\.map)
 /** Reads, classifies, hashes and parses one file. Pure apart from reading the file: safe in a worker. */
 export class FileParser {
   private readonly resolver: ModuleResolver;
+  /** The repository's files as framework conventions see them (Nuxt's auto-imports). */
+  private readonly files: RepoFiles;
 
   constructor(private readonly root: string, private readonly options: ParseOptions) {
     this.resolver = new ModuleResolver(root);
+    this.files = new RepoFiles(root);
   }
 
   /** After files are added or removed, cached file-system answers used by resolution are stale. */
   resetResolution(): void {
     this.resolver.reset();
+    this.files.reset();
     resetTreeSitterResolution(this.root);
+  }
+
+  /** Whether a folder is in a Nuxt app, whose files use auto-imported names (nuxt-auto-imports.ts). */
+  inNuxtApp(relDir: string): boolean {
+    return inNuxtApp(this.files, relDir);
   }
 
   get moduleResolver(): ModuleResolver {
@@ -78,9 +89,14 @@ export class FileParser {
     const lines = text.split('\n');
     let analysis: ScriptAnalysis = { symbols: [], imports: [], description: null };
     try {
-      if (isScriptLanguage(language)) analysis = analyzeScript(relPath, text, this.resolver);
-      else if (COMPONENT_FILE.test(relPath)) analysis = analyzeComponent(relPath, text, this.resolver);
-      else if (language && treeSitterLanguages.has(language)) analysis = await analyzeWithTreeSitter(language, relPath, text, this.root);
+      if (isScriptLanguage(language)) {
+        analysis = analyzeScript(relPath, text, this.resolver);
+        analysis.imports.push(...nuxtReferences(this.files, relPath, () => ({ code: text, template: '' }), analysis.imports));
+      } else if (COMPONENT_FILE.test(relPath)) {
+        analysis = analyzeComponent(relPath, text, this.resolver);
+        const parts = () => { const { script, template } = componentParts(text); return { code: script, template }; };
+        analysis.imports.push(...nuxtReferences(this.files, relPath, parts, analysis.imports));
+      } else if (language && treeSitterLanguages.has(language)) analysis = await analyzeWithTreeSitter(language, relPath, text, this.root);
     } catch {
       // A parser failure still indexes the file as text: partial results beat none.
     }

@@ -6,7 +6,7 @@
 import v8 from 'node:v8';
 import type { ParsedFile } from '../types';
 import type { ParseResult } from './parse-file';
-import { NAMES_FROM_TEXT, parsedText, providedNames } from './name-references';
+import { namesFromText, parsedText, providedNames } from './name-references';
 
 /** What the indexer's thread needs of a parse result: a parsed file's path, language and provided names, not its contents. */
 export type ParseSummary =
@@ -18,7 +18,7 @@ export interface ParsedBatch { files: ArrayBuffer; count: number }
 
 /** The names other files may find this one by (name-references.ts), read while the file is whole. */
 export const providedNow = (file: ParsedFile): string[] =>
-  providedNames(file.language, file.path, file.language && NAMES_FROM_TEXT.has(file.language) ? parsedText(file) : null);
+  providedNames(file.language, file.path, namesFromText(file.language, file.path) ? parsedText(file) : null);
 
 /** A parse worker's results as summaries and one batch of bytes. */
 export function summarize(results: ParseResult[]): { results: ParseSummary[]; batch: ParsedBatch } {

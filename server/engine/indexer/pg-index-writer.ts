@@ -10,7 +10,7 @@ import {
   type EditOutcome, type NameChanges, type Progress, type Scan, type WriteOptions,
 } from './index-writes';
 import { FileParser } from './parse-file';
-import { NAMES_FROM_TEXT } from './name-references';
+import { namesFromText } from './name-references';
 import { detectLanguage } from './languages';
 import { walk } from './walk';
 
@@ -52,7 +52,7 @@ export class PgIndexWriter implements IndexWriter {
     const skipped = await this.stores.files.skipped(repoId);
     this.csharpText.clear();
     for (const [p, fp] of known) {
-      if (NAMES_FROM_TEXT.has(detectLanguage(path.basename(p)) ?? '')) this.csharpText.set(fp.id, await this.stores.files.content(fp.id));
+      if (namesFromText(detectLanguage(path.basename(p)), p)) this.csharpText.set(fp.id, await this.stores.files.content(fp.id));
     }
     return { entries, known: [...known], skipped: [...skipped] };
   }

@@ -65,6 +65,14 @@ export class RepoFiles {
     return names;
   }
 
+  /** The names in a folder, files and folders alike, unsorted and unchecked (confirm with isFile/isDir); [] when unreadable. */
+  names(relDir: string): string[] {
+    return this.memo(`names:${relDir}`, () => {
+      if (relDir !== '' && joinRel(relDir) !== relDir) return [];
+      try { return fs.readdirSync(path.join(this.root, relDir)); } catch { return []; }
+    });
+  }
+
   /** A value computed from the repository's files (a project's declarations), kept until reset(). */
   memo<T>(key: string, compute: () => T): T {
     if (!this.memos.has(key)) this.memos.set(key, compute());
