@@ -37,6 +37,9 @@ test('docus 5.12.3: components used in templates and composables called by name 
     // `useSeo({…})` in a page and a template; `findPageBreadcrumbs(…)` (utils/) in the page.
     assert.deepEqual(await dependents(t, repo, 'app/composables/useSeo.ts'), ['1 app/pages/[[lang]]/[...slug].vue', '1 app/templates/landing.vue']);
     assert.ok((await dependents(t, repo, 'app/utils/navigation.ts')).includes('1 app/pages/[[lang]]/[...slug].vue'));
+    // A symbol's users too: the component is its file's one export; a util's function is used by its name.
+    assert.deepEqual(await dependents(t, repo, 'app/components/app/AppHeader.vue#AppHeader'), ['1 app/app.vue', '1 app/error.vue']);
+    assert.deepEqual(await dependents(t, repo, 'app/utils/navigation.ts#findPageBreadcrumbs'), ['1 app/pages/[[lang]]/[...slug].vue']);
     // A file that imports a composable explicitly keeps its import as the one edge (app.vue imports useDocusShortcuts).
     const app = t.engine.filesStore.getByPath(repo, 'app/app.vue')!;
     const rows = t.engine.filesStore.imports(app.id).filter((i) => i.targetPath === 'app/composables/useDocusShortcuts.ts');

@@ -1,7 +1,11 @@
 import type { AnalysisContext } from './context';
 import type { ImportGraph } from './import-graph';
 import type { Usage } from './references';
+import { COMPONENT_FILE } from '../indexer/parse-component';
 import type { RepoSymbolRow } from '../store/analysis-store';
+
+/** The languages whose `reference` edges are names Nuxt auto-imports. */
+const NUXT_USERS: ReadonlySet<string> = new Set(['vue', 'typescript', 'javascript']);
 
 const MAX_CONSUMERS = 400;
 /** Rough cost of parsing and walking one line of source (measured on phaser here: 5–20 µs). */
@@ -54,12 +58,22 @@ export async function usersWithin(ctx: AnalysisContext, repoId: string, graph: I
     // Python binds only what a statement names: a package it merely runs on the way (`from django.db.models import Q`
     // runs django/db/__init__.py) gives the file no name to use it by.
     const python = graph.files[user].language === 'python';
+    const byName: Usage[] = [];
     for (const s of graph.statements[user]) {
       const hit = s.targetPath === null ? undefined : targetPaths.get(s.targetPath);
       if (hit === undefined || (python && !s.names.length)) continue;
+      // A name Nuxt auto-imports (nuxt-auto-imports.ts): the edge is the use, at its first place; a component is
+      // its file's one export.
+      if (s.kind === 'reference' && hit === index && NUXT_USERS.has(graph.files[user].language ?? '')) {
+        direct.add(s.specifier);
+        byName.push({ specifier: s.specifier, importedName: COMPONENT_FILE.test(graph.path(index)) ? 'default' : s.specifier, line: s.line, kind: 'call', enclosing: null });
+        continue;
+      }
       (hit === index ? direct : viaBarrel).add(s.specifier);
     }
-    const specifiers = new Set([...direct, ...viaBarrel]);
+    if (byName.length) found.push({ user, direct: new Set(byName.map((u) => u.specifier)), usages: byName });
+    const specifiers = new Set([...direct, ...viaBarrel].filter((sp) => !byName.some((u) => u.specifier === sp)));
+    if (byName.length && !specifiers.size) continue;
     if (python && !specifiers.size) continue;
     // Parse now only what fits in the budget, judged by the file's length: one big importer must
     // not hold the answer up (it is parsed in the background instead).
