@@ -60,12 +60,16 @@ test('docus 5.12.3: a component added after its use gains its user, and loses it
     await t.engine.queue.idle();
     const record = t.engine.reposStore.get(repo.id)!;
     const layout = path.join(root, 'app/layouts/default.vue');
-    fs.writeFileSync(layout, fs.readFileSync(layout, 'utf8').replace('<template>', '<template>\n  <AppBanner />'));
+    fs.writeFileSync(layout, fs.readFileSync(layout, 'utf8').replace('<template>', '<template>\n  <app-banner />\n  <table />'));
+    // A component named like an HTML element is not what `<table>` is.
+    fs.writeFileSync(path.join(root, 'app/components/Table.vue'), '<template>\n  <p />\n</template>\n');
     await t.engine.indexer.updatePaths(record, ['app/layouts/default.vue']);
     // Saved after its use: the layout, not edited again, depends on it.
     fs.writeFileSync(path.join(root, 'app/components/app/AppBanner.vue'), '<template>\n  <p>{{ bannerText() }}</p>\n</template>\n');
     await t.engine.indexer.updatePaths(record, ['app/components/app/AppBanner.vue']);
     assert.deepEqual(await dependents(t, repo.id, 'app/components/app/AppBanner.vue'), ['1 app/layouts/default.vue']);
+    await t.engine.indexer.updatePaths(record, ['app/components/Table.vue']);
+    assert.deepEqual(await dependents(t, repo.id, 'app/components/Table.vue'), []);
     // `bannerText()` resolves once a util exports it.
     fs.appendFileSync(path.join(root, 'app/utils/navigation.ts'), '\nexport function bannerText(): string { return \'\' }\n');
     await t.engine.indexer.updatePaths(record, ['app/utils/navigation.ts']);

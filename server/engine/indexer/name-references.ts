@@ -52,7 +52,11 @@ export const namesFromText = (language: string | null, relPath: string): boolean
  */
 export function providedNames(language: string | null, relPath: string, text: string | null): string[] {
   const nuxt = nuxtProvider(language, relPath);
-  if (nuxt === 'component') return [nuxtComponentName(NUXT_COMPONENT.exec(relPath)![1]).toLowerCase()];
+  if (nuxt === 'component') {
+    // As a template may write it: `<AppHeader>` or `<app-header>`.
+    const name = nuxtComponentName(NUXT_COMPONENT.exec(relPath)![1]);
+    return [...new Set([name.toLowerCase(), name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()])];
+  }
   if (nuxt === 'exports') return [...new Set(exportedNames(relPath, text ?? '').map((n) => n.toLowerCase()))];
   if (!language || !NAME_LOOKUP_LANGUAGES.has(language)) return [];
   if (language === 'csharp') return [...new Set(declarationsOf(text ?? '').map(([, type]) => type.toLowerCase()))];

@@ -146,7 +146,9 @@ export function nuxtReferences(files: RepoFiles, relPath: string, texts: () => {
   // Components in the template (and in render code: `resolveComponent('X')`).
   for (const m of template.matchAll(/<(?:Lazy|lazy-)?([A-Za-z][\w-]*)/g)) {
     const tag = m[1];
-    const name = tag.includes('-') || /^[a-z]/.test(tag) ? pascal(tag) : tag;
+    // `<table>` is the element, never a component named Table; `<my-table>` and `<MyTable>` are components.
+    if (/^[a-z]/.test(tag) && !tag.includes('-')) continue;
+    const name = tag.includes('-') ? pascal(tag) : tag;
     if (registry.has(name) && COMPONENT_FILE.test(registry.get(name)!)) note(name, m.index, template);
   }
   const lineAt = (text: string, index: number) => text.slice(0, index).split('\n').length;

@@ -4,6 +4,7 @@ import type { FileRecord, ImportKind, ParsedFile, ParsedImport, ParsedSymbol } f
 import { nowIso, stableUuid } from '../util/ids';
 import { identifierWords } from '../util/words';
 import type { Surface } from './surface';
+import { mentionsAny } from '../util/mentions';
 
 interface FileRow {
   id: number; uid: string; repo_id: string; path: string; name: string; language: string | null; size: number;
@@ -304,7 +305,7 @@ export class SqliteFilesStore {
       rows = this.db.prepare('SELECT id, path FROM files WHERE repo_id = ? AND language = ?').all(repoId, language) as { id: number; path: string }[];
     }
     return rows
-      .filter((r) => !exclude.has(r.path) && (!folders || folders.has(path.posix.dirname(r.path))) && (this.content(r.id).toLowerCase().match(/\w+/g) ?? []).some((w) => words.has(w)))
+      .filter((r) => !exclude.has(r.path) && (!folders || folders.has(path.posix.dirname(r.path))) && mentionsAny(this.content(r.id), words))
       .sort((a, b) => (a.path < b.path ? -1 : 1));
   }
 

@@ -6,6 +6,7 @@ import type { Async } from '../surface';
 import { bulkInsert, Issued, pgText } from './copy';
 import { lexicalRows, unindexFiles, writeLexicalRows, type ChunkToIndex } from './fts-write';
 import { likeEscape, type PgSql } from './sql';
+import { mentionsAny } from '../../util/mentions';
 
 export type FileRow = {
   id: number; uid: string; repo_id: string; path: string; name: string; language: string | null; size: number;
@@ -308,7 +309,7 @@ export class PgFilesStore implements Async<FilesStore> {
     const out: { id: number; path: string }[] = [];
     for (const r of rows) {
       if (exclude.has(r.path) || (folders && !folders.has(path.posix.dirname(r.path)))) continue;
-      if (((await this.content(r.id)).toLowerCase().match(/\w+/g) ?? []).some((w) => words.has(w))) out.push(r);
+      if (mentionsAny(await this.content(r.id), words)) out.push(r);
     }
     return out.sort((a, b) => (a.path < b.path ? -1 : 1));
   }
