@@ -35,6 +35,36 @@ test('blueprint dependencies: a require belongs to the declared gem its path spe
 });
 
 /**
+ * A declared gem goes before Ruby's standard library, which is read by the path required: net-scp 4.0.0 (Debian, its
+ * gemspec beside lib/) requires 'net/ssh' from the net-ssh gem it declares. Before, every require under net/ was
+ * Ruby's (net/http's folder): net-ssh was imported by no file.
+ */
+test('blueprint dependencies: a declared gem under a standard library\'s folder is the gem (net-scp requires net/ssh)', async () => {
+  const gems = path.join(debianPackage('ruby-net-scp', '4.0.0-1'), 'usr/share/rubygems-integration/all');
+  const root = copyOf(path.join(gems, 'gems/net-scp-4.0.0'), 'loupe-net-scp-');
+  fs.copyFileSync(path.join(gems, 'specifications/net-scp-4.0.0.gemspec'), path.join(root, 'net-scp.gemspec'));
+  const deps = Object.fromEntries((await dependenciesOf(root)).map((d: { name: string; files: number }) => [d.name, d.files]));
+  assert.equal(deps['net-ssh'], 1, JSON.stringify(deps)); // lib/net/scp.rb
+  assert.equal(deps.net, undefined, JSON.stringify(deps));
+});
+
+/**
+ * A gem required but not declared is a dependency under its name (the path's first folder); what the interpreter
+ * provides is not: nanoc-core 4.12.14 requires 'contracts' and 'clonefile' (optional, undeclared) and 'fiber'
+ * (Ruby's own Fiber extensions), which was listed as a gem "fiber".
+ */
+test('blueprint dependencies: an undeclared gem is a dependency, Ruby\'s own `require \'fiber\'` is not (nanoc-core)', async () => {
+  const gems = path.join(debianPackage('ruby-nanoc-core', '4.12.14-3'), 'usr/share/rubygems-integration/all');
+  const root = copyOf(path.join(gems, 'gems/nanoc-core-4.12.14'), 'loupe-nanoc-');
+  fs.copyFileSync(path.join(gems, 'specifications/nanoc-core-4.12.14.gemspec'), path.join(root, 'nanoc-core.gemspec'));
+  const deps = Object.fromEntries((await dependenciesOf(root)).map((d: { name: string; files: number }) => [d.name, d.files]));
+  assert.equal(deps.contracts, 1, JSON.stringify(deps));
+  assert.equal(deps.clonefile, 1, JSON.stringify(deps));
+  assert.equal(deps['tty-platform'], 1, JSON.stringify(deps)); // declared
+  assert.equal(deps.fiber, undefined, JSON.stringify(deps));
+});
+
+/**
  * PHP names a namespace; the Composer package is the declared one the namespace's first segments spell. league/commonmark
  * 2.3.9 (Debian's copy under src/, with upstream's composer.json requirements): before, league/config was "imported by
  * 0 files" beside an undeclared `League\Config` (40 files) and `League\Config\Exception` (3), and `php` and

@@ -85,10 +85,11 @@ export function computeFacts(graph: ImportGraph, readText: (p: string) => string
   // first folder.
   const gems = [...dependencies.values()].filter((d) => d.ecosystem === 'rubygems' && d.type !== 'local').map((d) => d.name)
     .sort((a, b) => b.length - a.length);
-  const gemOf = (required: string, first: string) => gems.find((g) => {
+  // A declared gem goes before the standard library: `net/ssh` is net-ssh's, `minitest/reporters` minitest-reporters'.
+  const declaredGem = (required: string) => gems.find((g) => {
     const asPath = g.replace(/-/g, '/');
     return required === g || required === asPath || required.startsWith(`${asPath}/`);
-  }) ?? first;
+  });
   const hasCargoToml = manifests.some((m) => m.ecosystem === 'cargo');
   const distributionOf = distributions([...dependencies.values()].filter((d) => (d.ecosystem === 'pypi' || d.ecosystem === 'cargo') && d.type !== 'local').map((d) => d.name));
   const composerOf = composerPackages([...dependencies.values()].filter((d) => d.ecosystem === 'composer' && d.type !== 'local').map((d) => d.name));
@@ -100,11 +101,13 @@ export function computeFacts(graph: ImportGraph, readText: (p: string) => string
       if (s.packageName) {
         name = s.packageName;
         const language = graph.files[from].language;
-        // Standard libraries are never dependencies: `node:fs`, `os`, `std`, `java.util`, `System`, `<stdio.h>`.
-        if (s.packageName.startsWith('node:') || isStandardLibrary(language, s.packageName)) type = 'builtin';
+        const gem = language === 'ruby' ? declaredGem(s.specifier) : undefined;
+        // Standard libraries are never dependencies: `node:fs`, `os`, `std`, `java.util`, `System`, `<stdio.h>`, Ruby's
+        // `net/http` (by the path required: `net/ssh` is a gem).
+        if (gem) name = gem;
+        else if (s.packageName.startsWith('node:') || isStandardLibrary(language, language === 'ruby' ? s.specifier : s.packageName)) type = 'builtin';
         else if (language !== 'typescript' && language !== 'javascript' && isOwn(language, s.packageName)) type = 'local';
         else if (language === 'go') name = goModuleOf(s.packageName);
-        else if (language === 'ruby') name = gemOf(s.specifier, s.packageName);
         else if (language === 'php') name = composerOf(s.packageName);
         else if (language === 'python') name = distributionOf(s.packageName) ?? s.packageName;
         // Cargo gives rustc only the crates a Cargo.toml declares (and the sysroot's): a first segment that names
