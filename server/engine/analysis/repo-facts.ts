@@ -4,6 +4,7 @@ import { isStandardLibrary } from '../indexer/stdlib';
 import { isManifest, parseManifest, type Manifest } from './manifests';
 import { jsInstalls, type JsInstalls } from './js-installs';
 import { isBesideProject } from '../search/file-role';
+import { composerPackages, installedComposerPackages } from './composer-packages';
 
 export type DependencyKind = 'package' | 'builtin' | 'dev' | 'peer' | 'local';
 
@@ -92,7 +93,8 @@ export function computeFacts(graph: ImportGraph, readText: (p: string) => string
   });
   const hasCargoToml = manifests.some((m) => m.ecosystem === 'cargo');
   const distributionOf = distributions([...dependencies.values()].filter((d) => (d.ecosystem === 'pypi' || d.ecosystem === 'cargo') && d.type !== 'local').map((d) => d.name));
-  const composerOf = composerPackages([...dependencies.values()].filter((d) => d.ecosystem === 'composer' && d.type !== 'local').map((d) => d.name));
+  const composerOf = composerPackages([...dependencies.values()].filter((d) => d.ecosystem === 'composer' && d.type !== 'local').map((d) => d.name),
+    installedComposerPackages(graph.files.map((f) => f.path), readText));
   const importedNames = new Map<string, Set<number>>();
   graph.statements.forEach((statements, from) => {
     for (const s of statements) {
@@ -141,24 +143,6 @@ export function computeFacts(graph: ImportGraph, readText: (p: string) => string
   });
   const js = jsInstalls(manifests, graph.files.map((f) => f.path), readText);
   return { manifests, readme: readmes.length && readmeText !== null ? { path: readmes[0].path, text: readmeText } : null, dependencies, importedNames, js };
-}
-
-/**
- * The Composer package a PHP namespace belongs to: the declared one its first segments spell, case and `-` aside
- * (`League\Config\Exception` is league/config's, `Psr\EventDispatcher` psr/event-dispatcher's,
- * `Symfony\Component\Yaml` symfony/yaml's, `Embed` embed/embed's); else the namespace's first two segments, a
- * package's usual root (an undeclared `Nette\Schema\Elements` counts as `Nette\Schema`).
- */
-function composerPackages(declared: string[]): (namespace: string) => string {
-  const squash = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
-  const packages = declared.filter((d) => d.includes('/')).map((d) => ({ name: d, vendor: squash(d.split('/')[0]), project: squash(d.split('/')[1]) }));
-  return (namespace) => {
-    const segments = namespace.split('\\').filter(Boolean);
-    const parts = segments.map(squash);
-    const found = packages.find((p) => parts[0] === p.vendor
-      && (parts[1] === p.project || (parts.length >= 3 && parts[2] === p.project) || (parts.length === 1 && p.project === p.vendor)));
-    return found ? found.name : segments.slice(0, 2).join('\\');
-  };
 }
 
 /** Python modules whose distribution's name says another word (`import PIL` is Pillow's). */
