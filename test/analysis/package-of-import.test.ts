@@ -35,12 +35,43 @@ test('blueprint dependencies: a require belongs to the declared gem its path spe
 });
 
 /**
+ * A declared gem goes before Ruby's standard library, which is read by the path required: net-scp 4.0.0 (Debian, its
+ * gemspec beside lib/) requires 'net/ssh' from the net-ssh gem it declares. Before, every require under net/ was
+ * Ruby's (net/http's folder): net-ssh was imported by no file.
+ */
+test('blueprint dependencies: a declared gem under a standard library\'s folder is the gem (net-scp requires net/ssh)', async () => {
+  const gems = path.join(debianPackage('ruby-net-scp', '4.0.0-1'), 'usr/share/rubygems-integration/all');
+  const root = copyOf(path.join(gems, 'gems/net-scp-4.0.0'), 'loupe-net-scp-');
+  fs.copyFileSync(path.join(gems, 'specifications/net-scp-4.0.0.gemspec'), path.join(root, 'net-scp.gemspec'));
+  const deps = Object.fromEntries((await dependenciesOf(root)).map((d: { name: string; files: number }) => [d.name, d.files]));
+  assert.equal(deps['net-ssh'], 1, JSON.stringify(deps)); // lib/net/scp.rb
+  assert.equal(deps.net, undefined, JSON.stringify(deps));
+});
+
+/**
+ * A gem required but not declared is a dependency under its name (the path's first folder); what the interpreter
+ * provides is not: nanoc-core 4.12.14 requires 'contracts' and 'clonefile' (optional, undeclared) and 'fiber'
+ * (Ruby's own Fiber extensions), which was listed as a gem "fiber".
+ */
+test('blueprint dependencies: an undeclared gem is a dependency, Ruby\'s own `require \'fiber\'` is not (nanoc-core)', async () => {
+  const gems = path.join(debianPackage('ruby-nanoc-core', '4.12.14-3'), 'usr/share/rubygems-integration/all');
+  const root = copyOf(path.join(gems, 'gems/nanoc-core-4.12.14'), 'loupe-nanoc-');
+  fs.copyFileSync(path.join(gems, 'specifications/nanoc-core-4.12.14.gemspec'), path.join(root, 'nanoc-core.gemspec'));
+  const deps = Object.fromEntries((await dependenciesOf(root)).map((d: { name: string; files: number }) => [d.name, d.files]));
+  assert.equal(deps.contracts, 1, JSON.stringify(deps));
+  assert.equal(deps.clonefile, 1, JSON.stringify(deps));
+  assert.equal(deps['tty-platform'], 1, JSON.stringify(deps)); // declared
+  assert.equal(deps.fiber, undefined, JSON.stringify(deps));
+});
+
+/**
  * PHP names a namespace; the Composer package is the declared one the namespace's first segments spell. league/commonmark
  * 2.3.9 (Debian's copy under src/, with upstream's composer.json requirements): before, league/config was "imported by
  * 0 files" beside an undeclared `League\Config` (40 files) and `League\Config\Exception` (3), and `php` and
  * `ext-mbstring` were listed as packages.
  */
-test('blueprint dependencies: a PHP namespace belongs to the declared Composer package it spells (commonmark)', async () => {
+/** league/commonmark 2.3.9's src/ and upstream's composer.json, and vendor/composer/installed.json when given. */
+function commonmark(installed?: unknown): string {
   const root = tempDir('loupe-php-');
   fs.cpSync(path.join(debianPackage('php-league-commonmark', '2.3.9-1+deb12u1'), 'usr/share/php/League/CommonMark'), path.join(root, 'src'), { recursive: true });
   fs.rmSync(path.join(root, 'src/autoload.php'));
@@ -50,7 +81,15 @@ test('blueprint dependencies: a PHP namespace belongs to the declared Composer p
     'require-dev': { 'ext-json': '*', 'embed/embed': '^4.4', 'phpunit/phpunit': '^9.5.21', 'symfony/yaml': '^2.3 | ^3.0 | ^4.0 | ^5.0 | ^6.0' },
     autoload: { 'psr-4': { 'League\\CommonMark\\': 'src' } },
   }, null, 2));
-  const deps = Object.fromEntries((await dependenciesOf(root)).map((d: { name: string; files: number }) => [d.name, d.files]));
+  if (installed) {
+    fs.mkdirSync(path.join(root, 'vendor/composer'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'vendor/composer/installed.json'), JSON.stringify(installed, null, 2));
+  }
+  return root;
+}
+
+test('blueprint dependencies: a PHP namespace belongs to the declared Composer package it spells (commonmark)', async () => {
+  const deps = Object.fromEntries((await dependenciesOf(commonmark())).map((d: { name: string; files: number }) => [d.name, d.files]));
   assert.ok(deps['league/config'] >= 40, JSON.stringify(deps));
   assert.equal(deps['psr/event-dispatcher'], 3, JSON.stringify(deps));
   assert.equal(deps['symfony/yaml'], 1, JSON.stringify(deps)); // Symfony\Component\Yaml
@@ -58,6 +97,59 @@ test('blueprint dependencies: a PHP namespace belongs to the declared Composer p
   // Used but undeclared (league/config's own requirement), under its root namespace.
   assert.equal(deps['Nette\\Schema'], 14, JSON.stringify(deps));
   for (const gone of ['League\\Config', 'League\\Config\\Exception', 'Psr\\EventDispatcher', 'php', 'ext-mbstring', 'ext-json']) assert.equal(deps[gone], undefined, gone);
+});
+
+/**
+ * A repository that holds its vendor/ folder says what Composer installed (vendor/composer/installed.json: the
+ * requirements' requirements too) and which namespaces each package's autoload maps. symfony/console 5.4.53 (Debian's
+ * copy, with upstream's composer.json requirements) uses `Symfony\Contracts\Service` (symfony/service-contracts, which it
+ * declares) and `Symfony\Contracts\EventDispatcher` (symfony/event-dispatcher-contracts, symfony/event-dispatcher's):
+ * neither namespace spells its package, and both counted as one made-up `Symfony\Contracts`.
+ */
+test('blueprint dependencies: a PHP namespace belongs to the installed package whose autoload maps it (symfony/console, installed.json)', async () => {
+  const root = tempDir('loupe-php-');
+  fs.cpSync(path.join(debianPackage('php-symfony-console', '5.4.53+dfsg-0+deb12u1'), 'usr/share/php/Symfony/Component/Console'), root, { recursive: true });
+  fs.rmSync(path.join(root, 'autoload.php'));
+  const symfony = (names: string[]) => Object.fromEntries(names.map((n) => [`symfony/${n}`, '^5.4']));
+  fs.writeFileSync(path.join(root, 'composer.json'), JSON.stringify({
+    name: 'symfony/console',
+    require: { php: '>=7.2.5', ...symfony(['deprecation-contracts', 'polyfill-mbstring', 'polyfill-php73', 'polyfill-php80', 'service-contracts', 'string']) },
+    'require-dev': { ...symfony(['config', 'event-dispatcher', 'dependency-injection', 'lock', 'process', 'var-dumper']), 'psr/log': '^1|^2' },
+    autoload: { 'psr-4': { 'Symfony\\Component\\Console\\': '' } },
+  }, null, 2));
+  // As Composer 2 writes it (name and autoload of each package; the rest left out).
+  const psr4 = (name: string, namespace: string) => ({ name, version: 'v5.4.0', autoload: { 'psr-4': { [`${namespace}\\`]: '' } } });
+  const component = (n: string, ns: string) => psr4(`symfony/${n}`, `Symfony\\Component\\${ns}`);
+  fs.mkdirSync(path.join(root, 'vendor/composer'), { recursive: true });
+  fs.writeFileSync(path.join(root, 'vendor/composer/installed.json'), JSON.stringify({ packages: [
+    psr4('psr/container', 'Psr\\Container'), psr4('psr/log', 'Psr\\Log'),
+    { name: 'symfony/deprecation-contracts', version: 'v2.5.2', autoload: { files: ['function.php'] } },
+    psr4('symfony/polyfill-mbstring', 'Symfony\\Polyfill\\Mbstring'), psr4('symfony/polyfill-php73', 'Symfony\\Polyfill\\Php73'),
+    psr4('symfony/polyfill-php80', 'Symfony\\Polyfill\\Php80'), psr4('symfony/service-contracts', 'Symfony\\Contracts\\Service'),
+    psr4('symfony/event-dispatcher-contracts', 'Symfony\\Contracts\\EventDispatcher'), component('string', 'String'),
+    component('config', 'Config'), component('event-dispatcher', 'EventDispatcher'), component('dependency-injection', 'DependencyInjection'),
+    component('lock', 'Lock'), component('process', 'Process'), component('var-dumper', 'VarDumper'),
+  ], dev: true, 'dev-package-names': [] }, null, 2));
+  const deps = Object.fromEntries((await dependenciesOf(root)).map((d: { name: string; files: number }) => [d.name, d.files]));
+  assert.equal(deps['symfony/service-contracts'], 2, JSON.stringify(deps)); // Application.php, Formatter/OutputFormatterStyleStack.php
+  assert.equal(deps['symfony/event-dispatcher-contracts'], 2, JSON.stringify(deps)); // Application.php, Event/ConsoleEvent.php
+  assert.equal(deps['psr/container'], 1, JSON.stringify(deps)); // CommandLoader/ContainerCommandLoader.php
+  assert.equal(deps['Symfony\\Contracts'], undefined, JSON.stringify(deps));
+});
+
+// league/config's own requirements, installed beside it: nette/schema (a classmap, no namespace in its autoload) is
+// named by the namespace that spells it, dflydev/dot-access-data by its PSR-4 namespace.
+test('blueprint dependencies: a used but undeclared package that installed.json lists is named as Composer names it (commonmark)', async () => {
+  const deps = Object.fromEntries((await dependenciesOf(commonmark({ packages: [
+    { name: 'dflydev/dot-access-data', version: 'v3.0.2', autoload: { 'psr-4': { 'Dflydev\\DotAccessData\\': 'src/' } } },
+    { name: 'league/config', version: 'v1.2.0', autoload: { 'psr-4': { 'League\\Config\\': 'src' } } },
+    { name: 'nette/schema', version: 'v1.2.3', autoload: { classmap: ['src/'] } },
+    { name: 'nette/utils', version: 'v3.2.9', autoload: { classmap: ['src/'] } },
+  ] }))).map((d: { name: string; files: number }) => [d.name, d.files]));
+  assert.equal(deps['nette/schema'], 14, JSON.stringify(deps));
+  assert.equal(deps['dflydev/dot-access-data'], 1, JSON.stringify(deps)); // src/Node/Node.php: `use Dflydev\DotAccessData\Data`
+  assert.ok(deps['league/config'] >= 40, JSON.stringify(deps));
+  for (const gone of ['Nette\\Schema', 'Dflydev\\DotAccessData']) assert.equal(deps[gone], undefined, gone);
 });
 
 /**

@@ -24,9 +24,9 @@ test('Go: an import path whose first element has no dot', () => {
 
 test('the other languages: Rust std, the JDK, .NET System, C and POSIX headers, Ruby default gems, PHP classes', () => {
   const yes: [string, string][] = [['rust', 'std'], ['rust', 'core'], ['java', 'java.util'], ['java', 'javax.tools'], ['csharp', 'System.Linq'],
-    ['c', 'stdio.h'], ['c', 'sys/mman.h'], ['cpp', 'vector'], ['ruby', 'json'], ['ruby', 'net/http'], ['php', 'InvalidArgumentException']];
+    ['c', 'stdio.h'], ['c', 'sys/mman.h'], ['cpp', 'vector'], ['ruby', 'json'], ['ruby', 'net/http'], ['ruby', 'fiber'], ['ruby', 'digest/sha2'], ['php', 'InvalidArgumentException']];
   const no: [string, string][] = [['rust', 'tokio'], ['java', 'com.google.common.collect'], ['csharp', 'Newtonsoft.Json'], ['c', 'openssl/ssl.h'],
-    ['ruby', 'rack'], ['php', 'Symfony\\Component\\Console'], ['typescript', 'fs']];
+    ['ruby', 'rack'], ['ruby', 'net/ssh'], ['ruby', 'net/http/persistent'], ['ruby', 'rake'], ['php', 'Symfony\\Component\\Console'], ['typescript', 'fs']];
   for (const [language, name] of yes) assert.ok(isStandardLibrary(language, name), `${language} ${name}`);
   for (const [language, name] of no) assert.equal(isStandardLibrary(language, name), false, `${language} ${name}`);
 });

@@ -4,6 +4,7 @@ import { isStandardLibrary } from '../indexer/stdlib';
 import { isManifest, parseManifest, type Manifest } from './manifests';
 import { jsInstalls, type JsInstalls } from './js-installs';
 import { isBesideProject } from '../search/file-role';
+import { composerPackages, installedComposerPackages } from './composer-packages';
 
 export type DependencyKind = 'package' | 'builtin' | 'dev' | 'peer' | 'local';
 
@@ -85,13 +86,15 @@ export function computeFacts(graph: ImportGraph, readText: (p: string) => string
   // first folder.
   const gems = [...dependencies.values()].filter((d) => d.ecosystem === 'rubygems' && d.type !== 'local').map((d) => d.name)
     .sort((a, b) => b.length - a.length);
-  const gemOf = (required: string, first: string) => gems.find((g) => {
+  // A declared gem goes before the standard library: `net/ssh` is net-ssh's, `minitest/reporters` minitest-reporters'.
+  const declaredGem = (required: string) => gems.find((g) => {
     const asPath = g.replace(/-/g, '/');
     return required === g || required === asPath || required.startsWith(`${asPath}/`);
-  }) ?? first;
+  });
   const hasCargoToml = manifests.some((m) => m.ecosystem === 'cargo');
   const distributionOf = distributions([...dependencies.values()].filter((d) => (d.ecosystem === 'pypi' || d.ecosystem === 'cargo') && d.type !== 'local').map((d) => d.name));
-  const composerOf = composerPackages([...dependencies.values()].filter((d) => d.ecosystem === 'composer' && d.type !== 'local').map((d) => d.name));
+  const composerOf = composerPackages([...dependencies.values()].filter((d) => d.ecosystem === 'composer' && d.type !== 'local').map((d) => d.name),
+    installedComposerPackages(graph.files.map((f) => f.path), readText));
   const importedNames = new Map<string, Set<number>>();
   graph.statements.forEach((statements, from) => {
     for (const s of statements) {
@@ -100,11 +103,13 @@ export function computeFacts(graph: ImportGraph, readText: (p: string) => string
       if (s.packageName) {
         name = s.packageName;
         const language = graph.files[from].language;
-        // Standard libraries are never dependencies: `node:fs`, `os`, `std`, `java.util`, `System`, `<stdio.h>`.
-        if (s.packageName.startsWith('node:') || isStandardLibrary(language, s.packageName)) type = 'builtin';
+        const gem = language === 'ruby' ? declaredGem(s.specifier) : undefined;
+        // Standard libraries are never dependencies: `node:fs`, `os`, `std`, `java.util`, `System`, `<stdio.h>`, Ruby's
+        // `net/http` (by the path required: `net/ssh` is a gem).
+        if (gem) name = gem;
+        else if (s.packageName.startsWith('node:') || isStandardLibrary(language, language === 'ruby' ? s.specifier : s.packageName)) type = 'builtin';
         else if (language !== 'typescript' && language !== 'javascript' && isOwn(language, s.packageName)) type = 'local';
         else if (language === 'go') name = goModuleOf(s.packageName);
-        else if (language === 'ruby') name = gemOf(s.specifier, s.packageName);
         else if (language === 'php') name = composerOf(s.packageName);
         else if (language === 'python') name = distributionOf(s.packageName) ?? s.packageName;
         // Cargo gives rustc only the crates a Cargo.toml declares (and the sysroot's): a first segment that names
@@ -138,24 +143,6 @@ export function computeFacts(graph: ImportGraph, readText: (p: string) => string
   });
   const js = jsInstalls(manifests, graph.files.map((f) => f.path), readText);
   return { manifests, readme: readmes.length && readmeText !== null ? { path: readmes[0].path, text: readmeText } : null, dependencies, importedNames, js };
-}
-
-/**
- * The Composer package a PHP namespace belongs to: the declared one its first segments spell, case and `-` aside
- * (`League\Config\Exception` is league/config's, `Psr\EventDispatcher` psr/event-dispatcher's,
- * `Symfony\Component\Yaml` symfony/yaml's, `Embed` embed/embed's); else the namespace's first two segments, a
- * package's usual root (an undeclared `Nette\Schema\Elements` counts as `Nette\Schema`).
- */
-function composerPackages(declared: string[]): (namespace: string) => string {
-  const squash = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
-  const packages = declared.filter((d) => d.includes('/')).map((d) => ({ name: d, vendor: squash(d.split('/')[0]), project: squash(d.split('/')[1]) }));
-  return (namespace) => {
-    const segments = namespace.split('\\').filter(Boolean);
-    const parts = segments.map(squash);
-    const found = packages.find((p) => parts[0] === p.vendor
-      && (parts[1] === p.project || (parts.length >= 3 && parts[2] === p.project) || (parts.length === 1 && p.project === p.vendor)));
-    return found ? found.name : segments.slice(0, 2).join('\\');
-  };
 }
 
 /** Python modules whose distribution's name says another word (`import PIL` is Pillow's). */

@@ -24,16 +24,35 @@ const C_HEADERS = new Set([
   'elf.h', 'execinfo.h', 'ifaddrs.h', 'memory.h', 'paths.h', 'shadow.h', 'sysexits.h', 'values.h', 'windows.h',
 ]);
 
-/** Ruby's default and bundled libraries (what `require` finds without a gem in the Gemfile). */
+/**
+ * Ruby's standard library (what `require` finds without a gem in the Gemfile), by first folder: Ruby 3.1's
+ * lib/ruby/3.1.0 and its extensions, the features the interpreter provides itself (`require 'fiber'`, 'enumerator',
+ * 'rational', 'complex', 'thread'), and what it shipped before as such and bundles now (minitest, test/unit, rexml,
+ * rss, webrick); not the gems it only bundles (rake, rbs, debug), which a project declares.
+ */
 const RUBY = new Set([
-  'abbrev', 'base64', 'benchmark', 'bigdecimal', 'cgi', 'coverage', 'csv', 'date', 'delegate', 'digest', 'drb', 'English',
-  'erb', 'etc', 'expect', 'fcntl', 'fiddle', 'fileutils', 'find', 'forwardable', 'getoptlong', 'io', 'ipaddr', 'irb', 'json',
-  'logger', 'matrix', 'mkmf', 'monitor', 'mutex_m', 'net', 'nkf', 'objspace', 'observer', 'open-uri', 'open3', 'openssl',
-  'optparse', 'ostruct', 'pathname', 'pp', 'prettyprint', 'prime', 'pstore', 'psych', 'pty', 'racc', 'rbconfig', 'rdoc',
-  'readline', 'reline', 'resolv', 'ripper', 'rubygems', 'securerandom', 'set', 'shellwords', 'singleton', 'socket',
-  'stringio', 'strscan', 'syslog', 'tempfile', 'thread', 'time', 'timeout', 'tmpdir', 'tsort', 'un', 'uri', 'weakref',
-  'webrick', 'yaml', 'zlib', 'bundler', 'minitest', 'test',
+  'abbrev', 'base64', 'benchmark', 'bigdecimal', 'cgi', 'complex', 'continuation', 'coverage', 'csv', 'date',
+  'delegate', 'did_you_mean', 'digest', 'drb', 'enc', 'English', 'enumerator', 'erb', 'error_highlight', 'etc', 'expect',
+  'fcntl', 'fiber', 'fiddle', 'fileutils', 'find', 'forwardable', 'getoptlong', 'io', 'ipaddr', 'irb', 'json', 'kconv',
+  'logger', 'matrix', 'mkmf', 'monitor', 'mutex_m', 'nkf', 'objspace', 'observer', 'open-uri', 'open3', 'openssl',
+  'optionparser', 'optparse', 'ostruct', 'pathname', 'pp', 'prettyprint', 'prime', 'pstore', 'psych',
+  'pty', 'racc', 'rational', 'rbconfig', 'rdoc', 'readline', 'reline', 'resolv', 'resolv-replace', 'rexml',
+  'rinda', 'ripper', 'rss', 'ruby2_keywords', 'rubygems', 'securerandom', 'set', 'shellwords', 'singleton', 'socket',
+  'stringio', 'strscan', 'syslog', 'tempfile', 'thread', 'time', 'timeout', 'tmpdir', 'tsort', 'un',
+  'unicode_normalize', 'uri', 'weakref', 'webrick', 'yaml', 'zlib', 'bundler', 'minitest', 'test',
 ]);
+
+/**
+ * Under net/ only Ruby's own protocols (net-http, net-ftp, net-imap, net-pop, net-smtp, net-protocol): `net/ssh`,
+ * `net/scp`, `net/http/persistent` are gems (net-ssh, net-scp, net-http-persistent).
+ */
+const RUBY_NET = /^net\/(https?|ftp|imap|pop|smtp|protocol)(\.rb)?$/;
+
+/** A required path (`json`, `net/http`, `digest/sha2`) that Ruby itself provides. */
+const isRubyStdlib = (required: string) => {
+  const first = required.split('/')[0].replace(/\.(rb|so)$/, '');
+  return first === 'net' ? RUBY_NET.test(required) : RUBY.has(first);
+};
 
 /** PHP's own classes that `use` may name without a namespace (`use Exception;`). */
 const PHP = /^(Exception|ErrorException|Error|TypeError|ValueError|ArgumentCountError|ArithmeticError|DivisionByZeroError|Throwable|Stringable|Traversable|Iterator|IteratorAggregate|ArrayAccess|Countable|Serializable|JsonSerializable|Closure|Generator|WeakMap|WeakReference|stdClass|ArrayObject|ArrayIterator|SplObjectStorage|DateTime|DateTimeImmutable|DateTimeInterface|DateTimeZone|DateInterval|ReflectionClass|ReflectionMethod|ReflectionProperty|ReflectionFunction|ReflectionNamedType|PDO|PDOException|PDOStatement|(InvalidArgument|Logic|Runtime|Domain|Length|OutOf\w+|Overflow|Range|Underflow|UnexpectedValue|BadFunctionCall|BadMethodCall|Json)Exception)$/;
@@ -44,7 +63,7 @@ export function isOtherStandardLibrary(language: string | null, name: string): b
     case 'java': return JAVA.test(name);
     case 'csharp': return CSHARP.test(name);
     case 'c': case 'cpp': return C_HEADERS.has(name) || name.startsWith('sys/') || !name.includes('.');
-    case 'ruby': return RUBY.has(name.split('/')[0]);
+    case 'ruby': return isRubyStdlib(name);
     case 'php': return PHP.test(name);
     default: return false;
   }

@@ -2,6 +2,7 @@ import type { Node } from '@vscode/tree-sitter-wasm';
 import type { SymbolKind } from '../../types';
 import type { LanguageSpec, RawImport } from './language';
 import { resolveInclude } from './cpp-includes';
+import { parseBlankingMacros } from './cpp-macros';
 import { startLineOf, stringValue } from './source';
 
 // Declarations and fields are named by walking their declarators (nameOf): `int *f(void)`, `T& C::g()`
@@ -144,14 +145,6 @@ function accessOf(member: Node, owner: Node): string {
   return owner.type === 'class_specifier' ? 'private' : 'public';
 }
 
-/**
- * An export or attribute macro between the class key and the name (`class GTEST_API_ Message {`, `class
- * GTEST_INTERNAL_EMPTY_BASE_CLASS NiceMock : …`), which expands to a visibility attribute or to nothing: the grammar
- * reads a function `Message` returning a `class GTEST_API_`, the class body as its statements. An upper-case name
- * with an underscore followed by the class's name and its body or base clause is such a macro.
- */
-const CLASS_HEAD_MACRO = /\b(class|struct|union)(\s+)([A-Z][A-Z0-9]*_[A-Z0-9_]*)(?=\s+[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*\s*(?:final\s*)?(?:\{|:(?!:)))/g;
-
 export const cpp: LanguageSpec = {
   grammar: 'cpp',
   comments: '(comment) @comment',
@@ -180,8 +173,8 @@ export const cpp: LanguageSpec = {
     });
     return out;
   },
-  // The grammar reads such a macro as blanks (same length: every position stays).
-  parseFile: (text, parser) => parser.parse(text.replace(CLASS_HEAD_MACRO, (_match, key: string, space: string, macro: string) => `${key}${space}${' '.repeat(macro.length)}`)),
+  // Macros in class heads and macro calls standing as declarations are read as blanks (same length: every position stays).
+  parseFile: parseBlankingMacros,
   nameOf(node, kind) {
     if (node.type.startsWith('preproc')) return null;
     const typeName = TYPE_SPECIFIERS.has(node.type) || node.type === 'namespace_definition' ? node.childForFieldName('name') : null;

@@ -3,11 +3,10 @@ import { parse as parseToml } from 'smol-toml';
 import type { LanguageSpec, RawImport } from './language';
 import { resolvedTo, unresolved } from './language';
 import { ancestors, dirOf, joinRel, type RepoFiles } from './repo-files';
+import { implTypeName } from './rust-impls';
 import { parseOpeningItemMacros } from './rust-macros';
 import { fromInline, inlineModules, writtenPaths } from './rust-paths';
 import { startLineOf } from './source';
-
-const implType = '[(type_identifier) @name (generic_type type: (type_identifier) @name) (scoped_type_identifier name: (type_identifier) @name)]';
 
 const definitions = `
 (function_item name: (identifier) @name) @def.function
@@ -21,7 +20,7 @@ const definitions = `
 (const_item name: (identifier) @name) @def.constant
 (static_item name: (identifier) @name) @def.variable
 (macro_definition name: (identifier) @name) @def.function
-(impl_item type: ${implType}) @def.scope
+(impl_item) @def.scope
 `;
 
 const imports = `
@@ -353,6 +352,8 @@ export const rust: LanguageSpec = {
   grammar: 'rust',
   comments: '[(line_comment) (block_comment)] @comment',
   definitions,
+  // An impl (no `@name`) is named by its self type: `impl Read for &'a Pipe` → Pipe, `for &[u8]` → [u8] (rust-impls.ts).
+  nameOf: (node) => (node.type === 'impl_item' ? [{ name: implTypeName(node.childForFieldName('type')) ?? '' }] : null),
   imports,
   importsOf(match): RawImport[] {
     const node = match.captures[0].node;
