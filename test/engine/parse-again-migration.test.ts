@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { createTestEngine, indexFolder, tempDir } from '../helpers/engine';
@@ -124,9 +125,12 @@ test('migration 24: components, and script files importing a declaration, are pa
   }
 });
 
-test('migration 25: the scripts and components of a Nuxt app are parsed again, nothing else', async () => {
+test('migration 25: the scripts and components of a Nuxt app, and Rust, C and C++ files, are parsed again, nothing else', async () => {
   const docus = copyOf(npmPackage('docus@5.12.3'), 'loupe-nuxt-again-');
+  // chalk: scripts of no Nuxt app, with a Rust file and a C header beside them (parsed again, the scripts not).
   const chalk = copyOf(npmPackage('chalk@5.3.0'), 'loupe-nuxt-again-');
+  fs.writeFileSync(path.join(chalk, 'bytes.rs'), 'pub trait Buf {}\nimpl Buf for &[u8] {\n    fn remaining(&self) -> usize { self.len() }\n}\n');
+  fs.writeFileSync(path.join(chalk, 'colors.h'), 'int colors(void);\n');
   const { ids: [id, chalkId], copy } = await indexedCopy([docus, chalk]);
   // What the index held before: no auto-imported edge.
   const old = new Database(path.join(copy, 'loupe.db'));
@@ -141,9 +145,11 @@ test('migration 25: the scripts and components of a Nuxt app are parsed again, n
     assert.deepEqual([run.changed, run.unchanged], [scripts, files.paths(id).length - scripts]);
     const app = files.imports(files.getByPath(id, 'app/app.vue')!.id).filter((i) => i.kind === 'reference').map((i) => i.targetPath);
     assert.ok(app.includes('app/components/app/AppHeader.vue'), JSON.stringify(app));
-    // A repository without a nuxt.config is not read again.
+    // A repository without a nuxt.config: its Rust and C files only.
     const chalkRun = await t.engine.indexer.indexRepository(t.engine.reposStore.get(chalkId)!);
-    assert.equal(chalkRun.changed, 0);
+    assert.equal(chalkRun.changed, 2);
+    const impl = files.symbols(files.getByPath(chalkId, 'bytes.rs')!.id).find((s) => s.name === 'remaining');
+    assert.equal(impl?.parent, '[u8]');
   } finally {
     await t.close();
   }

@@ -7,12 +7,10 @@
  *   (`import './App.css'` names the file now);
  * - the scripts of repositories with a "solution" tsconfig.json (`"files": []` and `references`: a file resolves with
  *   the referenced config that includes it, solution-config.ts);
- * - Rust files: the items inside item macros (tokio's `cfg_rt! { … }`) are symbols and their `use` lines edges; the
- *   methods of an impl for `&[u8]`, `&'a T`, `str`, a tuple or `io::Cursor<T>` have a parent;
+ * - Rust files: the items inside item macros (tokio's `cfg_rt! { … }`) are symbols and their `use` lines edges;
  * - C and C++ files: an include found nowhere else is the one `<folder>/include/<path>` of the repository, and
  *   `<dir/file.h>` is tried from the folders above; namespaces are symbols, specialisations are named without their
- *   arguments, struct fields are properties; a macro call standing as a declaration (gtest.h's
- *   `GTEST_IMPL_CMP_HELPER_(NE, !=)`) no longer hides the class after it;
+ *   arguments, struct fields are properties;
  * - Python files: a package's `__init__.py` stores what it imports as re-exports, `import __main__` is no file,
  *   a folder that is itself a package is importable by name from its scripts, and a package and its own stub are
  *   no edge.

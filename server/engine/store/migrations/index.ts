@@ -18,7 +18,7 @@ import * as inFileTests from './021-in-file-tests';
 import * as parseAgain from './022-parse-again';
 import * as parseCodeAgain from './023-parse-code-again';
 import * as scriptImports from './024-script-imports';
-import * as nuxtAutoImports from './025-nuxt-auto-imports';
+import * as parseAgainNuxtNative from './025-parse-again-nuxt-native';
 import type { Db } from '../db';
 
 export interface Migration {
@@ -55,5 +55,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 22, name: 'parse-again', sql: parseAgain.sql },
   { version: 23, name: 'parse-code-again', sql: parseCodeAgain.sql },
   { version: 24, name: 'script-imports', sql: scriptImports.sql },
-  { version: 25, name: 'nuxt-auto-imports', sql: nuxtAutoImports.sql },
+  { version: 25, name: 'parse-again-nuxt-native', sql: parseAgainNuxtNative.sql },
 ];

@@ -21,7 +21,7 @@
  */
 import type { PgMigration } from './migrate';
 import { sql as scriptImportsSql } from '../migrations/024-script-imports';
-import { sql as nuxtAutoImportsSql } from '../migrations/025-nuxt-auto-imports';
+import { sql as parseAgainNuxtNativeSql } from '../migrations/025-parse-again-nuxt-native';
 
 const index = `
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
@@ -277,6 +277,6 @@ export const PG_INDEX_MIGRATIONS: PgMigration[] = [
   // Components, scripts importing a declaration or a stylesheet, solution tsconfigs' scripts, Rust, C, C++, Python: the
   // SQLite migration's statement, which PostgreSQL reads alike.
   { version: 107, name: 'script imports', sql: scriptImportsSql },
-  // Nuxt apps' scripts and components (auto-imports): SQLite migration 25's statement.
-  { version: 108, name: 'nuxt auto-imports', sql: nuxtAutoImportsSql },
+  // Nuxt apps' scripts and components (auto-imports), Rust, C and C++: SQLite migration 25's statement.
+  { version: 108, name: 'parse again: nuxt, rust, c, cpp', sql: parseAgainNuxtNativeSql },
 ];
