@@ -5,6 +5,7 @@ import { builtinModules } from 'node:module';
 import { findWorkspaces, type Workspace } from './workspaces';
 import { solutionMember, type RawConfig } from './solution-config';
 import type { ImportKind } from '../types';
+import { BUNDLED_EXTENSIONS, viteRootPath, withoutViteQuery } from './vite-imports';
 
 export interface Resolution {
   targetPath: string | null;
@@ -29,9 +30,10 @@ export function packageNameOf(specifier: string): string {
 
 /**
  * A file a bundler imports that the compiler knows no module for, as the compiler probes it (an unknown extension
- * with `.ts` added): a Vue or Svelte component (`App.vue.ts`), a stylesheet (`./App.css`, `./theme.module.scss`).
+ * with `.ts` added): a Vue or Svelte component (`App.vue.ts`), a stylesheet (`./App.css`, `./theme.module.scss`),
+ * an asset (`./assets/react.svg`, `$lib/images/logo.png`: vite-imports.ts).
  */
-const PROBED_MODULE = /\.(vue|svelte|astro|css|scss|less)\.ts$/i;
+const PROBED_MODULE = new RegExp(`\\.(${BUNDLED_EXTENSIONS.join('|')})\\.ts$`, 'i');
 
 /** `x.d.ts`, `x.d.mts`, `x.d.cts`; the group is the runtime extension's prefix (`.js`, `.mjs`, `.cjs`). */
 export const DECLARATION_FILE = /\.d\.([mc]?)ts$/;
@@ -163,12 +165,35 @@ export class ModuleResolver {
    * condition, a `require()` and an import in a CommonJS file its `require` one (payload's `@tools/constants`
    * exports `import` only: its ES modules' imports of it resolved to nothing).
    */
-  resolve(fromRelPath: string, specifier: string, kind: ImportKind = 'import'): Resolution {
-    const answer = this.probedAnswer(this.compilerAnswer(fromRelPath, specifier, kind));
+  resolve(fromRelPath: string, written: string, kind: ImportKind = 'import'): Resolution {
+    const specifier = this.bundlerSpecifier(fromRelPath, withoutViteQuery(written));
+    const found = this.probedAnswer(this.compilerAnswer(fromRelPath, specifier, kind));
+    const answer = found.targetPath === null ? this.bundlerAnswer(fromRelPath, specifier, found) : found;
     // Where the compiler only probed extensions (a relative path, an `imports` entry), the declaration's own
     // JavaScript is what runs; a package's `exports` may name a different file per condition.
     const probed = isRelative(specifier) || specifier.startsWith('#');
     return probed && !DECLARATION_FILE.test(fromRelPath) ? this.withRuntimeFile(answer) : answer;
+  }
+
+  /** A root-absolute import in a Vite project (`/vite.svg`), as a path relative to the importing file (vite-imports.ts). */
+  private bundlerSpecifier(fromRelPath: string, specifier: string): string {
+    const dir = path.join(this.root, path.dirname(fromRelPath));
+    const file = viteRootPath(specifier, dir, this.root, (p) => this.listings.isFile(p));
+    if (file === null) return specifier;
+    const rel = path.relative(dir, file).split(path.sep).join('/');
+    return rel.startsWith('.') ? rel : `./${rel}`;
+  }
+
+  /**
+   * What a bundler finds where the compiler found nothing: the file a relative import names as written, whatever its
+   * extension (`./a.txt?raw`, `./data.yaml` through a plugin).
+   */
+  private bundlerAnswer(fromRelPath: string, specifier: string, answer: Resolution): Resolution {
+    if (!isRelative(specifier)) return answer;
+    const file = path.resolve(this.root, path.dirname(fromRelPath), specifier);
+    const rel = path.relative(this.root, file);
+    if (!this.listings.isFile(file) || rel.split(path.sep).includes('node_modules')) return answer;
+    return { targetPath: rel.split(path.sep).join('/'), packageName: null };
   }
 
   /**
