@@ -5,6 +5,7 @@ import { builtinModules } from 'node:module';
 import { findWorkspaces, type Workspace } from './workspaces';
 import { solutionMember, type RawConfig } from './solution-config';
 import type { ImportKind } from '../types';
+import { generatedKitConfig, isKitModule } from './sveltekit-config';
 import { BUNDLED_EXTENSIONS, viteRootPath, withoutViteQuery } from './vite-imports';
 
 export interface Resolution {
@@ -186,9 +187,10 @@ export class ModuleResolver {
 
   /**
    * What a bundler finds where the compiler found nothing: the file a relative import names as written, whatever its
-   * extension (`./a.txt?raw`, `./data.yaml` through a plugin).
+   * extension (`./a.txt?raw`, `./data.yaml` through a plugin); a SvelteKit module (`$app/…`, `$env/…`) is the kit's.
    */
   private bundlerAnswer(fromRelPath: string, specifier: string, answer: Resolution): Resolution {
+    if (isKitModule(specifier)) return { targetPath: null, packageName: '@sveltejs/kit' };
     if (!isRelative(specifier)) return answer;
     const file = path.resolve(this.root, path.dirname(fromRelPath), specifier);
     const rel = path.relative(this.root, file);
@@ -457,11 +459,16 @@ export class ModuleResolver {
     const isFile = (p: string) => this.listings.isFile(p);
     const read = ts.readConfigFile(file, (f) => (isFile(f) ? fs.readFileSync(f, 'utf8') : undefined));
     if (read.error) return {};
+    // A SvelteKit app's tsconfig.json extends `.svelte-kit/tsconfig.json`, which a fresh clone lacks: what
+    // `svelte-kit sync` would write stands in for it (sveltekit-config.ts).
+    const generated = (f: string) => (within(this.root, path.resolve(f))
+      ? generatedKitConfig(f, isFile, (p) => this.listings.isDir(p), (p) => fs.readFileSync(p, 'utf8'))
+      : null);
     const parsed = ts.parseJsonConfigFileContent(read.config, {
       useCaseSensitiveFileNames: true,
       readDirectory: () => [],
-      fileExists: isFile,
-      readFile: (f) => (isFile(f) ? fs.readFileSync(f, 'utf8') : undefined),
+      fileExists: (f) => isFile(f) || generated(f) !== null,
+      readFile: (f) => (isFile(f) ? fs.readFileSync(f, 'utf8') : generated(f) ?? undefined),
     }, path.dirname(file), undefined, file, undefined, undefined, this.extended);
     return parsed.options;
   }
