@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { createTestEngine, indexFolder, tempDir } from '../helpers/engine';
@@ -119,6 +120,47 @@ test('migration 24: components, and script files importing a declaration, are pa
     const vueFiles = files.filesOfLanguages(vueId, ['vue', 'typescript']).map((f) => f.path);
     assert.deepEqual(vueFiles, ['src/App.vue', 'src/components/HelloWorld.vue', 'src/main.ts', 'vite.config.ts']);
     assert.deepEqual([vueRun.changed, vueRun.unchanged], [4, files.paths(vueId).length - 4]);
+  } finally {
+    await t.close();
+  }
+});
+
+/**
+ * Migration 25: the imports Vite and SvelteKit resolve (resolver.ts) were stored unresolved (`./assets/react.svg`),
+ * or as packages `$lib` and `$app` in a SvelteKit app without `.svelte-kit/`. The files with an unresolved import,
+ * and every script and component of a SvelteKit app, are parsed again; nothing else is.
+ */
+test('migration 25: scripts with unresolved imports and SvelteKit apps\' files are parsed again, nothing else', async () => {
+  const react = copyOf(path.join(npmPackage('create-vite@9.3.0'), 'template-react-ts'), 'loupe-bundler-imports-');
+  // sv 0.17.1's minimal SvelteKit app, as `sv create` writes it (its files JSON, and shared.json's TypeScript entries).
+  const kit = tempDir('loupe-bundler-imports-kit-');
+  const sv = path.join(npmPackage('sv@0.17.1'), 'dist');
+  const write = (rel: string, text: string) => { fs.mkdirSync(path.dirname(path.join(kit, rel)), { recursive: true }); fs.writeFileSync(path.join(kit, rel), text); };
+  for (const f of JSON.parse(fs.readFileSync(path.join(sv, 'templates/minimal/files.types=typescript.json'), 'utf8')) as { name: string; contents: string }[]) write(f.name, f.contents);
+  fs.cpSync(path.join(sv, 'templates/minimal/assets/src'), path.join(kit, 'src'), { recursive: true });
+  for (const f of (JSON.parse(fs.readFileSync(path.join(sv, 'shared.json'), 'utf8')) as { files: { name: string; include: string[]; exclude: string[]; contents: string }[] }).files) {
+    if (f.include.length === 1 && f.include[0] === 'typescript') write(f.name, f.contents);
+  }
+  const { ids: [reactId, kitId], copy } = await indexedCopy([react, kit]);
+  // What the index held before: the assets unresolved, `$lib` and `$app` packages.
+  const old = new Database(path.join(copy, 'loupe.db'));
+  old.prepare("UPDATE imports SET target_path = NULL WHERE specifier LIKE './assets/%'").run();
+  old.prepare("UPDATE imports SET target_path = NULL, package = '$lib' WHERE specifier LIKE '$lib/%'").run();
+  old.pragma('user_version = 24');
+  old.close();
+  const t = createTestEngine({ dataDir: copy });
+  try {
+    const files = t.engine.filesStore;
+    const reactRun = await t.engine.indexer.indexRepository(t.engine.reposStore.get(reactId)!);
+    assert.deepEqual([reactRun.changed, reactRun.unchanged], [1, files.paths(reactId).length - 1], 'src/App.tsx alone');
+    assert.deepEqual(files.imports(files.getByPath(reactId, 'src/App.tsx')!.id).filter((i) => i.specifier.startsWith('./assets/')).map((i) => i.targetPath),
+      ['src/assets/hero.png', 'src/assets/react.svg', 'src/assets/vite.svg']);
+    const kitRun = await t.engine.indexer.indexRepository(t.engine.reposStore.get(kitId)!);
+    const scripts = files.filesOfLanguages(kitId, ['typescript', 'javascript', 'svelte']).map((f) => f.path);
+    assert.deepEqual(scripts, ['src/app.d.ts', 'src/lib/index.ts', 'src/routes/+layout.svelte', 'src/routes/+page.svelte', 'vite.config.ts']);
+    assert.deepEqual([kitRun.changed, kitRun.unchanged], [scripts.length, files.paths(kitId).length - scripts.length]);
+    assert.deepEqual(files.imports(files.getByPath(kitId, 'src/routes/+layout.svelte')!.id).map((i) => `${i.specifier} ${i.targetPath}`),
+      ['$lib/assets/favicon.svg src/lib/assets/favicon.svg']);
   } finally {
     await t.close();
   }

@@ -18,6 +18,7 @@ import * as inFileTests from './021-in-file-tests';
 import * as parseAgain from './022-parse-again';
 import * as parseCodeAgain from './023-parse-code-again';
 import * as scriptImports from './024-script-imports';
+import * as bundlerImports from './025-bundler-imports';
 import type { Db } from '../db';
 
 export interface Migration {
@@ -54,4 +55,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 22, name: 'parse-again', sql: parseAgain.sql },
   { version: 23, name: 'parse-code-again', sql: parseCodeAgain.sql },
   { version: 24, name: 'script-imports', sql: scriptImports.sql },
+  { version: 25, name: 'bundler-imports', sql: bundlerImports.sql },
 ];

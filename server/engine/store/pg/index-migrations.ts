@@ -21,6 +21,7 @@
  */
 import type { PgMigration } from './migrate';
 import { sql as scriptImportsSql } from '../migrations/024-script-imports';
+import { sql as bundlerImportsSql } from '../migrations/025-bundler-imports';
 
 const index = `
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
@@ -276,4 +277,6 @@ export const PG_INDEX_MIGRATIONS: PgMigration[] = [
   // Components, scripts importing a declaration or a stylesheet, solution tsconfigs' scripts, Rust, C, C++, Python: the
   // SQLite migration's statement, which PostgreSQL reads alike.
   { version: 107, name: 'script imports', sql: scriptImportsSql },
+  // Scripts with an unresolved import (Vite assets, queries, `/x`) and SvelteKit apps' scripts: SQLite's migration 25.
+  { version: 108, name: 'bundler imports', sql: bundlerImportsSql },
 ];
