@@ -127,10 +127,11 @@ test('migration 24: components, and script files importing a declaration, are pa
 
 /**
  * Migration 25: the imports Vite and SvelteKit resolve (resolver.ts) were stored unresolved (`./assets/react.svg`),
- * or as packages `$lib` and `$app` in a SvelteKit app without `.svelte-kit/`. The files with an unresolved import,
- * and every script and component of a SvelteKit app, are parsed again; nothing else is.
+ * or as packages `$lib` and `$app` in a SvelteKit app without `.svelte-kit/`, and a type import's `resolution-mode`
+ * was not read. The files with an unresolved import or that write `resolution-mode`, and every script and component
+ * of a SvelteKit app, are parsed again; nothing else is.
  */
-test('migration 25: scripts with unresolved imports and SvelteKit apps\' files are parsed again, nothing else', async () => {
+test('migration 25: scripts with unresolved imports or a resolution-mode, and SvelteKit apps\' files, are parsed again, nothing else', async () => {
   const react = copyOf(path.join(npmPackage('create-vite@9.3.0'), 'template-react-ts'), 'loupe-bundler-imports-');
   // sv 0.17.1's minimal SvelteKit app, as `sv create` writes it (its files JSON, and shared.json's TypeScript entries).
   const kit = tempDir('loupe-bundler-imports-kit-');
@@ -141,6 +142,8 @@ test('migration 25: scripts with unresolved imports and SvelteKit apps\' files a
   for (const f of (JSON.parse(fs.readFileSync(path.join(sv, 'shared.json'), 'utf8')) as { files: { name: string; include: string[]; exclude: string[]; contents: string }[] }).files) {
     if (f.include.length === 1 && f.include[0] === 'typescript') write(f.name, f.contents);
   }
+  // Hand-made: a type import with a resolution mode (parse-typescript.ts now reads it), and none but it resolved.
+  fs.writeFileSync(path.join(react, 'src/types.ts'), "export type { Root } from 'react-dom/client' with { 'resolution-mode': 'require' };\n");
   const { ids: [reactId, kitId], copy } = await indexedCopy([react, kit]);
   // What the index held before: the assets unresolved, `$lib` and `$app` packages.
   const old = new Database(path.join(copy, 'loupe.db'));
@@ -152,7 +155,7 @@ test('migration 25: scripts with unresolved imports and SvelteKit apps\' files a
   try {
     const files = t.engine.filesStore;
     const reactRun = await t.engine.indexer.indexRepository(t.engine.reposStore.get(reactId)!);
-    assert.deepEqual([reactRun.changed, reactRun.unchanged], [1, files.paths(reactId).length - 1], 'src/App.tsx alone');
+    assert.deepEqual([reactRun.changed, reactRun.unchanged], [2, files.paths(reactId).length - 2], 'src/App.tsx and src/types.ts alone');
     assert.deepEqual(files.imports(files.getByPath(reactId, 'src/App.tsx')!.id).filter((i) => i.specifier.startsWith('./assets/')).map((i) => i.targetPath),
       ['src/assets/hero.png', 'src/assets/react.svg', 'src/assets/vite.svg']);
     const kitRun = await t.engine.indexer.indexRepository(t.engine.reposStore.get(kitId)!);

@@ -164,11 +164,12 @@ export class ModuleResolver {
    * The kind and the file's format decide the resolution mode, as in the compiler: under node16/nodenext (and
    * bundler's `exports`), an `import` in an ES module and an `import()` pick package.json `exports`' `import`
    * condition, a `require()` and an import in a CommonJS file its `require` one (payload's `@tools/constants`
-   * exports `import` only: its ES modules' imports of it resolved to nothing).
+   * exports `import` only: its ES modules' imports of it resolved to nothing). A type-only import's
+   * `with { 'resolution-mode': 'require' }` (`mode`, parse-typescript.ts) overrides both, as in the compiler.
    */
-  resolve(fromRelPath: string, written: string, kind: ImportKind = 'import'): Resolution {
+  resolve(fromRelPath: string, written: string, kind: ImportKind = 'import', mode?: ResolutionModeName): Resolution {
     const specifier = this.bundlerSpecifier(fromRelPath, withoutViteQuery(written));
-    const found = this.probedAnswer(this.compilerAnswer(fromRelPath, specifier, kind));
+    const found = this.probedAnswer(this.compilerAnswer(fromRelPath, specifier, kind, mode && MODES[mode]));
     const answer = found.targetPath === null ? this.bundlerAnswer(fromRelPath, specifier, found) : found;
     // Where the compiler only probed extensions (a relative path, an `imports` entry), the declaration's own
     // JavaScript is what runs; a package's `exports` may name a different file per condition.
@@ -222,7 +223,7 @@ export class ModuleResolver {
   }
 
   /** What the compiler resolves an import to (`resolve`, before a declaration gives way to its runtime file). */
-  private compilerAnswer(fromRelPath: string, specifier: string, kind: ImportKind): Resolution {
+  private compilerAnswer(fromRelPath: string, specifier: string, kind: ImportKind, override?: ts.ResolutionMode): Resolution {
     const containing = path.join(this.root, fromRelPath);
     const bare = !isRelative(specifier);
     if (bare && (BUILTINS.has(specifier) || specifier.startsWith('node:'))) {
@@ -236,10 +237,10 @@ export class ModuleResolver {
       // fields, and left chalk's `#ansi-styles` and zod's own tests' `zod/v4` unknown packages. Where that
       // finds nothing in the repository (exports naming a build not made), the config's own answer stands.
       const node = this.subpathImportsConfig(config);
-      const answer = this.answer(containing, dir, specifier, node, this.modeOf(containing, dir, kind, node));
+      const answer = this.answer(containing, dir, specifier, node, override ?? this.modeOf(containing, dir, kind, node));
       if (answer.targetPath !== null) return answer;
     }
-    const mode = this.modeOf(containing, dir, kind, config);
+    const mode = override ?? this.modeOf(containing, dir, kind, config);
     const answer = this.answer(containing, dir, specifier, config, mode);
     // An ES module's import without its extension, relative (`./utils` in a `"type": "module"` package's spec
     // files, payload: 29) or through a `paths` alias (`@core/util`), is an error to the compiler, yet the test
@@ -479,6 +480,10 @@ function readsImportsField(options: ts.CompilerOptions): boolean {
   const kind = options.moduleResolution;
   return kind === ts.ModuleResolutionKind.Node16 || kind === ts.ModuleResolutionKind.NodeNext || kind === ts.ModuleResolutionKind.Bundler;
 }
+
+/** The values of a `resolution-mode` import attribute, as the compiler's resolution modes. */
+export type ResolutionModeName = 'import' | 'require';
+const MODES: Record<ResolutionModeName, ts.ResolutionMode> = { import: ts.ModuleKind.ESNext, require: ts.ModuleKind.CommonJS };
 
 /** One import of each kind, as the compiler sees it: its mode is asked of it (`modeOf`). */
 const USAGES = { import: 'import "m";', export: 'export { m } from "m";', 'export-all': 'export * from "m";', require: 'require("m");', dynamic: 'import("m");' };
