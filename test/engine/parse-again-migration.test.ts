@@ -154,3 +154,41 @@ test('migration 25: the scripts and components of a Nuxt app, and Rust, C and C+
     await t.close();
   }
 });
+
+test('migration 26: scripts with unresolved imports or a resolution-mode, and SvelteKit apps\' files, are parsed again, nothing else', async () => {
+  const react = copyOf(path.join(npmPackage('create-vite@9.3.0'), 'template-react-ts'), 'loupe-bundler-imports-');
+  // sv 0.17.1's minimal SvelteKit app, as `sv create` writes it (its files JSON, and shared.json's TypeScript entries).
+  const kit = tempDir('loupe-bundler-imports-kit-');
+  const sv = path.join(npmPackage('sv@0.17.1'), 'dist');
+  const write = (rel: string, text: string) => { fs.mkdirSync(path.dirname(path.join(kit, rel)), { recursive: true }); fs.writeFileSync(path.join(kit, rel), text); };
+  for (const f of JSON.parse(fs.readFileSync(path.join(sv, 'templates/minimal/files.types=typescript.json'), 'utf8')) as { name: string; contents: string }[]) write(f.name, f.contents);
+  fs.cpSync(path.join(sv, 'templates/minimal/assets/src'), path.join(kit, 'src'), { recursive: true });
+  for (const f of (JSON.parse(fs.readFileSync(path.join(sv, 'shared.json'), 'utf8')) as { files: { name: string; include: string[]; exclude: string[]; contents: string }[] }).files) {
+    if (f.include.length === 1 && f.include[0] === 'typescript') write(f.name, f.contents);
+  }
+  // Hand-made: a type import with a resolution mode (parse-typescript.ts now reads it), and none but it resolved.
+  fs.writeFileSync(path.join(react, 'src/types.ts'), "export type { Root } from 'react-dom/client' with { 'resolution-mode': 'require' };\n");
+  const { ids: [reactId, kitId], copy } = await indexedCopy([react, kit]);
+  // What the index held before: the assets unresolved, `$lib` and `$app` packages.
+  const old = new Database(path.join(copy, 'loupe.db'));
+  old.prepare("UPDATE imports SET target_path = NULL WHERE specifier LIKE './assets/%'").run();
+  old.prepare("UPDATE imports SET target_path = NULL, package = '$lib' WHERE specifier LIKE '$lib/%'").run();
+  old.pragma('user_version = 25');
+  old.close();
+  const t = createTestEngine({ dataDir: copy });
+  try {
+    const files = t.engine.filesStore;
+    const reactRun = await t.engine.indexer.indexRepository(t.engine.reposStore.get(reactId)!);
+    assert.deepEqual([reactRun.changed, reactRun.unchanged], [2, files.paths(reactId).length - 2], 'src/App.tsx and src/types.ts alone');
+    assert.deepEqual(files.imports(files.getByPath(reactId, 'src/App.tsx')!.id).filter((i) => i.specifier.startsWith('./assets/')).map((i) => i.targetPath),
+      ['src/assets/hero.png', 'src/assets/react.svg', 'src/assets/vite.svg']);
+    const kitRun = await t.engine.indexer.indexRepository(t.engine.reposStore.get(kitId)!);
+    const scripts = files.filesOfLanguages(kitId, ['typescript', 'javascript', 'svelte']).map((f) => f.path);
+    assert.deepEqual(scripts, ['src/app.d.ts', 'src/lib/index.ts', 'src/routes/+layout.svelte', 'src/routes/+page.svelte', 'vite.config.ts']);
+    assert.deepEqual([kitRun.changed, kitRun.unchanged], [scripts.length, files.paths(kitId).length - scripts.length]);
+    assert.deepEqual(files.imports(files.getByPath(kitId, 'src/routes/+layout.svelte')!.id).map((i) => `${i.specifier} ${i.targetPath}`),
+      ['$lib/assets/favicon.svg src/lib/assets/favicon.svg']);
+  } finally {
+    await t.close();
+  }
+});

@@ -1,6 +1,6 @@
 import ts from 'typescript';
 import type { ParsedImport, ParsedSymbol, SymbolKind } from '../types';
-import type { ModuleResolver } from './resolver';
+import type { ModuleResolver, ResolutionModeName } from './resolver';
 
 export interface ScriptAnalysis {
   symbols: ParsedSymbol[];
@@ -32,8 +32,8 @@ export function analyzeScript(relPath: string, text: string, resolver: ModuleRes
   const imports: ParsedImport[] = [];
   const commonJsExports = new Set<string>();
 
-  const addImport = (specifier: string, kind: ParsedImport['kind'], typeOnly: boolean, names: string[], node: ts.Node) => {
-    const r = resolver.resolve(relPath, specifier, kind);
+  const addImport = (specifier: string, kind: ParsedImport['kind'], typeOnly: boolean, names: string[], node: ts.Node, mode?: ResolutionModeName) => {
+    const r = resolver.resolve(relPath, specifier, kind, mode);
     const line = lineOf(node.getStart(sf));
     const declaration = r.typeTargets?.[0];
     // A declaration beside the JavaScript it describes (resolver.ts withRuntimeFile): a TypeScript file's type-only
@@ -72,14 +72,15 @@ export function analyzeScript(relPath: string, text: string, resolver: ModuleRes
           if (!typeOnly && !clause.name && bindings.elements.length > 0 && bindings.elements.every((el) => el.isTypeOnly)) typeOnly = true;
         }
       }
-      addImport(statement.moduleSpecifier.text, 'import', typeOnly, names, statement);
+      addImport(statement.moduleSpecifier.text, 'import', typeOnly, names, statement, clause?.isTypeOnly ? resolutionModeOf(statement.attributes) : undefined);
     } else if (ts.isExportDeclaration(statement)) {
       if (statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier)) {
         const clause = statement.exportClause;
         const names = clause && ts.isNamedExports(clause) ? clause.elements.map((el) => (el.propertyName ?? el.name).text) : ['*'];
         let typeOnly = statement.isTypeOnly;
         if (!typeOnly && clause && ts.isNamedExports(clause) && clause.elements.length > 0 && clause.elements.every((el) => el.isTypeOnly)) typeOnly = true;
-        addImport(statement.moduleSpecifier.text, clause ? 'export' : 'export-all', typeOnly, names, statement);
+        addImport(statement.moduleSpecifier.text, clause ? 'export' : 'export-all', typeOnly, names, statement,
+          statement.isTypeOnly ? resolutionModeOf(statement.attributes) : undefined);
       } else if (statement.exportClause && ts.isNamedExports(statement.exportClause)) {
         for (const el of statement.exportClause.elements) commonJsExports.add((el.propertyName ?? el.name).text);
       }
@@ -412,4 +413,17 @@ function fileDescription(sf: ts.SourceFile): string | null {
     return firstParagraph.length > 300 ? `${firstParagraph.slice(0, 297)}...` : firstParagraph;
   }
   return null;
+}
+
+/**
+ * `with { 'resolution-mode': 'require' }` on an `import type`/`export type` (the only imports the compiler reads it on,
+ * ts.getModeForUsageLocation): the package.json `exports` condition its types are resolved with.
+ */
+function resolutionModeOf(attributes: ts.ImportAttributes | undefined): ResolutionModeName | undefined {
+  for (const a of attributes?.elements ?? []) {
+    if ((ts.isIdentifier(a.name) || ts.isStringLiteral(a.name)) && a.name.text === 'resolution-mode' && ts.isStringLiteral(a.value)) {
+      if (a.value.text === 'import' || a.value.text === 'require') return a.value.text;
+    }
+  }
+  return undefined;
 }

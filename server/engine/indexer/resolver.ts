@@ -5,6 +5,8 @@ import { builtinModules } from 'node:module';
 import { findWorkspaces, type Workspace } from './workspaces';
 import { solutionMember, type RawConfig } from './solution-config';
 import type { ImportKind } from '../types';
+import { generatedKitConfig, isKitModule } from './sveltekit-config';
+import { BUNDLED_EXTENSIONS, viteRootPath, withoutViteQuery } from './vite-imports';
 
 export interface Resolution {
   targetPath: string | null;
@@ -29,9 +31,10 @@ export function packageNameOf(specifier: string): string {
 
 /**
  * A file a bundler imports that the compiler knows no module for, as the compiler probes it (an unknown extension
- * with `.ts` added): a Vue or Svelte component (`App.vue.ts`), a stylesheet (`./App.css`, `./theme.module.scss`).
+ * with `.ts` added): a Vue or Svelte component (`App.vue.ts`), a stylesheet (`./App.css`, `./theme.module.scss`),
+ * an asset (`./assets/react.svg`, `$lib/images/logo.png`: vite-imports.ts).
  */
-const PROBED_MODULE = /\.(vue|svelte|astro|css|scss|less)\.ts$/i;
+const PROBED_MODULE = new RegExp(`\\.(${BUNDLED_EXTENSIONS.join('|')})\\.ts$`, 'i');
 
 /** `x.d.ts`, `x.d.mts`, `x.d.cts`; the group is the runtime extension's prefix (`.js`, `.mjs`, `.cjs`). */
 export const DECLARATION_FILE = /\.d\.([mc]?)ts$/;
@@ -161,14 +164,39 @@ export class ModuleResolver {
    * The kind and the file's format decide the resolution mode, as in the compiler: under node16/nodenext (and
    * bundler's `exports`), an `import` in an ES module and an `import()` pick package.json `exports`' `import`
    * condition, a `require()` and an import in a CommonJS file its `require` one (payload's `@tools/constants`
-   * exports `import` only: its ES modules' imports of it resolved to nothing).
+   * exports `import` only: its ES modules' imports of it resolved to nothing). A type-only import's
+   * `with { 'resolution-mode': 'require' }` (`mode`, parse-typescript.ts) overrides both, as in the compiler.
    */
-  resolve(fromRelPath: string, specifier: string, kind: ImportKind = 'import'): Resolution {
-    const answer = this.probedAnswer(this.compilerAnswer(fromRelPath, specifier, kind));
+  resolve(fromRelPath: string, written: string, kind: ImportKind = 'import', mode?: ResolutionModeName): Resolution {
+    const specifier = this.bundlerSpecifier(fromRelPath, withoutViteQuery(written));
+    const found = this.probedAnswer(this.compilerAnswer(fromRelPath, specifier, kind, mode && MODES[mode]));
+    const answer = found.targetPath === null ? this.bundlerAnswer(fromRelPath, specifier, found) : found;
     // Where the compiler only probed extensions (a relative path, an `imports` entry), the declaration's own
     // JavaScript is what runs; a package's `exports` may name a different file per condition.
     const probed = isRelative(specifier) || specifier.startsWith('#');
     return probed && !DECLARATION_FILE.test(fromRelPath) ? this.withRuntimeFile(answer) : answer;
+  }
+
+  /** A root-absolute import in a Vite project (`/vite.svg`), as a path relative to the importing file (vite-imports.ts). */
+  private bundlerSpecifier(fromRelPath: string, specifier: string): string {
+    const dir = path.join(this.root, path.dirname(fromRelPath));
+    const file = viteRootPath(specifier, dir, this.root, (p) => this.listings.isFile(p));
+    if (file === null) return specifier;
+    const rel = path.relative(dir, file).split(path.sep).join('/');
+    return rel.startsWith('.') ? rel : `./${rel}`;
+  }
+
+  /**
+   * What a bundler finds where the compiler found nothing: the file a relative import names as written, whatever its
+   * extension (`./a.txt?raw`, `./data.yaml` through a plugin); a SvelteKit module (`$app/…`, `$env/…`) is the kit's.
+   */
+  private bundlerAnswer(fromRelPath: string, specifier: string, answer: Resolution): Resolution {
+    if (isKitModule(specifier)) return { targetPath: null, packageName: '@sveltejs/kit' };
+    if (!isRelative(specifier)) return answer;
+    const file = path.resolve(this.root, path.dirname(fromRelPath), specifier);
+    const rel = path.relative(this.root, file);
+    if (!this.listings.isFile(file) || rel.split(path.sep).includes('node_modules')) return answer;
+    return { targetPath: rel.split(path.sep).join('/'), packageName: null };
   }
 
   /**
@@ -195,7 +223,7 @@ export class ModuleResolver {
   }
 
   /** What the compiler resolves an import to (`resolve`, before a declaration gives way to its runtime file). */
-  private compilerAnswer(fromRelPath: string, specifier: string, kind: ImportKind): Resolution {
+  private compilerAnswer(fromRelPath: string, specifier: string, kind: ImportKind, override?: ts.ResolutionMode): Resolution {
     const containing = path.join(this.root, fromRelPath);
     const bare = !isRelative(specifier);
     if (bare && (BUILTINS.has(specifier) || specifier.startsWith('node:'))) {
@@ -209,10 +237,10 @@ export class ModuleResolver {
       // fields, and left chalk's `#ansi-styles` and zod's own tests' `zod/v4` unknown packages. Where that
       // finds nothing in the repository (exports naming a build not made), the config's own answer stands.
       const node = this.subpathImportsConfig(config);
-      const answer = this.answer(containing, dir, specifier, node, this.modeOf(containing, dir, kind, node));
+      const answer = this.answer(containing, dir, specifier, node, override ?? this.modeOf(containing, dir, kind, node));
       if (answer.targetPath !== null) return answer;
     }
-    const mode = this.modeOf(containing, dir, kind, config);
+    const mode = override ?? this.modeOf(containing, dir, kind, config);
     const answer = this.answer(containing, dir, specifier, config, mode);
     // An ES module's import without its extension, relative (`./utils` in a `"type": "module"` package's spec
     // files, payload: 29) or through a `paths` alias (`@core/util`), is an error to the compiler, yet the test
@@ -432,11 +460,16 @@ export class ModuleResolver {
     const isFile = (p: string) => this.listings.isFile(p);
     const read = ts.readConfigFile(file, (f) => (isFile(f) ? fs.readFileSync(f, 'utf8') : undefined));
     if (read.error) return {};
+    // A SvelteKit app's tsconfig.json extends `.svelte-kit/tsconfig.json`, which a fresh clone lacks: what
+    // `svelte-kit sync` would write stands in for it (sveltekit-config.ts).
+    const generated = (f: string) => (within(this.root, path.resolve(f))
+      ? generatedKitConfig(f, isFile, (p) => this.listings.isDir(p), (p) => fs.readFileSync(p, 'utf8'))
+      : null);
     const parsed = ts.parseJsonConfigFileContent(read.config, {
       useCaseSensitiveFileNames: true,
       readDirectory: () => [],
-      fileExists: isFile,
-      readFile: (f) => (isFile(f) ? fs.readFileSync(f, 'utf8') : undefined),
+      fileExists: (f) => isFile(f) || generated(f) !== null,
+      readFile: (f) => (isFile(f) ? fs.readFileSync(f, 'utf8') : generated(f) ?? undefined),
     }, path.dirname(file), undefined, file, undefined, undefined, this.extended);
     return parsed.options;
   }
@@ -447,6 +480,10 @@ function readsImportsField(options: ts.CompilerOptions): boolean {
   const kind = options.moduleResolution;
   return kind === ts.ModuleResolutionKind.Node16 || kind === ts.ModuleResolutionKind.NodeNext || kind === ts.ModuleResolutionKind.Bundler;
 }
+
+/** The values of a `resolution-mode` import attribute, as the compiler's resolution modes. */
+export type ResolutionModeName = 'import' | 'require';
+const MODES: Record<ResolutionModeName, ts.ResolutionMode> = { import: ts.ModuleKind.ESNext, require: ts.ModuleKind.CommonJS };
 
 /** One import of each kind, as the compiler sees it: its mode is asked of it (`modeOf`). */
 const USAGES = { import: 'import "m";', export: 'export { m } from "m";', 'export-all': 'export * from "m";', require: 'require("m");', dynamic: 'import("m");' };

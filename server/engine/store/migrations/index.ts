@@ -19,6 +19,7 @@ import * as parseAgain from './022-parse-again';
 import * as parseCodeAgain from './023-parse-code-again';
 import * as scriptImports from './024-script-imports';
 import * as parseAgainNuxtNative from './025-parse-again-nuxt-native';
+import * as bundlerImports from './026-bundler-imports';
 import type { Db } from '../db';
 
 export interface Migration {
@@ -56,4 +57,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 23, name: 'parse-code-again', sql: parseCodeAgain.sql },
   { version: 24, name: 'script-imports', sql: scriptImports.sql },
   { version: 25, name: 'parse-again-nuxt-native', sql: parseAgainNuxtNative.sql },
+  { version: 26, name: 'bundler-imports', sql: bundlerImports.sql },
 ];

@@ -22,6 +22,7 @@
 import type { PgMigration } from './migrate';
 import { sql as scriptImportsSql } from '../migrations/024-script-imports';
 import { sql as parseAgainNuxtNativeSql } from '../migrations/025-parse-again-nuxt-native';
+import { sql as bundlerImportsSql } from '../migrations/026-bundler-imports';
 
 const index = `
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
@@ -279,4 +280,6 @@ export const PG_INDEX_MIGRATIONS: PgMigration[] = [
   { version: 107, name: 'script imports', sql: scriptImportsSql },
   // Nuxt apps' scripts and components (auto-imports), Rust, C and C++: SQLite migration 25's statement.
   { version: 108, name: 'parse again: nuxt, rust, c, cpp', sql: parseAgainNuxtNativeSql },
+  // Scripts with an unresolved import (Vite assets, queries, `/x`) and SvelteKit apps' scripts: SQLite's migration 26.
+  { version: 109, name: 'bundler imports', sql: bundlerImportsSql },
 ];
