@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { CODE_LANGUAGES } from '../indexer/languages';
 import type { ImportGraph } from './import-graph';
+import { frameworkRoutes } from './framework-routes';
 import { isManifest, parseManifest, type DeclaredEntry } from './manifests';
 
 export type EntryKind = 'package-entry' | 'binary' | 'entry-file' | 'test';
@@ -29,8 +30,8 @@ export const holdsTests = (f: { path: string; holdsTests: boolean }): boolean =>
 /**
  * The files a program is started or consumed from: package.json `main`/`module`/`types`/`exports`
  * (mapped from build output back to sources when the source of the same name exists), `bin`
- * scripts, conventional entry names, executables in bin/, C and C++ files defining `main` (`mains`, by graph
- * index: lua.c), and test files (by path, or a source file holding its own tests).
+ * scripts, conventional entry names, a web framework's routes (framework-routes.ts), executables in bin/, C and C++
+ * files defining `main` (`mains`, by graph index: lua.c), and test files (by path, or a source file holding its own tests).
  */
 export function findEntryPoints(graph: ImportGraph, readText: (p: string) => string | null, mains: ReadonlySet<number> = new Set()): EntryPoint[] {
   const found = new Map<number, EntryPoint>();
@@ -63,8 +64,11 @@ export function findEntryPoints(graph: ImportGraph, readText: (p: string) => str
       add(locateDeclared(graph, dir === '.' ? '' : dir, entry, readText), 'binary', `${entry.name} in ${f.path}`);
     }
   }
+  // Pages, layouts and API routes a web framework's router starts from (nothing imports them).
+  const routes = frameworkRoutes(graph.files.map((f) => f.path));
   graph.files.forEach((f, i) => {
     if (CONVENTIONAL_ENTRY.test(f.path) || TOOLCHAIN_ENTRY.test(f.path)) add(i, 'entry-file', 'conventional entry name');
+    else if (routes.has(f.path)) add(i, 'entry-file', routes.get(f.path)!);
     else if (EXECUTABLE.test(f.path) && f.language && CODE_LANGUAGES.has(f.language)) add(i, 'binary', `${f.language} executable`);
     else if (TEST_FILE.test(f.path)) add(i, 'test', 'test file');
     else if (mains.has(i)) add(i, 'entry-file', 'defines main()');
