@@ -31,6 +31,10 @@ test('create-next-app 15.1.0: the app router\'s page and layout, and the pages r
   };
   assert.deepEqual([...frameworkRoutes(paths('app-tw/ts')).keys()].sort(), ['app/layout.tsx', 'app/page.tsx']);
   assert.deepEqual([...frameworkRoutes(paths('default-tw/ts')).keys()].sort(), ['pages/_app.tsx', 'pages/_document.tsx', 'pages/api/hello.ts', 'pages/index.tsx']);
+  // SvelteKit (sv 0.17.1's minimal app, whose config is inside vite.config.ts): its `+` files.
+  const sv = JSON.parse(fs.readFileSync(path.join(npmPackage('sv@0.17.1'), 'dist/templates/minimal/files.types=typescript.json'), 'utf8')) as { name: string }[];
+  assert.deepEqual([...frameworkRoutes([...sv.map((f) => f.name), 'vite.config.ts']).entries()],
+    [['src/routes/+layout.svelte', 'SvelteKit route'], ['src/routes/+page.svelte', 'SvelteKit route']]);
   // Without the framework's config, the same places are nothing special.
   assert.deepEqual([...frameworkRoutes(paths('app-tw/ts').filter((p) => p !== 'next.config.ts')).keys()], []);
 });

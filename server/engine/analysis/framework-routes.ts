@@ -3,8 +3,9 @@ import path from 'node:path';
 /**
  * Files a web framework starts from by their place alone: its pages, layouts, API routes, middleware and hooks,
  * which nothing imports (the framework's router finds them). Each framework is recognised by its config file in
- * the app's folder (`next.config.*`, `nuxt.config.*`, `svelte.config.*`, `astro.config.*`, a Remix or React Router
- * `vite.config.*` is not told apart, so `remix.config.*` / `react-router.config.*`); the patterns are relative to it.
+ * the app's folder (`next.config.*`, `nuxt.config.*`, `svelte.config.*`, `astro.config.*`, `remix.config.*` /
+ * `react-router.config.*`); the patterns are relative to it. SvelteKit's route files name themselves (`+page.svelte`),
+ * wherever its config is (sv 0.17 writes it into vite.config.ts).
  */
 interface Framework {
   name: string;
@@ -14,6 +15,8 @@ interface Framework {
 }
 
 const SCRIPT = String.raw`\.(?:[cm]?[jt]sx?)$`;
+
+const SVELTEKIT_ROUTE = /(?:^|\/)src\/routes\/(?:.*\/)?\+(?:page|layout|server|error)(?:\.server)?\.(?:svelte|[jt]s)$/;
 
 const FRAMEWORKS: Framework[] = [
   {
@@ -56,8 +59,9 @@ export function frameworkRoutes(paths: readonly string[]): Map<string, string> {
     if (framework) apps.push({ dir: path.posix.dirname(p) === '.' ? '' : path.posix.dirname(p), framework });
   }
   const found = new Map<string, string>();
-  if (!apps.length) return found;
   for (const p of paths) {
+    // SvelteKit's `+page.svelte`, `+layout.ts`, `+server.ts` name themselves (its config may be inside vite.config.*).
+    if (SVELTEKIT_ROUTE.test(p) && !p.includes('node_modules/')) { found.set(p, 'SvelteKit route'); continue; }
     for (const { dir, framework } of apps) {
       if (dir && !p.startsWith(`${dir}/`)) continue;
       const rel = dir ? p.slice(dir.length + 1) : p;
