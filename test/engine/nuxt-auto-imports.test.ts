@@ -75,6 +75,13 @@ test('docus 5.12.3: a component added after its use gains its user, and loses it
     await t.engine.indexer.updatePaths(record, ['app/utils/navigation.ts']);
     assert.ok((await dependents(t, repo.id, 'app/utils/navigation.ts')).includes('1 app/components/app/AppBanner.vue'));
 
+    // `shared/utils/` is the app's and the server's: a server tool and a component call what it exports.
+    fs.mkdirSync(path.join(root, 'shared/utils'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'shared/utils/slug.ts'), 'export const slugOf = (s: string) => s.toLowerCase()\n');
+    fs.appendFileSync(path.join(root, 'server/mcp/tools/get-page.ts'), '\nexport const pageSlug = (s: string) => slugOf(s)\n');
+    await t.engine.indexer.updatePaths(record, ['shared/utils/slug.ts', 'server/mcp/tools/get-page.ts']);
+    assert.deepEqual(await dependents(t, repo.id, 'shared/utils/slug.ts'), ['1 server/mcp/tools/get-page.ts']);
+
     fs.rmSync(path.join(root, 'app/components/app/AppBanner.vue'));
     await t.engine.indexer.updatePaths(record, ['app/components/app/AppBanner.vue']);
     const file = t.engine.filesStore.getByPath(repo.id, 'app/layouts/default.vue')!;

@@ -28,7 +28,7 @@ export const NAMES_FROM_TEXT: ReadonlySet<string> = new Set(['csharp', 'go']);
 export const NUXT_NAMES = 'nuxt';
 export const NUXT_USER_LANGUAGES = ['vue', 'typescript', 'javascript'] as const;
 const NUXT_COMPONENT = /(?:^|\/)components\/(.+\.(?:vue|tsx|jsx))$/;
-const NUXT_MODULE = /(?:^|\/)(?:composables|utils)\/(?:[^/]+\.(?:ts|js|mts|mjs)|[^/]+\/index\.(?:ts|js|mts|mjs))$/;
+const NUXT_MODULE = /(?:^|\/)(?:composables|utils|shared\/types)\/(?:[^/]+\.(?:ts|js|mts|mjs)|[^/]+\/index\.(?:ts|js|mts|mjs))$/;
 
 function nuxtProvider(language: string | null, relPath: string): 'component' | 'exports' | null {
   if (language !== 'vue' && language !== 'typescript' && language !== 'javascript') return null;

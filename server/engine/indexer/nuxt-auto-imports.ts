@@ -7,7 +7,8 @@ import { RepoFiles, joinRel } from './tree-sitter/repo-files';
  * (`<AppHeader />`, `<app-header>`, `<LazyAppHeader>`) and what `composables/` and `utils/` export is called
  * by name (`useSeo(…)`), none of it imported. Nuxt generates the imports into `.nuxt/` (git-ignored, missing in a
  * fresh clone); here they are found the same way from the app's files, so a component's or a composable's users
- * are its dependents. Server code (`server/`) gets `server/utils/`'s exports the same way (Nitro).
+ * are its dependents. Server code (`server/`) gets `server/utils/`'s exports the same way (Nitro), and both get
+ * `shared/utils/`'s and `shared/types/`'s.
  *
  * An app is a folder with a `nuxt.config.*`; its source folder is `app/` when that holds the app's folders (Nuxt 4)
  * and the folder itself otherwise (Nuxt 3).
@@ -101,17 +102,19 @@ function registryOf(files: RepoFiles, app: NuxtApp, server: boolean): Registry {
   return files.memo(`nuxt-registry:${app.base}:${server}`, () => {
     const registry: Registry = new Map();
     const add = (name: string, file: string) => { if (!registry.has(name)) registry.set(name, file); };
+    const addExports = (dir: string) => { for (const file of scannedModules(files, dir)) for (const n of exportedNames(file, files.read(file) ?? '')) add(n, file); };
+    // `shared/` (Nuxt 3.14+) is seen by the app and by the server alike.
+    addExports(joinRel(app.base, 'shared', 'utils')!);
+    addExports(joinRel(app.base, 'shared', 'types')!);
     if (server) {
-      for (const file of scannedModules(files, joinRel(app.base, 'server', 'utils')!)) for (const n of exportedNames(file, files.read(file) ?? '')) add(n, file);
+      addExports(joinRel(app.base, 'server', 'utils')!);
       return registry;
     }
     const components = joinRel(app.srcDir, 'components')!;
     for (const file of files.filesBelow(components, '', SKIP_DIRS)) {
       if (COMPONENT_FILE.test(file)) add(nuxtComponentName(file.slice(components.length + 1)), file);
     }
-    for (const folder of ['composables', 'utils']) {
-      for (const file of scannedModules(files, joinRel(app.srcDir, folder)!)) for (const n of exportedNames(file, files.read(file) ?? '')) add(n, file);
-    }
+    for (const folder of ['composables', 'utils']) addExports(joinRel(app.srcDir, folder)!);
     return registry;
   });
 }
