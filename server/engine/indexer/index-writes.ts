@@ -291,15 +291,17 @@ type AnyFiles = FilesStore | Async<FilesStore>;
 
 /** IndexWrites.refreshNames over either backend's files store. */
 export async function refreshNameEdges(files: AnyFiles, parser: FileParser, repoId: string, names: NameChanges, skip: string[]): Promise<void> {
-  parser.resetResolution();
-  const excluded = new Set(skip);
-  const updates: { path: string; imports: ParsedFile['imports'] }[] = [];
   const lookups = names.flatMap(([language, words, folders]): NameChanges => {
     if (language !== NUXT_NAMES) return [[language, words, folders]];
     // Nuxt's names are used anywhere in the app, by its scripts and components; only a Nuxt app's files provide them.
     if (!(folders ?? []).some((f) => parser.inNuxtApp(f))) return [];
     return NUXT_USER_LANGUAGES.map((l) => [l, words, null]);
   });
+  // A `components/` or `utils/` folder outside a Nuxt app changes nothing (its cached answers are kept).
+  if (!lookups.length) return;
+  parser.resetResolution();
+  const excluded = new Set(skip);
+  const updates: { path: string; imports: ParsedFile['imports'] }[] = [];
   const seen = new Set<string>();
   for (const [language, words, folders] of lookups) {
     for (const { id, path: relPath } of await files.filesMentioning(repoId, language, new Set(words), excluded, folders ? new Set(folders) : undefined)) {

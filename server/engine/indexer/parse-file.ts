@@ -55,9 +55,9 @@ export class FileParser {
     resetTreeSitterResolution(this.root);
   }
 
-  /** Whether a folder is in a Nuxt app, whose files use auto-imported names (nuxt-auto-imports.ts). */
+  /** Whether a folder is in a Nuxt app, whose files use auto-imported names (nuxt-auto-imports.ts); asked of the disk now. */
   inNuxtApp(relDir: string): boolean {
-    return inNuxtApp(this.files, relDir);
+    return inNuxtApp(new RepoFiles(this.root), relDir);
   }
 
   get moduleResolver(): ModuleResolver {
