@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isTestPath } from '../../server/engine/analysis/entry-points';
+import { languageOf } from '../../server/engine/indexer/languages';
 import { testingLibraries } from '../../server/engine/analysis/testing-libraries';
 import { fileRole } from '../../server/engine/search/file-role';
 import { blueprintOf, createTestApp, indexedRepo } from '../helpers/engine';
@@ -104,17 +105,35 @@ test('search ranks django/test/ as Django\'s source: "make a fake request withou
   }
 });
 
-test('blueprint of Django opened as its own folder: django/test/ counts no test files', async () => {
+test('blueprint of Django opened as its own folder: `python -m django` and bin/django-admin.py are entry points, django/test/ no test files', async () => {
   const part = djangoPart(['__init__.py', '__main__.py', 'bin', 'test', 'core/__init__.py', 'core/management/__init__.py', 'core/management/base.py']);
   const t = await createTestApp();
   try {
     const doc: string = (await blueprintOf(t, part.root)).documentation;
     const entries = doc.slice(doc.indexOf('## Entry points'), doc.indexOf('## Central modules'));
     assert.match(entries, /- `__main__\.py` \(conventional entry name\)/);
+    assert.match(entries, /- `bin\/django-admin\.py` \(python script\)/);
     assert.doesNotMatch(entries, /test file/);
     assert.doesNotMatch(entries, /core\/management\/base\.py/);
   } finally {
     await t.close();
     part.done();
+  }
+});
+
+test('pytest as Debian installs it: bin/pytest, bin/py.test (a `#!` script whose name has a dot) and `python -m pytest` are entry points', async () => {
+  assert.equal(languageOf('py.test', '#!/usr/bin/python3\nimport re\n'), 'python');
+  const root = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-pytest-')), 'usr');
+  fs.cpSync(path.join(debianPackage('python3-pytest', '7.2.1-2'), 'usr'), root, { recursive: true, verbatimSymlinks: true });
+  const t = await createTestApp();
+  try {
+    const doc: string = (await blueprintOf(t, root)).documentation;
+    const entries = doc.slice(doc.indexOf('## Entry points'), doc.indexOf('## Central modules'));
+    assert.match(entries, /- `bin\/pytest` \(python executable\)/);
+    assert.match(entries, /- `bin\/py\.test` \(python script\)/);
+    assert.match(entries, /- `lib\/python3\/dist-packages\/pytest\/__main__\.py` \(conventional entry name\)/);
+  } finally {
+    await t.close();
+    fs.rmSync(path.dirname(root), { recursive: true, force: true });
   }
 });

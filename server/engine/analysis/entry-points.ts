@@ -19,6 +19,12 @@ const TOOLCHAIN_ENTRY = /(^|\/)main\.go$|(^|\/)cmd\/[^/]+\/[^/]+(?<!_test)\.go$|
  * `#!/usr/bin/env ruby`; indexer/languages.ts languageOf). A shell script stays text, and is not listed.
  */
 const EXECUTABLE = /(^|\/)(bin|exe)\/[^/.]+$/;
+/**
+ * A script in bin/ or exe/ whose name has a dot (django/bin/django-admin.py, pytest's bin/py.test): a program when it
+ * starts with a `#!` line or runs its code under `if __name__ == "__main__":`; a module a script imports has neither.
+ */
+const BIN_SCRIPT = /(^|\/)(bin|exe)\/[^/]+\.[^/]+$/;
+const RUNS_AS_PROGRAM = /^#!|^if\s+__name__\s*==\s*['"]__main__['"]\s*:/m;
 const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
 
 /** Languages whose programs start at a top-level `main` function wherever it is defined. */
@@ -37,7 +43,7 @@ export const holdsTests = (f: { path: string; holdsTests: boolean }): boolean =>
 /**
  * The files a program is started or consumed from: package.json `main`/`module`/`types`/`exports`
  * (mapped from build output back to sources when the source of the same name exists), `bin`
- * scripts, conventional entry names, executables in bin/, C and C++ files defining `main` (`mains`, by graph
+ * scripts, conventional entry names, executables and scripts in bin/, C and C++ files defining `main` (`mains`, by graph
  * index: lua.c), and test files (by path, or a source file holding its own tests).
  */
 export function findEntryPoints(graph: ImportGraph, readText: (p: string) => string | null, mains: ReadonlySet<number> = new Set()): EntryPoint[] {
@@ -75,6 +81,8 @@ export function findEntryPoints(graph: ImportGraph, readText: (p: string) => str
   graph.files.forEach((f, i) => {
     if (CONVENTIONAL_ENTRY.test(f.path) || TOOLCHAIN_ENTRY.test(f.path)) add(i, 'entry-file', 'conventional entry name');
     else if (EXECUTABLE.test(f.path) && f.language && CODE_LANGUAGES.has(f.language)) add(i, 'binary', `${f.language} executable`);
+    else if (BIN_SCRIPT.test(f.path) && f.language && f.language !== 'shell' && CODE_LANGUAGES.has(f.language)
+      && RUNS_AS_PROGRAM.test(readText(f.path) ?? '')) add(i, 'binary', `${f.language} script`);
     else if (isTestPath(f.path, libraries)) add(i, 'test', 'test file');
     else if (mains.has(i)) add(i, 'entry-file', 'defines main()');
     else if (f.holdsTests) add(i, 'test', 'tests in the file');
