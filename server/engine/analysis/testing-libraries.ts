@@ -28,6 +28,9 @@ function testFolders(path: string): string[] {
   return out;
 }
 
+/** The path is under a test/tests/testing folder: only then can a testing library change its role. */
+export const underTestFolder = (path: string): boolean => testFolders(path).length > 0;
+
 /**
  * The testing libraries among a repository's paths. A folder counts its own files and those of its subfolders that
  * are not themselves test folders (numpy's `testing/_private/utils.py` is `testing/`'s; `testing/tests/test_utils.py`

@@ -6,7 +6,7 @@ import { builtCopies } from './copies';
 import { fileRole, type FileRole } from './file-role';
 import { ftsExpression, type QueryTerms } from './query';
 import { testingLibrariesOf } from './testing-libraries-of';
-import type { TestingLibraries } from '../analysis/testing-libraries';
+import { underTestFolder, type TestingLibraries } from '../analysis/testing-libraries';
 import type { Retriever } from './types';
 
 export interface RankedChunk {
@@ -119,8 +119,10 @@ export async function hybridSearch(
   const exact = o.retriever === 'hybrid' ? await exactNames(search, query, chunks, files) : new Map<number, 1 | 2>();
   // Built copies of the repository's own sources (build/legacy/retryer.js beside src/retryer.ts) rank as generated.
   const copies = o.retriever === 'hybrid' && o.demoted?.has('generated') ? await builtCopies(search, [...files.values()]) : new Set<number>();
-  // A repository's test folders that are libraries for writing tests (django/test/) rank as its source.
-  const libraries = o.retriever === 'hybrid' && o.demoted?.has('test') ? await testingLibrariesOf(search, [...new Set([...files.values()].map((f) => f.repoId))]) : new Map<string, TestingLibraries>();
+  // A repository's test folders that are libraries for writing tests (django/test/) rank as its source; read only for
+  // the repositories with a hit under a test folder.
+  const underTests = [...new Set([...files.values()].filter((f) => underTestFolder(f.path)).map((f) => f.repoId))];
+  const libraries = o.retriever === 'hybrid' && o.demoted?.has('test') && underTests.length ? await testingLibrariesOf(search, underTests) : new Map<string, TestingLibraries>();
   const roles = new Map<number, FileRole | null>();
   const pathCoverage = new Map<number, number>();
   const named = new Set(o.expansions ?? []);
