@@ -4,7 +4,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isTestPath } from '../../server/engine/analysis/entry-points';
-import { languageOf } from '../../server/engine/indexer/languages';
 import { testingLibraries } from '../../server/engine/analysis/testing-libraries';
 import { fileRole } from '../../server/engine/search/file-role';
 import { blueprintOf, createTestApp, indexedRepo } from '../helpers/engine';
@@ -118,22 +117,5 @@ test('blueprint of Django opened as its own folder: `python -m django` and bin/d
   } finally {
     await t.close();
     part.done();
-  }
-});
-
-test('pytest as Debian installs it: bin/pytest, bin/py.test (a `#!` script whose name has a dot) and `python -m pytest` are entry points', async () => {
-  assert.equal(languageOf('py.test', '#!/usr/bin/python3\nimport re\n'), 'python');
-  const root = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-pytest-')), 'usr');
-  fs.cpSync(path.join(debianPackage('python3-pytest', '7.2.1-2'), 'usr'), root, { recursive: true, verbatimSymlinks: true });
-  const t = await createTestApp();
-  try {
-    const doc: string = (await blueprintOf(t, root)).documentation;
-    const entries = doc.slice(doc.indexOf('## Entry points'), doc.indexOf('## Central modules'));
-    assert.match(entries, /- `bin\/pytest` \(python executable\)/);
-    assert.match(entries, /- `bin\/py\.test` \(python script\)/);
-    assert.match(entries, /- `lib\/python3\/dist-packages\/pytest\/__main__\.py` \(conventional entry name\)/);
-  } finally {
-    await t.close();
-    fs.rmSync(path.dirname(root), { recursive: true, force: true });
   }
 });
