@@ -3,12 +3,15 @@ import { CODE_LANGUAGES } from '../indexer/languages';
 import type { ImportGraph } from './import-graph';
 import { frameworkRoutes } from './framework-routes';
 import { isManifest, parseManifest, type DeclaredEntry } from './manifests';
+import { NO_TESTING_LIBRARIES, testingLibraries, type TestingLibraries } from './testing-libraries';
 
 export type EntryKind = 'package-entry' | 'binary' | 'entry-file' | 'test';
 
 export interface EntryPoint { file: number; kind: EntryKind; detail: string }
 
-const TEST_FILE = /(^|\/)(__tests__|__test__|tests?|spec|e2e)\/|\.(test|spec|e2e)\.[cm]?[jt]sx?$|(^|\/)test_[^/]+\.py$|_test\.(go|py)$/i;
+/** Test files by their folder, or by their own name (a test-named file is one in any folder). */
+const TEST_FOLDER = /(^|\/)(__tests__|__test__|tests?|spec|e2e)\//i;
+const TEST_NAME = /\.(test|spec|e2e)\.[cm]?[jt]sx?$|(^|\/)test_[^/]+\.py$|_test\.(go|py)$/i;
 const CONVENTIONAL_ENTRY = /^(src\/)?(index|main|cli|server|app)\.[cm]?[jt]sx?$/;
 /** Programs by the toolchain's own convention: Go's main.go and cmd/<name>/, Rust's src/main.rs and src/bin/, Python's __main__.py. */
 const TOOLCHAIN_ENTRY = /(^|\/)main\.go$|(^|\/)cmd\/[^/]+\/[^/]+(?<!_test)\.go$|(^|\/)src\/main\.rs$|(^|\/)src\/bin\/[^/]+\.rs$|(^|\/)__main__\.py$/;
@@ -17,12 +20,23 @@ const TOOLCHAIN_ENTRY = /(^|\/)main\.go$|(^|\/)cmd\/[^/]+\/[^/]+(?<!_test)\.go$|
  * `#!/usr/bin/env ruby`; indexer/languages.ts languageOf). A shell script stays text, and is not listed.
  */
 const EXECUTABLE = /(^|\/)(bin|exe)\/[^/.]+$/;
+/**
+ * A script in bin/ or exe/ whose name has a dot (django/bin/django-admin.py, pytest's bin/py.test): a program when it
+ * starts with a `#!` line or runs its code under `if __name__ == "__main__":`; a module a script imports has neither.
+ */
+const BIN_SCRIPT = /(^|\/)(bin|exe)\/[^/]+\.[^/]+$/;
+const RUNS_AS_PROGRAM = /^#!|^if\s+__name__\s*==\s*['"]__main__['"]\s*:/m;
 const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
 
 /** Languages whose programs start at a top-level `main` function wherever it is defined. */
 export const MAIN_LANGUAGES: ReadonlySet<string> = new Set(['c', 'cpp']);
 
-export const isTestPath = (p: string): boolean => TEST_FILE.test(p);
+/**
+ * A test file by its path. `libraries` (testing-libraries.ts, from the repository's paths) turns away a test/ folder
+ * that is a library for writing tests (django/test/); without it, every file under a test folder is a test.
+ */
+export const isTestPath = (p: string, libraries: TestingLibraries = NO_TESTING_LIBRARIES): boolean =>
+  TEST_NAME.test(p) || (TEST_FOLDER.test(p) && !libraries.holds(p));
 
 /** A file tests start from: a test file by its path, or one holding tests of its own code (Rust's in-file `#[test]`s). */
 export const holdsTests = (f: { path: string; holdsTests: boolean }): boolean => isTestPath(f.path) || f.holdsTests;
@@ -30,11 +44,13 @@ export const holdsTests = (f: { path: string; holdsTests: boolean }): boolean =>
 /**
  * The files a program is started or consumed from: package.json `main`/`module`/`types`/`exports`
  * (mapped from build output back to sources when the source of the same name exists), `bin`
- * scripts, conventional entry names, a web framework's routes (framework-routes.ts), executables in bin/, C and C++
- * files defining `main` (`mains`, by graph index: lua.c), and test files (by path, or a source file holding its own tests).
+ * scripts, conventional entry names, a web framework's routes (framework-routes.ts), executables and scripts in bin/,
+ * C and C++ files defining `main` (`mains`, by graph index: lua.c), and test files (by path, or a source file holding
+ * its own tests).
  */
 export function findEntryPoints(graph: ImportGraph, readText: (p: string) => string | null, mains: ReadonlySet<number> = new Set()): EntryPoint[] {
   const found = new Map<number, EntryPoint>();
+  const libraries = testingLibraries(graph.files.map((f) => f.path));
   const add = (file: number | undefined, kind: EntryKind, detail: string) => {
     if (file !== undefined && !found.has(file)) found.set(file, { file, kind, detail });
   };
@@ -70,7 +86,9 @@ export function findEntryPoints(graph: ImportGraph, readText: (p: string) => str
     if (CONVENTIONAL_ENTRY.test(f.path) || TOOLCHAIN_ENTRY.test(f.path)) add(i, 'entry-file', 'conventional entry name');
     else if (routes.has(f.path)) add(i, 'entry-file', routes.get(f.path)!);
     else if (EXECUTABLE.test(f.path) && f.language && CODE_LANGUAGES.has(f.language)) add(i, 'binary', `${f.language} executable`);
-    else if (TEST_FILE.test(f.path)) add(i, 'test', 'test file');
+    else if (BIN_SCRIPT.test(f.path) && f.language && f.language !== 'shell' && CODE_LANGUAGES.has(f.language)
+      && RUNS_AS_PROGRAM.test(readText(f.path) ?? '')) add(i, 'binary', `${f.language} script`);
+    else if (isTestPath(f.path, libraries)) add(i, 'test', 'test file');
     else if (mains.has(i)) add(i, 'entry-file', 'defines main()');
     else if (f.holdsTests) add(i, 'test', 'tests in the file');
   });

@@ -77,10 +77,11 @@ export function shebangLanguage(text: string): string | null {
 
 /**
  * A file's language: by its name (a `.h` header by its code: detectLanguageOf), else, for a name without an
- * extension (an executable such as `bin/thor`), by the interpreter its `#!` line names.
+ * extension or with one no language has (an executable such as `bin/thor`, pytest's `bin/py.test`, numpy's
+ * `bin/f2py3.11`), by the interpreter its `#!` line names.
  */
 export function languageOf(fileName: string, text: string): string | null {
-  return detectLanguageOf(fileName, text) ?? (fileName.includes('.') ? null : shebangLanguage(text));
+  return detectLanguageOf(fileName, text) ?? shebangLanguage(text);
 }
 
 export const isScriptLanguage = (language: string | null) => language === 'typescript' || language === 'javascript';

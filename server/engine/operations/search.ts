@@ -120,8 +120,11 @@ export class SearchOperations {
       if (expansion?.identifiers.length) query = `${query} ${expansion.identifiers.join(' ')}`;
       const outcome = await this.e.search.search(caller.userId, { ...engineRequest, query });
       const wire = toWireSearch(outcome);
-      let hits: ResearchSearchOutcome['hits'] = outcome.results.filter((h): h is SearchHit & { filePath: string } => !!h.filePath).map((h) => ({
+      const located = outcome.results.filter((h): h is SearchHit & { filePath: string } => !!h.filePath);
+      const isTest = await this.e.search.testFiles(located);
+      let hits: ResearchSearchOutcome['hits'] = located.map((h) => ({
         repoId: h.repoId, repoName: h.repoName, filePath: h.filePath, startLine: h.startLine ?? null, endLine: h.endLine ?? null, score: h.score,
+        test: isTest(h.repoId, h.filePath),
         ...(h.type === 'function' && h.name ? { name: h.name } : {}),
       }));
       // And it orders the top function hits.

@@ -21,6 +21,8 @@ export interface ResearchHit {
   score: number;
   /** A function hit of the search: the symbol it names (`Parent.name` for a method). */
   name?: string;
+  /** A test file, as the search judged it with the repository's testing libraries; by its path alone when not given. */
+  test?: boolean;
 }
 
 export interface GroundingSymbol {
@@ -170,7 +172,7 @@ function composeGrounding(
   const words = questionWords(question);
   const q = readQuestion(question);
   // Test and benchmark code only when the question asks for it.
-  const usable = hits.filter((h) => q.wantsTests || !(isTestPath(h.filePath) || isBenchPath(h.filePath)));
+  const usable = hits.filter((h) => q.wantsTests || !((h.test ?? isTestPath(h.filePath)) || isBenchPath(h.filePath)));
   const rows = new Map<string, { row: NonNullable<ReturnType<ResearchStore['file']>>; symbols: ReturnType<ResearchStore['symbols']> } | null>();
   const read = (repoId: string, path: string) => {
     const key = `${repoId}\0${path}`;
@@ -366,7 +368,7 @@ export function leadCandidates(
       const name = s.parent ? `${s.parent}.${s.name}` : s.name;
       const hint = hints.findIndex((h) => h === name || h === s.name);
       candidates.push({
-        repoId: hit.repoId, repoName: hit.repoName, path: hit.filePath, fileRank: rank, symbol: s, generated: found.row.generated,
+        repoId: hit.repoId, repoName: hit.repoName, path: hit.filePath, fileRank: rank, symbol: s, generated: found.row.generated, test: hit.test,
         hitRank: hitRank.get(`${key}\0${name}\0${s.startLine}`), hintRank: hint >= 0 ? hint : undefined,
       });
     }
@@ -406,7 +408,7 @@ export function leadCandidates(
   const linesOf = new Map<string, string[]>();
   for (const key of fileRank.keys()) {
     const hit = byKey.get(key)!;
-    if (isDeclarationPath(hit.filePath) || isTestPath(hit.filePath) || isBenchPath(hit.filePath)) continue;
+    if (isDeclarationPath(hit.filePath) || (hit.test ?? isTestPath(hit.filePath)) || isBenchPath(hit.filePath)) continue;
     const found = read(hit.repoId, hit.filePath);
     const lines = found && text(hit.repoId, hit.filePath);
     if (!found || !lines) continue;

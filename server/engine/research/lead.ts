@@ -111,6 +111,8 @@ export interface LeadInput {
   hitRank?: number;
   /** Its file was written by a tool (files.generated: a generator's banner). */
   generated?: boolean;
+  /** Its file is a test (the search's judgement, testing libraries aside); by its path alone when not given. */
+  test?: boolean;
   /** Its rank among the identifiers a model named for the question (retrieval-assist.ts), when it is one. */
   hintRank?: number;
   /** What its body says about it, when it was read. */
@@ -272,7 +274,7 @@ export function leadFeatures<T extends LeadInput>(q: QuestionWords, candidates: 
       accessor: !!c.body?.accessor, stub: !!c.body?.stub, registrar: !!c.body?.registrar && !ASKS_REGISTERING.test(question), deprecated: !!c.body?.deprecated && !/\bdeprecat/i.test(question),
       callers: c.callers ?? 0,
       importers: c.importers ?? 0,
-      test: (isTestPath(c.path) || isBenchPath(c.path)) && !q.wantsTests,
+      test: ((c.test ?? isTestPath(c.path)) || isBenchPath(c.path)) && !q.wantsTests,
       generated: !!c.generated && !q.wantsGenerated,
       error: ERROR_NAME.test(s.name) && !asksErrors,
       subject: isSubject,

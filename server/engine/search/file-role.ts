@@ -1,4 +1,5 @@
 import { isTestPath } from '../analysis/entry-points';
+import { NO_TESTING_LIBRARIES, type TestingLibraries } from '../analysis/testing-libraries';
 import type { QueryTerms } from './query';
 
 /**
@@ -10,7 +11,7 @@ export const FILE_ROLES = ['test', 'benchmark', 'example', 'generated', 'transla
 export type FileRole = typeof FILE_ROLES[number];
 
 const BENCHMARK = /(^|\/)(bench|benchmarks?|perf)\/|[._-]bench(mark)?s?(_test)?\.[a-z]+$|(^|\/)benchmarks?_test\.go$/i;
-const TEST_EXTRA = /(^|\/)(testdata|test-data|testes|fixtures?|__fixtures__|__mocks__|mocks?|testing)\/|(^|\/)(test_?helpers?|conftest)\.[a-z]+$|\.stories\.[cm]?[jt]sx?$/i;
+const TEST_EXTRA = /(^|\/)(testdata|test-data|testes|fixtures?|__fixtures__|__mocks__|mocks?)\/|(^|\/)(test_?helpers?|conftest)\.[a-z]+$|\.stories\.[cm]?[jt]sx?$/i;
 const EXAMPLE = /(^|\/)(examples?|demos?|samples?|_examples)\/|(^|\/)example_test\.go$/i;
 const GENERATED = /\.pb\.go$|_pb2(_grpc)?\.pyi?$|\.pb\.(cc|h)$|\.g\.dart$|\.generated\.[a-z]+$|\.gen\.[a-z]+$|_gen\.go$|(^|\/)(generated|__generated__)\/|\.min\.(js|css)$|(^|\/)(dist|vendor)\//i;
 /** ISO 639-1 language codes: the names locale files go by (`en.ts`, `pt-BR.json`, `zh_TW.js`, Payload's `zhTw.ts`). */
@@ -49,14 +50,18 @@ function isTranslation(path: string): boolean {
 
 const CONFIG = /\.(json|jsonc|json5|ya?ml|toml|ini|cfg|conf|lock|sum)$|(^|\/)go\.mod$|(^|\/)[^/]+\.config\.[cm]?[jt]s$|(^|\/)\.[^/]+rc(\.[a-z]+)?$|(^|\/)(Makefile|Dockerfile|setup\.py)$/i;
 
+/** A `testing/` folder (numpy.testing): tests' helpers, unless it is a testing library (testing-libraries.ts). */
+const TESTING = /(^|\/)testing\//i;
+
 /**
  * The role of a repository path, or null for ordinary source. `generated`: the file has a generator's banner
  * (files.generated), whatever its name (Payload's payload-types.ts, react-native-windows' codegen/*.g.h).
+ * `libraries`: the repository's test folders that are libraries for writing tests (django/test/), source here.
  */
-export function fileRole(path: string, generated = false): FileRole | null {
+export function fileRole(path: string, generated = false, libraries: TestingLibraries = NO_TESTING_LIBRARIES): FileRole | null {
   if (BENCHMARK.test(path)) return 'benchmark';
   if (EXAMPLE.test(path)) return 'example';
-  if (isTestPath(path) || TEST_EXTRA.test(path)) return 'test';
+  if (isTestPath(path, libraries) || TEST_EXTRA.test(path) || (TESTING.test(path) && !libraries.holds(path))) return 'test';
   if (generated || GENERATED.test(path)) return 'generated';
   if (isTranslation(path)) return 'translation';
   if (CONFIG.test(path)) return 'config';

@@ -5,6 +5,8 @@ import { splitIdentifier } from '../util/words';
 import { builtCopies } from './copies';
 import { fileRole, type FileRole } from './file-role';
 import { ftsExpression, type QueryTerms } from './query';
+import { testingLibrariesOf } from './testing-libraries-of';
+import { underTestFolder, type TestingLibraries } from '../analysis/testing-libraries';
 import type { Retriever } from './types';
 
 export interface RankedChunk {
@@ -117,6 +119,10 @@ export async function hybridSearch(
   const exact = o.retriever === 'hybrid' ? await exactNames(search, query, chunks, files) : new Map<number, 1 | 2>();
   // Built copies of the repository's own sources (build/legacy/retryer.js beside src/retryer.ts) rank as generated.
   const copies = o.retriever === 'hybrid' && o.demoted?.has('generated') ? await builtCopies(search, [...files.values()]) : new Set<number>();
+  // A repository's test folders that are libraries for writing tests (django/test/) rank as its source; read only for
+  // the repositories with a hit under a test folder.
+  const underTests = [...new Set([...files.values()].filter((f) => underTestFolder(f.path)).map((f) => f.repoId))];
+  const libraries = o.retriever === 'hybrid' && o.demoted?.has('test') && underTests.length ? await testingLibrariesOf(search, underTests) : new Map<string, TestingLibraries>();
   const roles = new Map<number, FileRole | null>();
   const pathCoverage = new Map<number, number>();
   const named = new Set(o.expansions ?? []);
@@ -131,7 +137,7 @@ export async function hybridSearch(
       const onPath = pathCoverage.get(file.id) ?? pathCoverage.set(file.id, coverage(file.path, wanted)).get(file.id)!;
       score *= 1 + PATH_BOOST * onPath;
       if (o.demoted?.size) {
-        const role = roles.get(file.id) ?? roles.set(file.id, fileRole(file.path, file.generated || copies.has(file.id))).get(file.id)!;
+        const role = roles.get(file.id) ?? roles.set(file.id, fileRole(file.path, file.generated || copies.has(file.id), libraries.get(file.repoId))).get(file.id)!;
         if (role && o.demoted.has(role)) score *= ROLE_DEMOTION;
       }
       const level = exact.get(chunk.id);

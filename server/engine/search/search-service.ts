@@ -17,6 +17,9 @@ import { FILE_ROLES, rolesAsked } from './file-role';
 import { semanticHits } from './hits';
 import { parseGrepQuery, queryTerms } from './query';
 import type { DocSource, SearchHit, SearchOutcome, SearchRequest } from './types';
+import { testingLibrariesOf } from './testing-libraries-of';
+import { isTestPath } from '../analysis/entry-points';
+import { underTestFolder, type TestingLibraries } from '../analysis/testing-libraries';
 
 export const MAX_REPOS_PER_SEARCH = 25;
 
@@ -157,6 +160,13 @@ export class SearchService {
   }
 
   /** repo_ids and repo_urls together (at most 25), or every repository of the caller. Unknown ones are named in a 400. */
+  /** Which of these files are tests, each repository's testing libraries (django/test/) not: `isTest(repoId, path)`. */
+  async testFiles(files: { repoId: string; filePath: string }[]): Promise<(repoId: string, path: string) => boolean> {
+    const repoIds = [...new Set(files.filter((f) => underTestFolder(f.filePath)).map((f) => f.repoId))];
+    const libraries = repoIds.length ? await testingLibrariesOf(this.store, repoIds) : new Map<string, TestingLibraries>();
+    return (repoId, path) => isTestPath(path, libraries.get(repoId));
+  }
+
   async resolveRepos(userId: string, repoIds: string[], repoUrls: string[]): Promise<Map<string, RepoRecord>> {
     if (repoIds.length + repoUrls.length > MAX_REPOS_PER_SEARCH) {
       throw invalid('repo_ids', `repo_ids and repo_urls may name at most ${MAX_REPOS_PER_SEARCH} repositories together (got ${repoIds.length + repoUrls.length})`);
