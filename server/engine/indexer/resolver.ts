@@ -169,7 +169,7 @@ export class ModuleResolver {
    */
   resolve(fromRelPath: string, written: string, kind: ImportKind = 'import', mode?: ResolutionModeName): Resolution {
     const specifier = this.bundlerSpecifier(fromRelPath, withoutViteQuery(written));
-    const found = this.probedAnswer(this.compilerAnswer(fromRelPath, specifier, kind, mode && MODES[mode]));
+    const found = this.probedAnswer(this.compilerAnswer(fromRelPath, specifier, kind, mode && attributeMode(mode)));
     const answer = found.targetPath === null ? this.bundlerAnswer(fromRelPath, specifier, found) : found;
     // Where the compiler only probed extensions (a relative path, an `imports` entry), the declaration's own
     // JavaScript is what runs; a package's `exports` may name a different file per condition.
@@ -483,7 +483,8 @@ function readsImportsField(options: ts.CompilerOptions): boolean {
 
 /** The values of a `resolution-mode` import attribute, as the compiler's resolution modes. */
 export type ResolutionModeName = 'import' | 'require';
-const MODES: Record<ResolutionModeName, ts.ResolutionMode> = { import: ts.ModuleKind.ESNext, require: ts.ModuleKind.CommonJS };
+/** Read on use, not when this module loads: the bundles load the compiler on first use, and the server's main thread never does. */
+const attributeMode = (name: ResolutionModeName): ts.ResolutionMode => (name === 'import' ? ts.ModuleKind.ESNext : ts.ModuleKind.CommonJS);
 
 /** One import of each kind, as the compiler sees it: its mode is asked of it (`modeOf`). */
 const USAGES = { import: 'import "m";', export: 'export { m } from "m";', 'export-all': 'export * from "m";', require: 'require("m");', dynamic: 'import("m");' };
