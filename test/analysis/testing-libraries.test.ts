@@ -119,3 +119,23 @@ test('blueprint of Django opened as its own folder: `python -m django` and bin/d
     part.done();
   }
 });
+
+test('coverage gaps and review on a part of Django: django/test/ is source, and its imports do not make Django\'s code "tested"', async () => {
+  // Before, test/client.py was a test file, a seed of the reach: every module it imports (http/, core/handlers/)
+  // counted as tested though this part of Django holds no test at all.
+  const part = djangoPart(['__init__.py', 'test', 'conf/__init__.py', 'conf/global_settings.py', 'core/handlers', 'core/signals.py', 'http', 'utils/functional.py']);
+  const t = await createTestApp();
+  try {
+    const repoId = await indexedRepo(t, part.root);
+    const repo = t.engine.reposStore.get(repoId)!;
+    const gaps = await t.engine.analysis.coverageGaps(repo, { limit: 1000, offset: 0 });
+    assert.equal(gaps.summary.test_files, 0);
+    const untested = gaps.untested_files.map((f) => f.file_path);
+    assert.ok(untested.includes('http/request.py') && untested.includes('test/client.py'), untested.join(', '));
+    const review = await t.engine.analysis.review(repo, { files: ['test/client.py'] });
+    assert.ok(review.files[0].reasons.includes('no test reaches it'), review.files[0].reasons.join('; '));
+  } finally {
+    await t.close();
+    part.done();
+  }
+});

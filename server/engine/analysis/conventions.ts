@@ -3,6 +3,7 @@ import type { RepoRecord } from '../types';
 import type { AnalysisContext } from './context';
 import { isTestPath } from './entry-points';
 import type { ImportGraph } from './import-graph';
+import { librariesOf } from './testing-libraries';
 
 export interface Conventions {
   path_prefix: string | null;
@@ -118,7 +119,8 @@ async function measure(ctx: AnalysisContext, repo: Pick<RepoRecord, 'id'>, graph
   lengths.sort((a, b) => a - b);
   const pct = (p: number) => (lengths.length ? lengths[Math.min(lengths.length - 1, Math.floor(lengths.length * p))] : 0);
 
-  const tests = graph.files.filter((f) => isTestPath(f.path) && (!norm || f.path.startsWith(norm)));
+  const libraries = librariesOf(graph);
+  const tests = graph.files.filter((f) => isTestPath(f.path, libraries) && (!norm || f.path.startsWith(norm)));
   const dirs = new Set(inScope.map(({ f }) => path.posix.dirname(f.path)));
   const alongside = tests.filter((t) => dirs.has(path.posix.dirname(t.path)) && !/(^|\/)(tests?|__tests__|spec)\//.test(t.path)).length;
   const barrels = inScope.filter(({ f }) => /(^|\/)(index|mod|__init__)\.[^.]+$/.test(f.path)).length;

@@ -7,6 +7,7 @@ import { isBesideProject } from '../search/file-role';
 import type { ImportGraph } from './import-graph';
 import { findNameUses, usesByName } from './name-usages';
 import type { RepoSymbolRow } from '../store/analysis-store';
+import { librariesOf } from './testing-libraries';
 
 export interface CoverageOptions { pathPrefix?: string; limit: number; offset: number }
 
@@ -35,13 +36,15 @@ export async function coverageGaps(ctx: AnalysisContext, repo: RepoRecord, o: Co
   const graph = await ctx.graph(repo.id);
   const prefix = o.pathPrefix?.replace(/^\.?\//, '') ?? '';
   // Test files, and source files holding their own tests (Rust's `#[cfg(test)] mod tests`): those stay source files.
-  const tests = graph.files.map((f, i) => ({ f, i })).filter(({ f }) => holdsTests(f)).map(({ i }) => i);
+  // A testing library (django/test/) is source: it is what tests are written with (testing-libraries.ts).
+  const libraries = librariesOf(graph);
+  const tests = graph.files.map((f, i) => ({ f, i })).filter(({ f }) => holdsTests(f, libraries)).map(({ i }) => i);
   const { reached, used } = await reach(ctx, repo, graph, tests);
   const lcov = readLcov(repo.rootPath);
   const symbols = await ctx.symbols(repo.id, graph);
   // Code a tool wrote is not code anyone writes tests for (payload's top gap was an example's payload-types.ts).
   const source = graph.files.map((f, i) => ({ f, i }))
-    .filter(({ f }) => CODE.has(f.language ?? '') && !isTestPath(f.path) && !f.path.endsWith('.d.ts') && !f.generated && f.path.startsWith(prefix));
+    .filter(({ f }) => CODE.has(f.language ?? '') && !isTestPath(f.path, libraries) && !f.path.endsWith('.d.ts') && !f.generated && f.path.startsWith(prefix));
   const exportedFns = (i: number) => (symbols.get(i) ?? []).filter((s) => s.exported && s.parent === null && (s.kind === 'function' || s.kind === 'class'));
 
   // Ranked by direct importers (cheap for every file), the project's own code before examples' and benchmarks'; the

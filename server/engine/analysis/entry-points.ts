@@ -3,7 +3,7 @@ import { CODE_LANGUAGES } from '../indexer/languages';
 import type { ImportGraph } from './import-graph';
 import { frameworkRoutes } from './framework-routes';
 import { isManifest, parseManifest, type DeclaredEntry } from './manifests';
-import { NO_TESTING_LIBRARIES, testingLibraries, type TestingLibraries } from './testing-libraries';
+import { librariesOf, NO_TESTING_LIBRARIES, type TestingLibraries } from './testing-libraries';
 
 export type EntryKind = 'package-entry' | 'binary' | 'entry-file' | 'test';
 
@@ -39,7 +39,8 @@ export const isTestPath = (p: string, libraries: TestingLibraries = NO_TESTING_L
   TEST_NAME.test(p) || (TEST_FOLDER.test(p) && !libraries.holds(p));
 
 /** A file tests start from: a test file by its path, or one holding tests of its own code (Rust's in-file `#[test]`s). */
-export const holdsTests = (f: { path: string; holdsTests: boolean }): boolean => isTestPath(f.path) || f.holdsTests;
+export const holdsTests = (f: { path: string; holdsTests: boolean }, libraries: TestingLibraries = NO_TESTING_LIBRARIES): boolean =>
+  isTestPath(f.path, libraries) || f.holdsTests;
 
 /**
  * The files a program is started or consumed from: package.json `main`/`module`/`types`/`exports`
@@ -50,7 +51,7 @@ export const holdsTests = (f: { path: string; holdsTests: boolean }): boolean =>
  */
 export function findEntryPoints(graph: ImportGraph, readText: (p: string) => string | null, mains: ReadonlySet<number> = new Set()): EntryPoint[] {
   const found = new Map<number, EntryPoint>();
-  const libraries = testingLibraries(graph.files.map((f) => f.path));
+  const libraries = librariesOf(graph);
   const add = (file: number | undefined, kind: EntryKind, detail: string) => {
     if (file !== undefined && !found.has(file)) found.set(file, { file, kind, detail });
   };

@@ -6,6 +6,7 @@ import { headKey } from './co-change';
 import { isTestPath } from './entry-points';
 import { resolvePullRequest, type ResolvedPullRequest } from './pull-requests';
 import { decisionPoints, exportedNames } from './references';
+import { librariesOf } from './testing-libraries';
 
 export interface ReviewOptions { files: string[]; pr?: number; base?: string; /** The caller's GitHub token. */ githubToken?: string }
 
@@ -73,7 +74,7 @@ export async function review(ctx: AnalysisContext, repo: RepoRecord, o: ReviewOp
     const reached = new Set([index, ...deps.map((d) => d.file)]);
     const reachingEntries = entries.filter((e) => reached.has(e.file));
     const tests = reachingEntries.filter((e) => e.kind === 'test').map((e) => graph.path(e.file));
-    const isTest = isTestPath(file);
+    const isTest = isTestPath(file, librariesOf(graph));
     const text = (await ctx.store.fileText(repo.id, file)) ?? '';
     const complexity = decisionPoints(text);
     const api = await publicApiChange(repo.rootPath, file, text, base, pr?.head);

@@ -58,3 +58,12 @@ export function testingLibraries(paths: Iterable<string>): TestingLibraries {
 }
 
 export const NO_TESTING_LIBRARIES: TestingLibraries = { folders: new Set(), holds: () => false };
+
+const byGraph = new WeakMap<object, TestingLibraries>();
+
+/** An import graph's testing libraries, worked out once per graph (a graph's files do not change). */
+export function librariesOf(graph: { files: readonly { path: string }[] }): TestingLibraries {
+  let libraries = byGraph.get(graph);
+  if (!libraries) byGraph.set(graph, (libraries = testingLibraries(graph.files.map((f) => f.path))));
+  return libraries;
+}

@@ -8,6 +8,7 @@ import { isTestPath } from '../analysis/entry-points';
 import { git } from '../repos/git';
 import type { RepoRecord } from '../types';
 import { LoupeError } from '../errors';
+import { librariesOf } from '../analysis/testing-libraries';
 
 export type ChangeBase = 'workingTree' | 'branch';
 export type ChangeStatus = 'added' | 'modified' | 'deleted' | 'renamed' | 'untracked';
@@ -106,9 +107,9 @@ export async function changeRadius(analysis: Analysis, repo: RepoRecord, against
       for (const e of target.entry_points ?? []) if (e.kind !== 'test' && !changedSet.has(e.file_path)) entryFiles.add(e.file_path);
     }
   }
-  const dependents: ChangeImpactEntry[] = [...nearest].map(([path, depth]) => ({ path, depth, isEntryPoint: entryFiles.has(path), isTest: isTestPath(path) }))
+  const dependents: ChangeImpactEntry[] = [...nearest].map(([path, depth]) => ({ path, depth, isEntryPoint: entryFiles.has(path), isTest: isTestPath(path, librariesOf(graph)) }))
     .sort((a, b) => a.depth - b.depth || a.path.localeCompare(b.path));
-  const changedTests = listed.files.filter((f) => f.status !== 'deleted' && isTestPath(f.path))
+  const changedTests = listed.files.filter((f) => f.status !== 'deleted' && isTestPath(f.path, librariesOf(graph)))
     .map((f) => ({ path: f.path, depth: 0, isEntryPoint: false, isTest: true }));
   return {
     base: listed.base,

@@ -2,6 +2,7 @@ import type { Analysis } from '../analysis/analysis';
 import { isTestPath } from '../analysis/entry-points';
 import { usersOfFile, usersWithin } from '../analysis/symbol-users';
 import type { RepoRecord } from '../types';
+import { librariesOf } from '../analysis/testing-libraries';
 
 export interface ImpactDependent { path: string; depth: number; isEntryPoint: boolean; isTest: boolean }
 
@@ -61,7 +62,7 @@ export class EditorFacts {
     return {
       generation: graph.generation,
       dependents: (target.dependents ?? []).map((d) => ({
-        path: d.file_path, depth: d.depth, isEntryPoint: entries.has(d.file_path), isTest: isTestPath(d.file_path),
+        path: d.file_path, depth: d.depth, isEntryPoint: entries.has(d.file_path), isTest: isTestPath(d.file_path, librariesOf(graph)),
       })),
       entryPoints: result.summary.entry_points,
       tests: result.summary.tests,
