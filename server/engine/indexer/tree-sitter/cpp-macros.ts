@@ -1,4 +1,5 @@
 import type { Node, Parser, Tree } from '@vscode/tree-sitter-wasm';
+import { spliced } from './source';
 
 /**
  * An export or attribute macro between the class key and the name (`class GTEST_API_ Message {`, `class
@@ -73,7 +74,6 @@ function stumbledMacros(root: Node): Set<string> {
   return names;
 }
 
-const blank = (text: string) => text.replace(/[^\n]/g, ' ');
 
 /**
  * A C/C++ file's tree, read past the macros the preprocessor would expand first. An export macro in a class head
@@ -92,14 +92,7 @@ export function parseBlankingMacros(text: string, parser: Parser): Tree | null {
     const names = [...stumbledMacros(tree.rootNode)].filter((n) => !done.has(n));
     const calls = names.flatMap((n) => { done.add(n); return standaloneCalls(out, n); }).sort((a, b) => a[0] - b[0]);
     if (!calls.length) break;
-    let next = '';
-    let at = 0;
-    for (const [from, to] of calls) {
-      if (from < at) continue;
-      next += out.slice(at, from) + blank(out.slice(from, to));
-      at = to;
-    }
-    out = next + out.slice(at);
+    out = spliced(out, calls);
     const again = parser.parse(out);
     if (!again) break;
     tree.delete();

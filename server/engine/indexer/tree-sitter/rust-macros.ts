@@ -1,5 +1,6 @@
 import type { Node, Parser, Tree } from '@vscode/tree-sitter-wasm';
 import type { ParseText } from './language';
+import { spliced } from './source';
 
 /** What may stand where items do (tree-sitter-rust's `_declaration_statement`, without `let`), and comments. */
 const ITEM = /_item$|^(use_declaration|extern_crate_declaration|macro_invocation|macro_definition|associated_type|empty_statement|line_comment|block_comment)$/;
@@ -108,13 +109,7 @@ export function parseOpeningItemMacros(text: string, parser: Parser): Tree | nul
   for (let depth = 0; depth < MAX_DEPTH; depth++) {
     const edits = itemMacroEdits(tree.rootNode, parse).sort((a, b) => a[0] - b[0]);
     if (!edits.length) break;
-    let next = '';
-    let at = 0;
-    for (const [from, to, replacement] of edits) {
-      next += out.slice(at, from) + (replacement ?? out.slice(from, to).replace(/[^\n]/g, ' '));
-      at = to;
-    }
-    out = next + out.slice(at);
+    out = spliced(out, edits);
     const opened = parser.parse(out);
     if (!opened) break;
     tree.delete();

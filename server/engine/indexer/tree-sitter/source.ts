@@ -216,3 +216,19 @@ export function stringValue(node: Node): string {
   if (content) return content.text;
   return node.text.replace(/^[a-zA-Z]*["'`<]/, '').replace(/["'`>]$/, '');
 }
+
+/**
+ * A text with spans replaced in place, edits sorted by start (one starting inside an earlier one is skipped): by the
+ * edit's replacement, else blanked (every character but a line break a space), so that positions and lines stay the
+ * file's. The macro passes (cpp-macros.ts, rust-macros.ts) parse such a text again.
+ */
+export function spliced(text: string, edits: readonly (readonly [from: number, to: number, replacement?: string])[]): string {
+  let out = '';
+  let at = 0;
+  for (const [from, to, replacement] of edits) {
+    if (from < at) continue;
+    out += text.slice(at, from) + (replacement ?? text.slice(from, to).replace(/[^\n]/g, ' '));
+    at = to;
+  }
+  return out + text.slice(at);
+}
