@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { FileParser } from '../../server/engine/indexer/parse-file';
 import { componentScript } from '../../server/engine/indexer/parse-component';
-import { createTestApp, indexedRepo, tempDir } from '../helpers/engine';
+import { createTestApp, dependentsOf, indexedRepo, tempDir } from '../helpers/engine';
 import { copyOf, npmPackage } from '../helpers/real-code';
 
 // Vue, Svelte and Astro single-file components hold their code in `<script>` blocks (Astro: its frontmatter too). They were indexed as text only: no
@@ -73,11 +73,7 @@ test('create-vite 9.3.0 (Vue, Svelte and React templates): the blast radius of a
   const t = await createTestApp();
   const folders = ['template-vue-ts', 'template-svelte-ts', 'template-react-ts'].map((f) => copyOf(path.join(npmPackage('create-vite@9.3.0'), f), 'loupe-components-'));
   try {
-    const dependents = async (folder: string, file: string) => {
-      const r = await t.call('POST', `/v2/repos/${await indexedRepo(t, folder)}/radius`, { file, include: ['dependents'] });
-      assert.equal(r.status, 200, JSON.stringify(r.body));
-      return (r.body.data.targets[0].dependents as { file_path: string; depth: number }[]).map((d) => `${d.depth} ${d.file_path}`);
-    };
+    const dependents = async (folder: string, file: string) => dependentsOf(t, await indexedRepo(t, folder), file);
     assert.deepEqual(await dependents(folders[0], 'src/components/HelloWorld.vue'), ['1 src/App.vue', '2 src/main.ts']);
     // `<HelloWorld />` in App.vue's template is its only use of the import.
     assert.deepEqual(await dependents(folders[0], 'src/components/HelloWorld.vue#HelloWorld'), ['1 src/App.vue', '2 src/main.ts']);

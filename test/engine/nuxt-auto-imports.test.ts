@@ -3,18 +3,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { nuxtComponentName } from '../../server/engine/indexer/nuxt-auto-imports';
-import { createTestApp, indexedRepo, type TestApp } from '../helpers/engine';
+import { createTestApp, dependentsOf, indexedRepo, type TestApp } from '../helpers/engine';
 import { copyOf, npmPackage } from '../helpers/real-code';
 
 // A Nuxt app uses its components (`<AppHeader />`) and what its composables and utils export (`useSeo(…)`) without
 // importing them: Nuxt generates the imports into `.nuxt/`, which a fresh clone does not have. So every component
 // and composable looked unused: blast radius empty. docus 5.12.3 (npm) is a Nuxt 4 layer (`app/` holds the app).
 
-async function dependents(t: TestApp, repoId: string, file: string): Promise<string[]> {
-  const r = await t.call('POST', `/v2/repos/${repoId}/radius`, { file, include: ['dependents'], limit: 10000 });
-  assert.equal(r.status, 200, JSON.stringify(r.body));
-  return (r.body.data.targets[0].dependents as { file_path: string; depth: number }[]).map((d) => `${d.depth} ${d.file_path}`).sort();
-}
+const dependents = async (t: TestApp, repoId: string, file: string) => (await dependentsOf(t, repoId, file)).sort();
 
 test('Nuxt names a component by its folders and file, a folder the file name starts with said once', () => {
   assert.equal(nuxtComponentName('app/AppHeader.vue'), 'AppHeader');

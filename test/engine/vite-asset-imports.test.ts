@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { FileParser } from '../../server/engine/indexer/parse-file';
-import { createTestApp, indexedRepo } from '../helpers/engine';
+import { createTestApp, dependentsOf, indexedRepo } from '../helpers/engine';
 import { copyOf, npmPackage } from '../helpers/real-code';
 
 // What Vite imports besides modules: `import reactLogo from './assets/react.svg'` resolved to nothing (the compiler
@@ -52,11 +52,7 @@ test('create-vite 9.3.0 (React and Svelte templates): the blast radius of an SVG
   const t = await createTestApp();
   const folders = ['template-react-ts', 'template-svelte-ts'].map(template);
   try {
-    const dependents = async (folder: string, file: string) => {
-      const r = await t.call('POST', `/v2/repos/${await indexedRepo(t, folder)}/radius`, { file, include: ['dependents'] });
-      assert.equal(r.status, 200, JSON.stringify(r.body));
-      return (r.body.data.targets[0].dependents as { file_path: string; depth: number }[]).map((d) => `${d.depth} ${d.file_path}`);
-    };
+    const dependents = async (folder: string, file: string) => dependentsOf(t, await indexedRepo(t, folder), file);
     assert.deepEqual(await dependents(folders[0], 'src/assets/react.svg'), ['1 src/App.tsx', '2 src/main.tsx']);
     assert.deepEqual(await dependents(folders[1], 'src/assets/svelte.svg'), ['1 src/App.svelte', '2 src/main.ts']);
   } finally {

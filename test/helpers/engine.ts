@@ -85,6 +85,13 @@ export async function indexedRepo(t: TestApp, folder: string): Promise<string> {
   return res.body.data.repo.repo_id;
 }
 
+/** The dependents of a file (or `file#symbol`) by `POST /v2/repos/{id}/radius`, as `depth path`, in the route's order. */
+export async function dependentsOf(t: TestApp, repoId: string, file: string): Promise<string[]> {
+  const r = await t.call('POST', `/v2/repos/${repoId}/radius`, { file, include: ['dependents'], limit: 10000 });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return (r.body.data.targets[0].dependents as { file_path: string; depth: number }[]).map((d) => `${d.depth} ${d.file_path}`);
+}
+
 /** `indexedRepo`, then the repository's blueprint (`data`). */
 export async function blueprintOf(t: TestApp, folder: string) {
   const bp = await t.call('GET', `/v2/repos/${await indexedRepo(t, folder)}/blueprint`);
