@@ -19,16 +19,24 @@ async function dependenciesOf(root: string): Promise<{ name: string; files: numb
 }
 
 /**
+ * A gem of a Debian ruby-* package opened as a checkout (its gemspec beside lib/), and its blueprint's dependencies:
+ * files importing each, by name.
+ */
+async function gemDependencies(pkg: string, version: string, gem: string, gemVersion: string): Promise<Record<string, number>> {
+  const gems = path.join(debianPackage(pkg, version), 'usr/share/rubygems-integration/all');
+  const root = copyOf(path.join(gems, `gems/${gem}-${gemVersion}`), `loupe-${gem}-`);
+  fs.copyFileSync(path.join(gems, `specifications/${gem}-${gemVersion}.gemspec`), path.join(root, `${gem}.gemspec`));
+  return Object.fromEntries((await dependenciesOf(root)).map((d: { name: string; files: number }) => [d.name, d.files]));
+}
+
+/**
  * A Ruby `require` names a file, and the gem that holds it is the declared one whose name, `-` read as `/`, starts
  * the path: sinatra 3.0.5 (Debian, its gemspec beside lib/ as in a checkout) requires 'rack/protection' from the
  * rack-protection gem it declares. Before, every require counted under its first folder: rack-protection was
  * imported by no file and rack by the file that uses rack-protection.
  */
 test('blueprint dependencies: a require belongs to the declared gem its path spells (sinatra)', async () => {
-  const gems = path.join(debianPackage('ruby-sinatra', '3.0.5-3+deb12u1'), 'usr/share/rubygems-integration/all');
-  const root = copyOf(path.join(gems, 'gems/sinatra-3.0.5'), 'loupe-sinatra-');
-  fs.copyFileSync(path.join(gems, 'specifications/sinatra-3.0.5.gemspec'), path.join(root, 'sinatra.gemspec'));
-  const deps = Object.fromEntries((await dependenciesOf(root)).map((d: { name: string; files: number }) => [d.name, d.files]));
+  const deps = await gemDependencies('ruby-sinatra', '3.0.5-3+deb12u1', 'sinatra', '3.0.5');
   assert.equal(deps['rack-protection'], 1, JSON.stringify(deps)); // lib/sinatra/base.rb
   assert.equal(deps.rack, 2, JSON.stringify(deps)); // base.rb (rack), show_exceptions.rb (rack/show_exceptions)
   assert.equal(deps.mustermann, 1, JSON.stringify(deps)); // base.rb: mustermann, mustermann/sinatra, mustermann/regular
@@ -40,10 +48,7 @@ test('blueprint dependencies: a require belongs to the declared gem its path spe
  * Ruby's (net/http's folder): net-ssh was imported by no file.
  */
 test('blueprint dependencies: a declared gem under a standard library\'s folder is the gem (net-scp requires net/ssh)', async () => {
-  const gems = path.join(debianPackage('ruby-net-scp', '4.0.0-1'), 'usr/share/rubygems-integration/all');
-  const root = copyOf(path.join(gems, 'gems/net-scp-4.0.0'), 'loupe-net-scp-');
-  fs.copyFileSync(path.join(gems, 'specifications/net-scp-4.0.0.gemspec'), path.join(root, 'net-scp.gemspec'));
-  const deps = Object.fromEntries((await dependenciesOf(root)).map((d: { name: string; files: number }) => [d.name, d.files]));
+  const deps = await gemDependencies('ruby-net-scp', '4.0.0-1', 'net-scp', '4.0.0');
   assert.equal(deps['net-ssh'], 1, JSON.stringify(deps)); // lib/net/scp.rb
   assert.equal(deps.net, undefined, JSON.stringify(deps));
 });
