@@ -294,7 +294,7 @@ export async function refreshNameEdges(files: AnyFiles, parser: FileParser, repo
   const lookups = names.flatMap(([language, words, folders]): NameChanges => {
     if (language !== NUXT_NAMES) return [[language, words, folders]];
     // Nuxt's names are used anywhere in the app, by its scripts and components; only a Nuxt app's files provide them.
-    if (!(folders ?? []).some((f) => parser.inNuxtApp(f))) return [];
+    if (!parser.inNuxtApp(folders ?? [])) return [];
     return NUXT_USER_LANGUAGES.map((l) => [l, words, null]);
   });
   // A `components/` or `utils/` folder outside a Nuxt app changes nothing (its cached answers are kept).

@@ -55,9 +55,11 @@ export class FileParser {
     resetTreeSitterResolution(this.root);
   }
 
-  /** Whether a folder is in a Nuxt app, whose files use auto-imported names (nuxt-auto-imports.ts); asked of the disk now. */
-  inNuxtApp(relDir: string): boolean {
-    return inNuxtApp(new RepoFiles(this.root), relDir);
+  /** Whether one of the folders is in a Nuxt app, whose files use auto-imported names (nuxt-auto-imports.ts); asked of the disk now, each folder once. */
+  inNuxtApp(relDirs: Iterable<string>): boolean {
+    const files = new RepoFiles(this.root);
+    for (const dir of relDirs) if (inNuxtApp(files, dir)) return true;
+    return false;
   }
 
   get moduleResolver(): ModuleResolver {
