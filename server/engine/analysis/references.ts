@@ -1,5 +1,6 @@
 import ts from 'typescript';
 import { COMPONENT_FILE, componentParts } from '../indexer/parse-component';
+import { kebabCase } from '../util/text';
 
 export type UsageKind = 'call' | 'new' | 'read' | 'write' | 'type' | 'reexport';
 
@@ -147,7 +148,7 @@ function componentUsages(relPath: string, text: string, specifiers: Set<string>)
   const used = new Set(usages.map((u) => `${u.specifier}\0${u.importedName}`));
   for (const [name, binding] of bindings) {
     if (used.has(`${binding.specifier}\0${binding.importedName}`)) continue;
-    const kebab = name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+    const kebab = kebabCase(name);
     const words = [name, kebab].map((w) => w.replace(/\$/g, '\\$')).join('|');
     const mention = new RegExp(`(?<![\\w$.-])(?:${words})(?![\\w$-])`).exec(template);
     if (!mention) continue;

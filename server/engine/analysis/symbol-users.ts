@@ -2,10 +2,8 @@ import type { AnalysisContext } from './context';
 import type { ImportGraph } from './import-graph';
 import type { Usage } from './references';
 import { COMPONENT_FILE } from '../indexer/parse-component';
+import { NUXT_USER_LANGUAGES } from '../indexer/nuxt-auto-imports';
 import type { RepoSymbolRow } from '../store/analysis-store';
-
-/** The languages whose `reference` edges are names Nuxt auto-imports. */
-const NUXT_USERS: ReadonlySet<string> = new Set(['vue', 'typescript', 'javascript']);
 
 const MAX_CONSUMERS = 400;
 /** Rough cost of parsing and walking one line of source (measured on phaser here: 5–20 µs). */
@@ -64,7 +62,7 @@ export async function usersWithin(ctx: AnalysisContext, repoId: string, graph: I
       if (hit === undefined || (python && !s.names.length)) continue;
       // A name Nuxt auto-imports (nuxt-auto-imports.ts): the edge is the use, at its first place; a component is
       // its file's one export.
-      if (s.kind === 'reference' && hit === index && NUXT_USERS.has(graph.files[user].language ?? '')) {
+      if (s.kind === 'reference' && hit === index && NUXT_USER_LANGUAGES.has(graph.files[user].language ?? '')) {
         direct.add(s.specifier);
         byName.push({ specifier: s.specifier, importedName: COMPONENT_FILE.test(graph.path(index)) ? 'default' : s.specifier, line: s.line, kind: 'call', enclosing: null });
         continue;

@@ -8,7 +8,8 @@ import { resetTreeSitterResolution, resolveTreeSitterImport } from './parse-tree
 import { detectLanguage, resolvedAsScripts } from './languages';
 import { catalogBytes, catalogFrom, isIndexable, walk, walkWithCatalog, type WalkEntry, type WalkOptions } from './walk';
 import type { WalkCatalogStore } from '../store/walk-catalog-store';
-import { ChangedNames, namesFromText, NUXT_NAMES, NUXT_USER_LANGUAGES, providedNames, providesNames } from './name-references';
+import { ChangedNames, namesFromText, NUXT_NAMES, providedNames, providesNames } from './name-references';
+import { NUXT_USER_LANGUAGES } from './nuxt-auto-imports';
 import { providedNow } from './parsed-batch';
 import { languagesResolvedBy } from './resolution-config';
 import fs from 'node:fs';
@@ -295,7 +296,7 @@ export async function refreshNameEdges(files: AnyFiles, parser: FileParser, repo
     if (language !== NUXT_NAMES) return [[language, words, folders]];
     // Nuxt's names are used anywhere in the app, by its scripts and components; only a Nuxt app's files provide them.
     if (!parser.inNuxtApp(folders ?? [])) return [];
-    return NUXT_USER_LANGUAGES.map((l) => [l, words, null]);
+    return [...NUXT_USER_LANGUAGES].map((l): NameChanges[number] => [l, words, null]);
   });
   // A `components/` or `utils/` folder outside a Nuxt app changes nothing (its cached answers are kept).
   if (!lookups.length) return;

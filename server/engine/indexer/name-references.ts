@@ -2,7 +2,8 @@ import path from 'node:path';
 import type { ParsedFile } from '../types';
 import { declarationsOf } from './tree-sitter/csharp';
 import { goDeclarations } from './tree-sitter/go-names';
-import { exportedNames, nuxtComponentName } from './nuxt-auto-imports';
+import { exportedNames, nuxtComponentName, NUXT_USER_LANGUAGES } from './nuxt-auto-imports';
+import { kebabCase } from '../util/text';
 
 /**
  * Languages whose edges also come from names the code uses without importing them (a Java type of the
@@ -26,12 +27,11 @@ export const NAMES_FROM_TEXT: ReadonlySet<string> = new Set(['csharp', 'go']);
  * `refreshNameEdges`); the names are kept under this key, for the users' languages.
  */
 export const NUXT_NAMES = 'nuxt';
-export const NUXT_USER_LANGUAGES = ['vue', 'typescript', 'javascript'] as const;
 const NUXT_COMPONENT = /(?:^|\/)components\/(.+\.(?:vue|tsx|jsx))$/;
 const NUXT_MODULE = /(?:^|\/)(?:composables|utils|shared\/types)\/(?:[^/]+\.(?:ts|js|mts|mjs)|[^/]+\/index\.(?:ts|js|mts|mjs))$/;
 
 function nuxtProvider(language: string | null, relPath: string): 'component' | 'exports' | null {
-  if (language !== 'vue' && language !== 'typescript' && language !== 'javascript') return null;
+  if (!language || !NUXT_USER_LANGUAGES.has(language)) return null;
   if (NUXT_COMPONENT.test(relPath)) return 'component';
   return NUXT_MODULE.test(relPath) && !/\.d\.[mc]?ts$/.test(relPath) ? 'exports' : null;
 }
@@ -55,7 +55,7 @@ export function providedNames(language: string | null, relPath: string, text: st
   if (nuxt === 'component') {
     // As a template may write it: `<AppHeader>` or `<app-header>`.
     const name = nuxtComponentName(NUXT_COMPONENT.exec(relPath)![1]);
-    return [...new Set([name.toLowerCase(), name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()])];
+    return [...new Set([name.toLowerCase(), kebabCase(name)])];
   }
   if (nuxt === 'exports') return [...new Set(exportedNames(relPath, text ?? '').map((n) => n.toLowerCase()))];
   if (!language || !NAME_LOOKUP_LANGUAGES.has(language)) return [];

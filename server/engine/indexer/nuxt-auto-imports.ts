@@ -14,6 +14,9 @@ import { RepoFiles, joinRel } from './tree-sitter/repo-files';
  * and the folder itself otherwise (Nuxt 3).
  */
 
+/** The languages of the files that use what Nuxt auto-imports (and of those that provide it). */
+export const NUXT_USER_LANGUAGES: ReadonlySet<string> = new Set(['vue', 'typescript', 'javascript']);
+
 const CONFIG_FILES = ['nuxt.config.ts', 'nuxt.config.js', 'nuxt.config.mjs', 'nuxt.config.mts'];
 const APP_FOLDERS = ['components', 'composables', 'pages', 'layouts', 'utils', 'plugins', 'middleware'];
 const COMPONENT_FILE = /\.(vue|tsx|jsx)$/;
@@ -30,9 +33,9 @@ interface NuxtApp {
 /** What the files of one scope (the app's, or its server's) may use without importing it: name → file. */
 type Registry = Map<string, string>;
 
-/** The Nuxt app a file belongs to: the nearest folder above it with a nuxt.config.*, or null. */
-function appOf(files: RepoFiles, relPath: string): NuxtApp | null {
-  for (let dir = path.posix.dirname(relPath); ; dir = path.posix.dirname(dir)) {
+/** The Nuxt app a folder belongs to: the nearest folder at or above it with a nuxt.config.*, or null. */
+function appAt(files: RepoFiles, relDir: string): NuxtApp | null {
+  for (let dir = relDir || '.'; ; dir = path.posix.dirname(dir)) {
     const base = dir === '.' ? '' : dir;
     const app = files.memo(`nuxt-app:${base}`, () => {
       // One listing per folder (most have no config; a stat per name would be four calls and four realpaths).
@@ -48,7 +51,7 @@ function appOf(files: RepoFiles, relPath: string): NuxtApp | null {
 }
 
 /** Whether a folder of the repository is in a Nuxt app (below a folder with a nuxt.config.*). */
-export const inNuxtApp = (files: RepoFiles, relDir: string): boolean => appOf(files, joinRel(relDir === '.' ? '' : relDir, 'x') ?? 'x') !== null;
+export const inNuxtApp = (files: RepoFiles, relDir: string): boolean => appAt(files, relDir) !== null;
 
 /**
  * A component's name as Nuxt gives it: its folders below `components/` then its file name, in PascalCase, a folder
@@ -125,7 +128,7 @@ function registryOf(files: RepoFiles, app: NuxtApp, server: boolean): Registry {
  * template; names the file imports or declares itself are left to its own imports.
  */
 export function nuxtReferences(files: RepoFiles, relPath: string, texts: () => { code: string; template: string }, imports: ParsedImport[]): ParsedImport[] {
-  const app = appOf(files, relPath);
+  const app = appAt(files, path.posix.dirname(relPath));
   if (!app) return [];
   const inServer = relPath.startsWith(`${joinRel(app.base, 'server')}/`);
   if (!inServer && app.srcDir !== app.base && !relPath.startsWith(`${app.srcDir}/`)) return [];
@@ -142,8 +145,11 @@ export function nuxtReferences(files: RepoFiles, relPath: string, texts: () => {
   };
   // Calls and reads of exported names in the scripts and in template expressions; not `x.name`, not a declaration.
   for (const text of [code, templateExpressions(template)]) {
+    const declared = new Map<string, boolean>();
     for (const m of text.matchAll(/(?<![\w$.])([A-Za-z_$][\w$]*)(?![\w$])/g)) {
-      if (registry.has(m[1]) && !declares(text, m[1])) note(m[1], m.index, text);
+      if (!registry.has(m[1])) continue;
+      if (!declared.has(m[1])) declared.set(m[1], declares(text, m[1]));
+      if (!declared.get(m[1])) note(m[1], m.index, text);
     }
   }
   // Components in the template (and in render code: `resolveComponent('X')`).

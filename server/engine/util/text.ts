@@ -8,3 +8,6 @@ export function utf16Text(bytes: Buffer): string | null {
   const encoding = bytes[0] === 0xff && bytes[1] === 0xfe ? 'utf-16le' : bytes[0] === 0xfe && bytes[1] === 0xff ? 'utf-16be' : null;
   return encoding ? new TextDecoder(encoding).decode(bytes) : null;
 }
+
+/** A PascalCase or camelCase name as a template may also write it: `HelloWorld` → `hello-world`. */
+export const kebabCase = (name: string): string => name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
