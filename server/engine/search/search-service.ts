@@ -159,7 +159,6 @@ export class SearchService {
     return { results: result.hits, total, totals: result.totals, mode, scope, page, repoIds, timings, warnings, ...extra };
   }
 
-  /** repo_ids and repo_urls together (at most 25), or every repository of the caller. Unknown ones are named in a 400. */
   /** Which of these files are tests, each repository's testing libraries (django/test/) not: `isTest(repoId, path)`. */
   async testFiles(files: { repoId: string; filePath: string }[]): Promise<(repoId: string, path: string) => boolean> {
     const repoIds = [...new Set(files.filter((f) => underTestFolder(f.filePath)).map((f) => f.repoId))];
@@ -167,6 +166,7 @@ export class SearchService {
     return (repoId, path) => isTestPath(path, libraries.get(repoId));
   }
 
+  /** repo_ids and repo_urls together (at most 25), or every repository of the caller. Unknown ones are named in a 400. */
   async resolveRepos(userId: string, repoIds: string[], repoUrls: string[]): Promise<Map<string, RepoRecord>> {
     if (repoIds.length + repoUrls.length > MAX_REPOS_PER_SEARCH) {
       throw invalid('repo_ids', `repo_ids and repo_urls may name at most ${MAX_REPOS_PER_SEARCH} repositories together (got ${repoIds.length + repoUrls.length})`);
