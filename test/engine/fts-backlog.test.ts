@@ -132,8 +132,8 @@ test('a backlog left behind: writes and deletions keep it exact, an edit is sear
   const t = createTestEngine({ indexer: { writerThread: false } });
   try {
     const repo = await indexFolder(t, folder);
-    // As a killed large run leaves it: chunks written after deferTrigram have no chunks_fts rows yet.
-    new TrigramBacklog(t.engine.db).deferTrigram();
+    // As a killed large run leaves it: chunks written after deferWordsIndex have no chunks_fts rows yet.
+    new TrigramBacklog(t.engine.db).deferWordsIndex();
     writeFiles(folder, 40, 10);
     const parser = new FileParser(folder, { maxFileBytes: 1 << 20 });
     const parsed: ParsedFile[] = [];

@@ -10,6 +10,7 @@ import { deserializeModel, serializeModel, trainCorpusModel } from '../../server
 import { DEFAULT_VECTOR_OPTIONS } from '../../server/engine/embed/vector-index';
 import { SqliteVectorsStore } from '../../server/engine/store/vectors-store';
 import { documentText } from '../../server/engine/embed/vector-writes';
+import { literalTrigrams, TrigramIndex } from '../../server/engine/store/trigram-index';
 import type { VectorIndex } from '../../server/engine/embed/vector-index';
 
 /**
@@ -121,10 +122,7 @@ test('a cold index and an edit are written by the writer thread, never on the co
   }
 });
 
-/** A trigram query for a word: every trigram of it (detail='none' has no phrases). */
-const trigrams = (w: string) => Array.from({ length: w.length - 2 }, (_, i) => `"${w.slice(i, i + 3)}"`).join(' AND ');
-
-/** The index's content, row by row (ids and times aside), and what a few full-text and trigram queries find. */
+/** The index's content, row by row (ids and times aside), what a few full-text queries find, and the chunks of their words' trigrams. */
 function indexContent(t: TestEngine, repoId: string, words: string[]): unknown {
   const db = t.engine.db;
   const rows = (sql: string) => db.prepare(sql).all(repoId);
@@ -135,8 +133,8 @@ function indexContent(t: TestEngine, repoId: string, words: string[]): unknown {
     chunks: rows('SELECT f.path, c.seq, c.start_line, c.end_line, c.symbols, c.content FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.repo_id = ? ORDER BY f.path, c.seq'),
     fts: words.map((w) => db.prepare(`SELECT f.path, c.seq FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id
       WHERE chunks_fts MATCH ? AND f.repo_id = ? ORDER BY f.path, c.seq`).all(w, repoId)),
-    trigram: words.map((w) => db.prepare(`SELECT f.path, c.seq FROM chunks_trigram JOIN chunks c ON c.id = chunks_trigram.rowid JOIN files f ON f.id = c.file_id
-      WHERE chunks_trigram MATCH ? AND f.repo_id = ? ORDER BY f.path, c.seq`).all(trigrams(w), repoId)),
+    trigram: words.map((w) => literalTrigrams(w)!.map((tri) => db.prepare(`SELECT f.path, c.seq FROM chunks c JOIN files f ON f.id = c.file_id
+      WHERE c.id IN (SELECT value FROM json_each(?)) AND f.repo_id = ? ORDER BY f.path, c.seq`).all(JSON.stringify(new TrigramIndex(db).chunksWith(tri)), repoId))),
   };
 }
 

@@ -32,10 +32,10 @@ export interface IndexWriter {
   refreshNames(repoId: string, root: string, names: NameChanges, skip: string[]): Promise<void>;
   edit(repo: { id: string; rootPath: string }, relPaths: string[], contents: Map<string, string>): Promise<EditOutcome>;
   /**
-   * A large run: the trigram rows of the chunks written from now on wait for fillTrigram(), which adds them
-   * in bulk (SQLite, migration 015); absent, the writer keeps them as it writes.
+   * A large run: the words index rows of the chunks written from now on are added in bulk after each batch
+   * and by fillTrigram() (SQLite, migration 016); absent, the writer keeps them as it writes.
    */
-  deferTrigram?(): Promise<void>;
+  deferWordsIndex?(): Promise<void>;
   /** Fills the trigram backlog (a deferred run's, or one a killed run left), in short transactions. */
   fillTrigram?(): Promise<void>;
   /** Lets the worker go (its connection, parsers and TypeScript compiler); the next call starts another. */
@@ -110,7 +110,7 @@ export class LocalIndexWriter implements IndexWriter {
   edit(repo: { id: string; rootPath: string }, relPaths: string[], contents: Map<string, string>): Promise<EditOutcome> {
     return this.writes.edit(repo, relPaths, contents);
   }
-  async deferTrigram(): Promise<void> { this.writes.deferTrigram(); }
+  async deferWordsIndex(): Promise<void> { this.writes.deferWordsIndex(); }
   fillTrigram(): Promise<void> {
     return this.writes.fillTrigram(() => new Promise((resolve) => setImmediate(resolve)));
   }
@@ -177,7 +177,7 @@ export class WorkerIndexWriter implements IndexWriter {
   edit(repo: { id: string; rootPath: string }, relPaths: string[], contents: Map<string, string>): Promise<EditOutcome> {
     return this.call('edit', [{ id: repo.id, rootPath: repo.rootPath }, relPaths, contents]) as Promise<EditOutcome>;
   }
-  async deferTrigram(): Promise<void> { await this.call('deferTrigram', []); }
+  async deferWordsIndex(): Promise<void> { await this.call('deferWordsIndex', []); }
   async fillTrigram(): Promise<void> { await this.call('fillTrigram', []); }
 
   /** The thread starts loading while the caller goes on (a restart's catch-up run then finds it ready). */

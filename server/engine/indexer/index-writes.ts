@@ -17,8 +17,13 @@ import path from 'node:path';
 
 export interface WriteOptions extends WalkOptions { maxFileBytes: number }
 
-/** Chunks whose trigram rows one fill transaction adds (~1,000: ~70 ms on phaser's chunks at load 3). */
-const TRIGRAM_FILL_CHUNKS = 1000;
+/** Chunks whose trigram rows one fill transaction adds, as one segment (store/trigram-index.ts: ~0.2 s on payload's chunks). */
+const TRIGRAM_FILL_CHUNKS = 4000;
+/**
+ * Edited chunks left in the trigram backlog before an edit fills it: until then a grep or a name lookup
+ * takes them as candidates (their files are scanned), which costs little for a few thousand chunks.
+ */
+const EDIT_TRIGRAM_BACKLOG = 2000;
 /** Chunks whose words index (chunks_fts) rows one fill transaction adds (migration 016). */
 const FTS_FILL_CHUNKS = 1000;
 
@@ -76,20 +81,19 @@ export class IndexWrites {
     private readonly catalog?: WalkCatalogStore,
   ) {}
 
-  /** Chunks written from now on get their trigram rows in fillTrigram(), in bulk (migration 015). */
-  deferTrigram(): void {
-    this.trigram?.deferTrigram();
+  /** Chunks written from now on get their words index rows in bulk (migration 016). */
+  deferWordsIndex(): void {
+    this.trigram?.deferWordsIndex();
   }
 
   /**
-   * Adds the backlog's trigram rows, ~TRIGRAM_FILL_CHUNKS chunks per transaction (tens of ms each);
-   * `between` runs after each commit. Nothing to do without a backlog (one read).
+   * Adds the backlog's trigram rows, TRIGRAM_FILL_CHUNKS chunks per transaction (a fraction of a second
+   * each); `between` runs after each commit. Nothing to do without a backlog (two reads).
    */
   async fillTrigram(between: () => Promise<void> | void = () => {}): Promise<void> {
     if (!this.trigram) return;
     // The words index's backlog first (search's), emptied: writes keep it row by row again.
     if (this.trigram.ftsPending()) while (!this.trigram.fillFts(FTS_FILL_CHUNKS, true)) await between();
-    if (!this.trigram.pending()) return;
     while (!this.trigram.fillTrigram(TRIGRAM_FILL_CHUNKS)) await between();
   }
 
@@ -214,6 +218,7 @@ export class IndexWrites {
     }, repo, relPaths, contents);
     // Written while a words index backlog is open (a run's, or one a killed run left): searchable now all the same.
     if (this.trigram?.ftsPending()) while (!this.trigram.fillFts(FTS_FILL_CHUNKS, false)) { /* next ~1,000 chunks */ }
+    if (this.trigram && this.trigram.trigramBacklog() >= EDIT_TRIGRAM_BACKLOG) while (!this.trigram.fillTrigram(TRIGRAM_FILL_CHUNKS)) { /* next segment */ }
     return outcome;
   }
 

@@ -46,8 +46,8 @@ const RELEASE_AFTER_FILES = 500;
 /** Files parsed before they are sent to the writer (which commits them in slices). */
 const BATCH_FILES = 256;
 const JOBS_PER_MESSAGE = 16;
-/** A run with at least this many files to parse fills the trigram index after its files (migration 015). */
-const DEFER_TRIGRAM_FILES = 256;
+/** A run with at least this many files to parse fills the words index after each batch of files (migration 016). */
+const DEFER_INDEX_FILES = 256;
 
 /**
  * Brings a repository's index in line with its folder. Only new, changed and removed files are
@@ -156,8 +156,8 @@ export class Indexer {
       // set here, not at start, so that a no-change restart does not load koffi for it.
       boundNativeHeap();
     }
-    // A large run's trigram rows are added in bulk once its files are written (a fraction of a trigger's cost).
-    if (jobs.length >= DEFER_TRIGRAM_FILES) await this.writer.deferTrigram?.();
+    // A large run's words index rows are added in bulk after each batch of files (a fraction of one insert per chunk).
+    if (jobs.length >= DEFER_INDEX_FILES) await this.writer.deferWordsIndex?.();
     const parseOptions: ParseOptions = { maxFileBytes: this.options.maxFileBytes };
     // Parsed files stay the parse workers' bytes here: moved on to the writer, read there.
     let pendingWrite: ParsedBatch[] = [];

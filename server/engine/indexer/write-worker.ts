@@ -20,7 +20,7 @@ import { transferables } from '../util/transfer';
 export type WriterRequest = {
   id: number;
   method: 'scan' | 'writeFiles' | 'writeSerialized' | 'stamp' | 'deletePaths' | 'setProgress' | 'relink' | 'refreshNames' | 'edit'
-    | 'deferTrigram' | 'fillTrigram'
+    | 'deferWordsIndex' | 'fillTrigram'
     | 'embedSlice' | 'countMissing' | 'chunkCount' | 'packed' | 'sampleTexts' | 'addModel' | 'putVectors' | 'close';
   args: unknown[];
 };
@@ -66,7 +66,7 @@ async function handle(request: WriterRequest): Promise<unknown> {
     case 'relink': return writes.relink(...(a as Args<'relink'>));
     case 'refreshNames': return writes.refreshNames(...(a as Args<'refreshNames'>));
     case 'edit': return writes.edit(...(a as Args<'edit'>));
-    case 'deferTrigram': return writes.deferTrigram();
+    case 'deferWordsIndex': return writes.deferWordsIndex();
     case 'fillTrigram': return writes.fillTrigram();
     case 'embedSlice': return vectorWrites().embedSlice(...(a as Parameters<VectorWrites['embedSlice']>));
     case 'countMissing': return vectorWrites().countMissing(...(a as Parameters<VectorWrites['countMissing']>));

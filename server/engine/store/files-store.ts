@@ -5,6 +5,7 @@ import { nowIso, stableUuid } from '../util/ids';
 import { identifierWords } from '../util/words';
 import type { Surface } from './surface';
 import { mentionsAny } from '../util/mentions';
+import { literalTrigrams, TrigramIndex } from './trigram-index';
 
 interface FileRow {
   id: number; uid: string; repo_id: string; path: string; name: string; language: string | null; size: number;
@@ -288,19 +289,16 @@ export class SqliteFilesStore {
   filesMentioning(repoId: string, language: string, words: ReadonlySet<string>, exclude: ReadonlySet<string> = new Set(), folders?: ReadonlySet<string>): { id: number; path: string }[] {
     if (!words.size) return [];
     let rows: { id: number; path: string }[];
-    if (words.size <= 32 && [...words].every((w) => w.length >= 3)) {
-      const match = [...words].map((w) => {
-        const grams = new Set<string>();
-        for (let i = 0; i + 3 <= w.length; i++) grams.add(w.slice(i, i + 3));
-        return `(${[...grams].map((g) => `"${g.replace(/"/g, '""')}"`).join(' AND ')})`;
-      }).join(' OR ');
+    const lists = words.size <= 32 ? [...words].map(literalTrigrams) : [null];
+    if (lists.every((l) => l !== null)) {
+      const chunks = new TrigramIndex(this.db).chunksWithAll(lists as number[][])!;
       rows = this.db.prepare(
-        `SELECT DISTINCT f.id, f.path FROM chunks_trigram JOIN chunks c ON c.id = chunks_trigram.rowid
-         JOIN files f ON f.id = c.file_id WHERE chunks_trigram MATCH ? AND f.repo_id = ? AND f.language = ?
+        `SELECT f.id, f.path FROM chunks c JOIN files f ON f.id = c.file_id
+         WHERE c.id IN (SELECT value FROM json_each(?)) AND f.repo_id = ? AND f.language = ?
          UNION
          SELECT f.id, f.path FROM chunks c JOIN files f ON f.id = c.file_id
          WHERE c.id >= (SELECT from_id FROM trigram_backlog) AND f.repo_id = ? AND f.language = ?`,
-      ).all(match, repoId, language, repoId, language) as { id: number; path: string }[];
+      ).all(JSON.stringify(chunks), repoId, language, repoId, language) as { id: number; path: string }[];
     } else {
       rows = this.db.prepare('SELECT id, path FROM files WHERE repo_id = ? AND language = ?').all(repoId, language) as { id: number; path: string }[];
     }
@@ -373,24 +371,27 @@ const FTS_FILL_SQL = `INSERT INTO chunks_fts (rowid, path, symbols, body)
   FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id >= ? AND c.id < ?`;
 
 /**
- * The trigram index's backlog (migration 015): a large run's chunks get their trigram rows in bulk after
- * its files are written, by `INSERT … SELECT`, a fraction of what the trigger costs per row inside each
- * write slice. SQLite only (not part of FilesStore's surface): the index writer uses it.
+ * The backlogs of the two text indexes: grep's trigram index (migrations 015, 027: every chunk waits for
+ * `fillTrigram`, which builds its posting lists in bulk; store/trigram-index.ts) and the words index of a
+ * large run (016: `fillFts` by `INSERT … SELECT`). SQLite only (not part of FilesStore's surface): the index
+ * writer uses it.
  */
 export class TrigramBacklog {
+  private readonly trigrams: TrigramIndex;
+
   constructor(private readonly db: Db) {
+    this.trigrams = new TrigramIndex(db);
     // For FTS_FILL_SQL: the identifiers' sub-words, as writeOne adds them.
     db.function('loupe_words', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? identifierWords(text) : ''));
   }
 
   /**
-   * From now on, chunks written get their trigram rows later, in bulk (`fillTrigram`; migration 015): a
-   * large run's rows added by `INSERT … SELECT` after its files cost a fraction of a trigger's per row.
-   * Their words index (chunks_fts) rows too (`fillFts`; migration 016).
+   * From now on, chunks written get their words index (chunks_fts) rows later, in bulk (`fillFts`; migration
+   * 016): a large run's rows added by `INSERT … SELECT` after each batch cost a fraction of one insert per
+   * chunk. (Their trigram rows always wait for `fillTrigram`: migration 027.)
    */
-  deferTrigram(): void {
+  deferWordsIndex(): void {
     this.db.transaction(() => {
-      this.db.prepare('INSERT OR IGNORE INTO trigram_backlog (id, from_id) SELECT 1, coalesce(max(id), 0) + 1 FROM chunks').run();
       this.db.prepare('INSERT OR IGNORE INTO fts_backlog (id, from_id) SELECT 1, coalesce(max(id), 0) + 1 FROM chunks').run();
     })();
   }
@@ -417,30 +418,30 @@ export class TrigramBacklog {
   }
 
   /**
-   * Adds the trigram rows of up to `maxChunks` chunks of the backlog, in one transaction; true once the
-   * backlog is empty (then the triggers keep the trigram index again).
+   * Adds the trigram rows of up to `maxChunks` chunks of the backlog as one segment (store/trigram-index.ts),
+   * in one transaction; true once the backlog is empty. The segments are merged once they are many.
    */
   fillTrigram(maxChunks: number): boolean {
     let empty = false;
     this.db.transaction(() => {
-      const row = this.db.prepare('SELECT from_id AS fromId FROM trigram_backlog WHERE id = 1').get() as { fromId: number } | undefined;
-      if (!row) { empty = true; return; }
+      const fromId = this.trigramFrom();
       const top = (this.db.prepare('SELECT coalesce(max(id), 0) AS top FROM chunks').get() as { top: number }).top;
-      const until = row.fromId + maxChunks;
-      this.db.prepare('INSERT INTO chunks_trigram (rowid, content) SELECT id, content FROM chunks WHERE id >= ? AND id < ?').run(row.fromId, until);
-      if (until > top) {
-        this.db.prepare('DELETE FROM trigram_backlog WHERE id = 1').run();
-        empty = true;
-      } else {
-        this.db.prepare('UPDATE trigram_backlog SET from_id = ? WHERE id = 1').run(until);
-      }
+      const until = Math.min(fromId + maxChunks, top + 1);
+      if (until > fromId) this.trigrams.addSegment(fromId, until);
+      this.db.prepare('INSERT OR REPLACE INTO trigram_backlog (id, from_id) VALUES (1, ?)').run(Math.max(until, fromId));
+      empty = until > top;
     })();
+    if (empty && this.trigrams.shouldMerge()) this.db.transaction(() => this.trigrams.merge())();
     return empty;
   }
 
-  /** Whether chunks are waiting for their trigram rows. */
-  pending(): boolean {
-    return !!this.db.prepare('SELECT 1 FROM trigram_backlog WHERE id = 1').get();
+  /** Chunks waiting for their trigram rows. */
+  trigramBacklog(): number {
+    return this.db.prepare('SELECT count(*) FROM chunks WHERE id >= ?').pluck().get(this.trigramFrom()) as number;
+  }
+
+  private trigramFrom(): number {
+    return (this.db.prepare('SELECT from_id FROM trigram_backlog WHERE id = 1').pluck().get() as number | undefined) ?? 1;
   }
 
   /** Whether chunks are waiting for their words index (chunks_fts) rows. */

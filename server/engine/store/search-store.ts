@@ -2,6 +2,7 @@ import type { Db } from './db';
 import { repoGeneration } from './analysis-store';
 import type { ParsedSymbol, SymbolKind } from '../types';
 import type { Surface } from './surface';
+import { literalTrigrams, TrigramIndex } from './trigram-index';
 
 /** A file as search sees it: enough to filter, rank and label a hit. */
 export interface SearchFileRow {
@@ -173,26 +174,20 @@ export class SqliteSearchStore {
 
   /**
    * Files with a chunk that holds every trigram of every one of `literals` (case-folded, as the
-   * trigram index folds case). A superset of the files that match: the caller confirms by scanning.
-   * The trigrams are matched as separate tokens (MATCH), not as LIKE patterns: LIKE makes SQLite read
-   * and re-check the text of every chunk the index proposes, which cost as much as scanning the file.
+   * trigram index folds case; store/trigram-index.ts), and the files of the index's backlog. A superset
+   * of the files that match: the caller confirms by scanning.
    */
   trigramFiles(repoIds: string[], literals: string[]): number[] {
-    const grams = new Set<string>();
-    for (const literal of literals) {
-      const chars = Array.from(literal.toLowerCase());
-      for (let i = 0; i + 3 <= chars.length; i++) grams.add(chars.slice(i, i + 3).join(''));
-    }
-    if (!grams.size) return this.filesAll(repoIds);
-    const match = [...grams].map((g) => `"${g.replace(/"/g, '""')}"`).join(' AND ');
+    const tris = new Set(literals.flatMap((literal) => literalTrigrams(literal) ?? []));
+    if (!tris.size) return this.filesAll(repoIds);
+    const chunks = new TrigramIndex(this.db).chunksWithAll([[...tris]])!;
     const rows = this.db.prepare(
-      `SELECT DISTINCT c.file_id AS id FROM chunks_trigram JOIN chunks c ON c.id = chunks_trigram.rowid
-       JOIN files f ON f.id = c.file_id
-       WHERE chunks_trigram MATCH ? AND f.repo_id IN (SELECT value FROM json_each(?))
+      `SELECT c.file_id AS id FROM chunks c JOIN files f ON f.id = c.file_id
+       WHERE c.id IN (SELECT value FROM json_each(?)) AND f.repo_id IN (SELECT value FROM json_each(?))
        UNION
        SELECT c.file_id FROM chunks c JOIN files f ON f.id = c.file_id
        WHERE c.id >= (SELECT from_id FROM trigram_backlog) AND f.repo_id IN (SELECT value FROM json_each(?))`,
-    ).all(match, JSON.stringify(repoIds), JSON.stringify(repoIds)) as { id: number }[];
+    ).all(JSON.stringify(chunks), JSON.stringify(repoIds), JSON.stringify(repoIds)) as { id: number }[];
     return rows.map((r) => r.id);
   }
 

@@ -20,6 +20,7 @@ import * as parseCodeAgain from './023-parse-code-again';
 import * as scriptImports from './024-script-imports';
 import * as parseAgainNuxtNative from './025-parse-again-nuxt-native';
 import * as bundlerImports from './026-bundler-imports';
+import * as trigramPostings from './027-trigram-postings';
 import type { Db } from '../db';
 
 export interface Migration {
@@ -58,4 +59,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 24, name: 'script-imports', sql: scriptImports.sql },
   { version: 25, name: 'parse-again-nuxt-native', sql: parseAgainNuxtNative.sql },
   { version: 26, name: 'bundler-imports', sql: bundlerImports.sql },
+  { version: 27, name: 'trigram-postings', sql: trigramPostings.sql },
 ];
