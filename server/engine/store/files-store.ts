@@ -423,15 +423,19 @@ export class TrigramBacklog {
    */
   fillTrigram(maxChunks: number): boolean {
     let empty = false;
+    let added = false;
     this.db.transaction(() => {
       const fromId = this.trigramFrom();
       const top = (this.db.prepare('SELECT coalesce(max(id), 0) AS top FROM chunks').get() as { top: number }).top;
       const until = Math.min(fromId + maxChunks, top + 1);
-      if (until > fromId) this.trigrams.addSegment(fromId, until);
-      this.db.prepare('INSERT OR REPLACE INTO trigram_backlog (id, from_id) VALUES (1, ?)').run(Math.max(until, fromId));
+      if (until > fromId) {
+        this.trigrams.addSegment(fromId, until);
+        this.db.prepare('INSERT OR REPLACE INTO trigram_backlog (id, from_id) VALUES (1, ?)').run(until);
+        added = true;
+      }
       empty = until > top;
     })();
-    if (empty && this.trigrams.shouldMerge()) this.db.transaction(() => this.trigrams.merge())();
+    if (added && empty && this.trigrams.shouldMerge()) this.db.transaction(() => this.trigrams.merge())();
     return empty;
   }
 

@@ -11,7 +11,7 @@ import type { Db } from './db';
  *   more files, never fewer: the caller confirms every candidate by scanning).
  * - `ids`: a segment's chunk ids holding the trigram, ascending, as varint deltas. A segment is one fill of
  *   the backlog (the chunks from `trigram_backlog.from_id` up, written since the last fill); `seg` is the
- *   first chunk id it covered. Past MAX_SEGMENTS, the segments are merged into one.
+ *   first chunk id it covered (`trigram_segments` lists them). Past MAX_SEGMENTS, the segments are merged into one.
  * - Deleted chunks are not taken out: their ids match no chunk row, and a merge drops them. A chunk id that
  *   SQLite gives again (the largest one deleted, then a chunk inserted) moves the backlog back to it
  *   (migration 027's trigger), so a reused id is looked up as backlog until the next fill.
@@ -99,11 +99,12 @@ export class TrigramIndex {
     const insert = this.db.prepare('INSERT OR REPLACE INTO chunk_trigrams (tri, seg, ids) VALUES (?, ?, ?)');
     const scratch = { buf: Buffer.alloc(1 << 16) };
     for (let t = 0; t < TRIGRAMS; t++) if (count[t]) insert.run(t, fromId, encode(ids, start[t], start[t + 1], scratch));
+    this.db.prepare('INSERT OR IGNORE INTO trigram_segments (seg) VALUES (?)').run(fromId);
   }
 
   /** Whether the segments are many enough to merge (see merge). */
   shouldMerge(): boolean {
-    return (this.db.prepare('SELECT count(*) AS n FROM (SELECT DISTINCT seg FROM chunk_trigrams LIMIT ?)').get(MAX_SEGMENTS + 1) as { n: number }).n > MAX_SEGMENTS;
+    return (this.db.prepare('SELECT count(*) FROM trigram_segments').pluck().get() as number) > MAX_SEGMENTS;
   }
 
   /** Merges every segment into one (segment 0), leaving out ids no chunk has any more (call inside a transaction). */
@@ -125,8 +126,10 @@ export class TrigramIndex {
     }
     flush();
     this.db.prepare('DELETE FROM chunk_trigrams').run();
+    this.db.prepare('DELETE FROM trigram_segments').run();
     const insert = this.db.prepare('INSERT INTO chunk_trigrams (tri, seg, ids) VALUES (?, 0, ?)');
     for (const [t, blob] of merged) insert.run(t, blob);
+    if (merged.length) this.db.prepare('INSERT INTO trigram_segments (seg) VALUES (0)').run();
   }
 
   /** The chunk ids in one trigram's rows, ascending (deleted chunks' ids included until a merge). */

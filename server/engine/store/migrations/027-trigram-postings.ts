@@ -24,6 +24,8 @@ CREATE TABLE IF NOT EXISTS chunk_trigrams (
   PRIMARY KEY (tri, seg)
 ) WITHOUT ROWID;
 DELETE FROM chunk_trigrams;
+CREATE TABLE IF NOT EXISTS trigram_segments (seg INTEGER PRIMARY KEY);
+DELETE FROM trigram_segments;
 
 INSERT OR REPLACE INTO trigram_backlog (id, from_id) VALUES (1, 1);
 
