@@ -78,6 +78,9 @@ function sortUnique(ids: number[]): number[] {
 }
 
 export class TrigramIndex {
+  /** A fill's per-trigram counts, positions and last chunk seen (8 MB each), kept for the next segment. */
+  private scratch: { count: Int32Array; next: Int32Array; stamp: Int32Array } | null = null;
+
   constructor(private readonly db: Db) {}
 
   /**
@@ -88,17 +91,17 @@ export class TrigramIndex {
   addSegment(fromId: number, untilId: number): void {
     const rows = this.db.prepare('SELECT id, content FROM chunks WHERE id >= ? AND id < ? ORDER BY id').raw().all(fromId, untilId) as [number, string][];
     if (!rows.length) return;
-    const count = new Int32Array(TRIGRAMS);
-    const stamp = new Int32Array(TRIGRAMS);
+    this.scratch ??= { count: new Int32Array(TRIGRAMS), next: new Int32Array(TRIGRAMS), stamp: new Int32Array(TRIGRAMS) };
+    const { count, next, stamp } = this.scratch;
+    count.fill(0);
     scan(rows, stamp, (tri) => { count[tri]++; });
-    const start = new Int32Array(TRIGRAMS + 1);
-    for (let t = 0; t < TRIGRAMS; t++) start[t + 1] = start[t] + count[t];
-    const next = start.slice(0, TRIGRAMS);
-    const ids = new Int32Array(start[TRIGRAMS]);
+    // next[t]: where trigram t's next id goes; once placed, its ids end there and begin count[t] before.
+    for (let t = 0, at = 0; t < TRIGRAMS; t++) { next[t] = at; at += count[t]; }
+    const ids = new Int32Array(next[TRIGRAMS - 1] + count[TRIGRAMS - 1]);
     scan(rows, stamp, (tri, id) => { ids[next[tri]++] = id; });
     const insert = this.db.prepare('INSERT OR REPLACE INTO chunk_trigrams (tri, seg, ids) VALUES (?, ?, ?)');
-    const scratch = { buf: Buffer.alloc(1 << 16) };
-    for (let t = 0; t < TRIGRAMS; t++) if (count[t]) insert.run(t, fromId, encode(ids, start[t], start[t + 1], scratch));
+    const buffer = { buf: Buffer.alloc(1 << 16) };
+    for (let t = 0; t < TRIGRAMS; t++) if (count[t]) insert.run(t, fromId, encode(ids, next[t] - count[t], next[t], buffer));
     this.db.prepare('INSERT OR IGNORE INTO trigram_segments (seg) VALUES (?)').run(fromId);
   }
 
