@@ -27,8 +27,8 @@ export interface IndexWriter {
   stamp(repoId: string, touch: { path: string; mtimeMs: number; size: number }[], skip: SkippedFile[], progress: Progress): Promise<void>;
   deletePaths(repoId: string, paths: string[]): Promise<void>;
   setProgress(repoId: string, progress: Progress): Promise<void>;
-  /** Resolves the stale imports again, and all imports of `languages` (resolution-config.ts). */
-  relink(repoId: string, root: string, languages?: readonly string[]): Promise<void>;
+  /** Resolves the stale imports again (but those of the files this run `parsed`), and all imports of `languages` (resolution-config.ts). */
+  relink(repoId: string, root: string, languages?: readonly string[], parsed?: readonly string[]): Promise<void>;
   refreshNames(repoId: string, root: string, names: NameChanges, skip: string[]): Promise<void>;
   edit(repo: { id: string; rootPath: string }, relPaths: string[], contents: Map<string, string>): Promise<EditOutcome>;
   /**
@@ -103,7 +103,7 @@ export class LocalIndexWriter implements IndexWriter {
   }
   async deletePaths(repoId: string, paths: string[]): Promise<void> { this.writes.deletePaths(repoId, paths); }
   async setProgress(repoId: string, progress: Progress): Promise<void> { this.writes.setProgress(repoId, progress); }
-  async relink(repoId: string, root: string, languages: readonly string[] = []): Promise<void> { await this.writes.relink(repoId, root, languages); }
+  async relink(repoId: string, root: string, languages: readonly string[] = [], parsed: readonly string[] = []): Promise<void> { await this.writes.relink(repoId, root, languages, parsed); }
   refreshNames(repoId: string, root: string, names: NameChanges, skip: string[]): Promise<void> {
     return this.writes.refreshNames(repoId, root, names, skip);
   }
@@ -170,7 +170,7 @@ export class WorkerIndexWriter implements IndexWriter {
   }
   async deletePaths(repoId: string, paths: string[]): Promise<void> { await this.call('deletePaths', [repoId, paths]); }
   async setProgress(repoId: string, progress: Progress): Promise<void> { await this.call('setProgress', [repoId, progress]); }
-  async relink(repoId: string, root: string, languages: readonly string[] = []): Promise<void> { await this.call('relink', [repoId, root, languages]); }
+  async relink(repoId: string, root: string, languages: readonly string[] = [], parsed: readonly string[] = []): Promise<void> { await this.call('relink', [repoId, root, languages, parsed]); }
   async refreshNames(repoId: string, root: string, names: NameChanges, skip: string[]): Promise<void> {
     await this.call('refreshNames', [repoId, root, names, skip]);
   }

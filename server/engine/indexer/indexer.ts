@@ -249,7 +249,7 @@ export class Indexer {
     const resolvedBy = total > parsed.size ? languagesResolvedBy([...parsed, ...removed]) : [];
     if (result.added || result.removed || resolvedBy.length) {
       onProgress({ repoId: repo.id, phase: 'linking', done, total, rate: rate() });
-      await this.writer.relink(repo.id, root, resolvedBy);
+      await this.writer.relink(repo.id, root, resolvedBy, [...parsed]);
     }
     // Files parsed in this run saw every file on disk; the others may name what was added or removed.
     if (!names.empty) await this.writer.refreshNames(repo.id, root, nameChanges(names), [...parsed]);

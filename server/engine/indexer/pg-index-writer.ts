@@ -99,8 +99,8 @@ export class PgIndexWriter implements IndexWriter {
     if (keep.length) await this.stores.files.recordSkipped(repoId, keep);
   }
 
-  async relink(repoId: string, root: string, languages: readonly string[] = []): Promise<void> {
-    await relinkImports(this.stores.files, this.parser(root), repoId, root, languages);
+  async relink(repoId: string, root: string, languages: readonly string[] = [], parsed: readonly string[] = []): Promise<void> {
+    await relinkImports(this.stores.files, this.parser(root), repoId, root, languages, parsed);
   }
 
   async refreshNames(repoId: string, root: string, names: NameChanges, skip: string[]): Promise<void> {
