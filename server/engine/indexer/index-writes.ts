@@ -333,17 +333,18 @@ export async function refreshNameEdges(files: AnyFiles, parser: FileParser, repo
 export async function relinkImports(files: AnyFiles, parser: FileParser, repoId: string, root: string, languages: readonly string[], parsed: readonly string[] = []): Promise<void> {
   // Which languages' answers moved, read before the stale imports below are given their new answers.
   const resolve = importResolution(parser, root);
+  // The files this run parsed: their imports were resolved a moment ago, with the configs as they are.
+  const fresh = new Set(parsed);
+  const before = async (languages?: readonly string[]) => (await files.staleImports(repoId, languages)).filter((row) => !fresh.has(row.filePath));
   const moved: string[] = [];
   for (const language of languages.filter((l) => !resolvedAsScripts(l))) {
-    if ((await files.staleImports(repoId, [language])).some((row) => !samePlace(row, resolve(row)))) moved.push(language);
+    if ((await before([language])).some((row) => !samePlace(row, resolve(row)))) moved.push(language);
   }
-  // A cold run's own imports, resolved by the parse a moment ago, were 2.6 s of a payload index resolved again.
-  const fresh = new Set(parsed);
-  const stale = relinked((await files.staleImports(repoId)).filter((row) => !fresh.has(row.filePath)), resolve);
+  const stale = relinked(await before(), resolve);
   if (stale.length) await files.setImportTarget(stale);
   const scripts = languages.filter(resolvedAsScripts);
   if (scripts.length) {
-    const updates = relinked(await files.staleImports(repoId, scripts), resolve);
+    const updates = relinked(await before(scripts), resolve);
     if (updates.length) await files.setImportTarget(updates);
   }
   if (!moved.length) return;

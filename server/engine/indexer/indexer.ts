@@ -245,8 +245,8 @@ export class Indexer {
     await this.writer.fillTrigram?.();
 
     // A changed tsconfig, package.json, go.mod… may move imports of the files this run did not parse (a cold
-    // run parsed every file with the configs as they are now).
-    const resolvedBy = total > parsed.size ? languagesResolvedBy([...parsed, ...removed]) : [];
+    // run parsed every file with the configs as they are now: its skipped files have no imports).
+    const resolvedBy = result.unchanged > 0 ? languagesResolvedBy([...parsed, ...removed]) : [];
     if (result.added || result.removed || resolvedBy.length) {
       onProgress({ repoId: repo.id, phase: 'linking', done, total, rate: rate() });
       await this.writer.relink(repo.id, root, resolvedBy, [...parsed]);
