@@ -24,10 +24,16 @@ export interface EmbeddingModelRow {
 export interface ChunkToEmbed { id: number; repoId: string; path: string; symbols: string | null; content: string }
 
 /** Every chunk of a repository in id order, to embed before a model's tables exist (the training worker's read; SQLite only). */
-export function chunksOf(db: Db, repoId: string): IterableIterator<ChunkToEmbed> {
+export function chunksOf(db: Db, repoId: string, fromId = 0): IterableIterator<ChunkToEmbed> {
   return db.prepare(
-    'SELECT c.id, f.repo_id AS repoId, f.path, c.symbols, c.content FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.repo_id = ? ORDER BY c.id',
-  ).iterate(repoId) as IterableIterator<ChunkToEmbed>;
+    'SELECT c.id, f.repo_id AS repoId, f.path, c.symbols, c.content FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.repo_id = ? AND c.id >= ? ORDER BY c.id',
+  ).iterate(repoId, fromId) as IterableIterator<ChunkToEmbed>;
+}
+
+/** The id of a repository's chunk `offset` chunks from its first, by id (null past its last). */
+export function chunkIdAt(db: Db, repoId: string, offset: number): number | null {
+  return (db.prepare('SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.repo_id = ? ORDER BY c.id LIMIT 1 OFFSET ?')
+    .pluck().get(repoId, offset) as number | undefined) ?? null;
 }
 
 /**
