@@ -31,9 +31,10 @@ export type TrainResponse =
 /**
  * A repository's chunks from this many on are embedded by a second thread beside this one: on payload
  * (32,009 chunks) embedding was the last ~5 s of a cold index on one core while the other idled, the
- * index writer done.
+ * index writer done. Below it the second thread's start (~50 ms) is not worth it. (Phaser's src, 6,206
+ * chunks, is split: test/engine/index-writer.test.ts checks its vectors against this thread's.)
  */
-const SPLIT_CHUNKS = 8192;
+const SPLIT_CHUNKS = 4096;
 
 /** What a second embedding thread is given: the model's bytes and the chunks from `fromId` on. */
 interface EmbedPart { model: Uint8Array; ahead: EmbedAheadRequest; fromId: number }
