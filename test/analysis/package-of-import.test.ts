@@ -22,10 +22,11 @@ async function dependenciesOf(root: string): Promise<{ name: string; files: numb
  * A gem of a Debian ruby-* package opened as a checkout (its gemspec beside lib/), and its blueprint's dependencies:
  * files importing each, by name.
  */
-async function gemDependencies(pkg: string, version: string, gem: string, gemVersion: string): Promise<Record<string, number>> {
+async function gemDependencies(pkg: string, version: string, gem: string, gemVersion: string, files: Record<string, string> = {}): Promise<Record<string, number>> {
   const gems = path.join(debianPackage(pkg, version), 'usr/share/rubygems-integration/all');
   const root = copyOf(path.join(gems, `gems/${gem}-${gemVersion}`), `loupe-${gem}-`);
   fs.copyFileSync(path.join(gems, `specifications/${gem}-${gemVersion}.gemspec`), path.join(root, `${gem}.gemspec`));
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(root, name), text);
   return Object.fromEntries((await dependenciesOf(root)).map((d: { name: string; files: number }) => [d.name, d.files]));
 }
 
@@ -51,6 +52,31 @@ test('blueprint dependencies: a declared gem under a standard library\'s folder 
   const deps = await gemDependencies('ruby-net-scp', '4.0.0-1', 'net-scp', '4.0.0');
   assert.equal(deps['net-ssh'], 1, JSON.stringify(deps)); // lib/net/scp.rb
   assert.equal(deps.net, undefined, JSON.stringify(deps));
+});
+
+/**
+ * A gem pulled in through another is named by Gemfile.lock, which lists every gem Bundler resolved: thor 1.2.1
+ * (Debian, its gemspec beside lib/) requires 'diff/lcs' (lib/thor/shell/color.rb, html.rb), the diff-lcs gem that
+ * rspec-expectations and rspec-mocks, which its Gemfile's test group declares, depend on. Before, it was a gem "diff".
+ * No Gemfile.lock ships in a package on this machine: this one is written as Bundler 2.3 writes it, with rspec 3.12's
+ * real dependencies (rspec-expectations 3.12.0 requires diff-lcs >= 1.2.0, < 2.0).
+ */
+test('blueprint dependencies: a require belongs to the gem Gemfile.lock lists (thor requires diff/lcs)', async () => {
+  const lock = [
+    'PATH', '  remote: .', '  specs:', '    thor (1.2.1)', '',
+    'GEM', '  remote: https://rubygems.org/', '  specs:',
+    '    diff-lcs (1.5.0)',
+    '    rspec (3.12.0)', '      rspec-core (~> 3.12.0)', '      rspec-expectations (~> 3.12.0)', '      rspec-mocks (~> 3.12.0)',
+    '    rspec-core (3.12.0)', '      rspec-support (~> 3.12.0)',
+    '    rspec-expectations (3.12.0)', '      diff-lcs (>= 1.2.0, < 2.0)', '      rspec-support (~> 3.12.0)',
+    '    rspec-mocks (3.12.0)', '      diff-lcs (>= 1.2.0, < 2.0)', '      rspec-support (~> 3.12.0)',
+    '    rspec-support (3.12.0)', '',
+    'PLATFORMS', '  ruby', '', 'DEPENDENCIES', '  rspec', '  thor!', '', 'BUNDLED WITH', '   2.3.26', '',
+  ].join('\n');
+  const gemfile = 'source "https://rubygems.org"\n\ngroup :test do\n  gem "rspec", ">= 3.2"\nend\n\ngemspec\n';
+  const deps = await gemDependencies('ruby-thor', '1.2.1-2', 'thor', '1.2.1', { Gemfile: gemfile, 'Gemfile.lock': lock });
+  assert.equal(deps['diff-lcs'], 2, JSON.stringify(deps));
+  assert.equal(deps.diff, undefined, JSON.stringify(deps));
 });
 
 /**
@@ -111,7 +137,8 @@ test('blueprint dependencies: a PHP namespace belongs to the declared Composer p
  * declares) and `Symfony\Contracts\EventDispatcher` (symfony/event-dispatcher-contracts, symfony/event-dispatcher's):
  * neither namespace spells its package, and both counted as one made-up `Symfony\Contracts`.
  */
-test('blueprint dependencies: a PHP namespace belongs to the installed package whose autoload maps it (symfony/console, installed.json)', async () => {
+/** symfony/console 5.4.53's code (Debian's copy) and upstream's composer.json requirements. */
+function symfonyConsole(): string {
   const root = tempDir('loupe-php-');
   fs.cpSync(path.join(debianPackage('php-symfony-console', '5.4.53+dfsg-0+deb12u1'), 'usr/share/php/Symfony/Component/Console'), root, { recursive: true });
   fs.rmSync(path.join(root, 'autoload.php'));
@@ -122,6 +149,11 @@ test('blueprint dependencies: a PHP namespace belongs to the installed package w
     'require-dev': { ...symfony(['config', 'event-dispatcher', 'dependency-injection', 'lock', 'process', 'var-dumper']), 'psr/log': '^1|^2' },
     autoload: { 'psr-4': { 'Symfony\\Component\\Console\\': '' } },
   }, null, 2));
+  return root;
+}
+
+test('blueprint dependencies: a PHP namespace belongs to the installed package whose autoload maps it (symfony/console, installed.json)', async () => {
+  const root = symfonyConsole();
   // As Composer 2 writes it (name and autoload of each package; the rest left out).
   const psr4 = (name: string, namespace: string) => ({ name, version: 'v5.4.0', autoload: { 'psr-4': { [`${namespace}\\`]: '' } } });
   const component = (n: string, ns: string) => psr4(`symfony/${n}`, `Symfony\\Component\\${ns}`);
@@ -139,6 +171,34 @@ test('blueprint dependencies: a PHP namespace belongs to the installed package w
   assert.equal(deps['symfony/service-contracts'], 2, JSON.stringify(deps)); // Application.php, Formatter/OutputFormatterStyleStack.php
   assert.equal(deps['symfony/event-dispatcher-contracts'], 2, JSON.stringify(deps)); // Application.php, Event/ConsoleEvent.php
   assert.equal(deps['psr/container'], 1, JSON.stringify(deps)); // CommandLoader/ContainerCommandLoader.php
+  assert.equal(deps['Symfony\\Contracts'], undefined, JSON.stringify(deps));
+});
+
+/**
+ * Most projects commit composer.lock, not vendor/: it lists the same packages (`packages`, `packages-dev`) with the
+ * same `name` and `autoload`, and was skipped as a generated file. symfony/console 5.4.53 with a composer.lock whose
+ * entries copy those packages' own composer.json `name` and `autoload` (no lock file ships in a package on this
+ * machine): before, `Symfony\Contracts\Service` and `Symfony\Contracts\EventDispatcher` were one made-up
+ * `Symfony\Contracts`.
+ */
+test('blueprint dependencies: a PHP namespace belongs to the package composer.lock lists (symfony/console)', async () => {
+  const root = symfonyConsole();
+  const entry = (name: string, version: string, autoload: unknown) => ({ name, version, type: 'library', autoload });
+  fs.writeFileSync(path.join(root, 'composer.lock'), JSON.stringify({
+    '_readme': ['This file locks the dependencies of your project to a known state'],
+    'content-hash': '',
+    packages: [
+      entry('psr/container', '1.1.2', { 'psr-4': { 'Psr\\Container\\': 'src/' } }),
+      entry('symfony/service-contracts', 'v2.5.2', { 'psr-4': { 'Symfony\\Contracts\\Service\\': '' }, 'exclude-from-classmap': ['/Test/'] }),
+    ],
+    'packages-dev': [
+      entry('symfony/event-dispatcher-contracts', 'v2.5.2', { 'psr-4': { 'Symfony\\Contracts\\EventDispatcher\\': '' } }),
+    ],
+  }, null, 4));
+  const deps = Object.fromEntries((await dependenciesOf(root)).map((d: { name: string; files: number }) => [d.name, d.files]));
+  assert.equal(deps['symfony/service-contracts'], 2, JSON.stringify(deps));
+  assert.equal(deps['symfony/event-dispatcher-contracts'], 2, JSON.stringify(deps));
+  assert.equal(deps['psr/container'], 1, JSON.stringify(deps));
   assert.equal(deps['Symfony\\Contracts'], undefined, JSON.stringify(deps));
 });
 

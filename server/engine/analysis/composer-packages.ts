@@ -2,18 +2,23 @@
 export interface InstalledPackage { name: string; namespaces: string[] }
 
 const INSTALLED = /(^|\/)vendor\/composer\/installed\.json$/;
+const LOCK = /(^|\/)composer\.lock$/;
 
 /**
- * The packages vendor/composer/installed.json files list (Composer 2 writes `{ "packages": [...] }`, Composer 1 the
+ * The packages vendor/composer/installed.json files or composer.lock files list (Composer 2 writes `{ "packages": [...] }`, Composer 1 the
  * array), in a repository that holds its vendor/ folder: the project's requirements and theirs.
  */
 export function installedComposerPackages(paths: string[], readText: (p: string) => string | null): InstalledPackage[] {
   const out: InstalledPackage[] = [];
-  for (const p of paths.filter((f) => INSTALLED.test(f))) {
+  const all = new Set(paths);
+  // composer.lock (beside its composer.json) lists the same packages with the same fields, `packages` and
+  // `packages-dev`: most projects commit it, few their vendor/ folder.
+  const lockOf = (p: string) => LOCK.test(p) && all.has(p.replace(/composer\.lock$/, 'composer.json'));
+  for (const p of paths.filter((f) => INSTALLED.test(f) || lockOf(f))) {
     let json: unknown;
     try { json = JSON.parse(readText(p) ?? ''); } catch { continue; }
-    const list = Array.isArray(json) ? json : (json as { packages?: unknown } | null)?.packages;
-    for (const entry of Array.isArray(list) ? list as Record<string, unknown>[] : []) {
+    const lists = Array.isArray(json) ? [json] : ['packages', 'packages-dev'].map((k) => (json as Record<string, unknown> | null)?.[k]);
+    for (const entry of lists.flatMap((l) => (Array.isArray(l) ? l as Record<string, unknown>[] : []))) {
       if (typeof entry?.name !== 'string') continue;
       const autoload = (entry.autoload ?? {}) as Record<string, Record<string, unknown> | undefined>;
       const namespaces = [...Object.keys(autoload['psr-4'] ?? {}), ...Object.keys(autoload['psr-0'] ?? {})]

@@ -5,6 +5,7 @@ import { isManifest, parseManifest, type Manifest } from './manifests';
 import { jsInstalls, type JsInstalls } from './js-installs';
 import { isBesideProject } from '../search/file-role';
 import { composerPackages, installedComposerPackages } from './composer-packages';
+import { lockedGems } from './gem-lock';
 
 export type DependencyKind = 'package' | 'builtin' | 'dev' | 'peer' | 'local';
 
@@ -84,7 +85,9 @@ export function computeFacts(graph: ImportGraph, readText: (p: string) => string
   // A Ruby `require` names a file; the gem holding it is the declared one whose name, `-` read as `/`, starts the
   // path (`rack/protection` is rack-protection's, `rack/utils` rack's: the gem naming convention), else the path's
   // first folder.
-  const gems = [...dependencies.values()].filter((d) => d.ecosystem === 'rubygems' && d.type !== 'local').map((d) => d.name)
+  // Gemfile.lock adds the gems the declared ones pulled in (thor's `require 'diff/lcs'` is diff-lcs's).
+  const declaredGems = [...dependencies.values()].filter((d) => d.ecosystem === 'rubygems' && d.type !== 'local').map((d) => d.name);
+  const gems = [...new Set([...declaredGems, ...lockedGems(graph.files.map((f) => f.path), readText).filter((g) => !ownNames.has(normalizeName(g)))])]
     .sort((a, b) => b.length - a.length);
   // A declared gem goes before the standard library: `net/ssh` is net-ssh's, `minitest/reporters` minitest-reporters'.
   const declaredGem = (required: string) => gems.find((g) => {

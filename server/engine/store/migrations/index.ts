@@ -21,6 +21,7 @@ import * as scriptImports from './024-script-imports';
 import * as parseAgainNuxtNative from './025-parse-again-nuxt-native';
 import * as bundlerImports from './026-bundler-imports';
 import * as trigramPostings from './027-trigram-postings';
+import * as readLockFiles from './028-read-lock-files';
 import type { Db } from '../db';
 
 export interface Migration {
@@ -60,4 +61,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 25, name: 'parse-again-nuxt-native', sql: parseAgainNuxtNative.sql },
   { version: 26, name: 'bundler-imports', sql: bundlerImports.sql },
   { version: 27, name: 'trigram-postings', sql: trigramPostings.sql },
+  { version: 28, name: 'read-lock-files', sql: readLockFiles.sql },
 ];

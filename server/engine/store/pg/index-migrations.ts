@@ -23,6 +23,7 @@ import type { PgMigration } from './migrate';
 import { sql as scriptImportsSql } from '../migrations/024-script-imports';
 import { sql as parseAgainNuxtNativeSql } from '../migrations/025-parse-again-nuxt-native';
 import { sql as bundlerImportsSql } from '../migrations/026-bundler-imports';
+import { sql as readLockFilesSql } from '../migrations/028-read-lock-files';
 
 const index = `
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
@@ -282,4 +283,6 @@ export const PG_INDEX_MIGRATIONS: PgMigration[] = [
   { version: 108, name: 'parse again: nuxt, rust, c, cpp', sql: parseAgainNuxtNativeSql },
   // Scripts with an unresolved import (Vite assets, queries, `/x`) and SvelteKit apps' scripts: SQLite's migration 26.
   { version: 109, name: 'bundler imports', sql: bundlerImportsSql },
+  // composer.lock and Gemfile.lock skipped as generated before: SQLite's migration 28.
+  { version: 110, name: 'read lock files', sql: readLockFilesSql },
 ];
