@@ -165,3 +165,19 @@ test('a literal without a trigram the index holds selects every file; trigrams w
     await t.close();
   }
 });
+
+test('an editing session\'s backlog is filled once 2,000 chunks wait in it', async () => {
+  const folder = folderOf(10);
+  const t = createTestEngine({ indexer: { writerThread: false } });
+  try {
+    const repo = await indexFolder(t, folder);
+    // A file of ~2,300 chunks (7,000 small functions, three to a chunk) arrives by an edit.
+    fs.writeFileSync(path.join(folder, 'big.ts'), Array.from({ length: 7000 }, (_, i) => `export function f${i}(x: number) {\n  return x + ${i};\n}\n`).join('\n') + 'export const echidnaLarge = 1;\n');
+    await t.engine.indexer.updatePaths(repo, ['big.ts']);
+    assert.ok(topChunk(t) > 2000, `${topChunk(t)} chunks`);
+    assert.equal(backlogFrom(t), topChunk(t) + 1, 'the edit filled the backlog');
+    assert.deepEqual(indexed(t, 'echidnaLarge'), ['big.ts']);
+  } finally {
+    await t.close();
+  }
+});

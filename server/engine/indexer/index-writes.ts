@@ -219,7 +219,7 @@ export class IndexWrites {
     }, repo, relPaths, contents);
     // Written while a words index backlog is open (a run's, or one a killed run left): searchable now all the same.
     if (this.trigram?.ftsPending()) while (!this.trigram.fillFts(FTS_FILL_CHUNKS, false)) { /* next ~1,000 chunks */ }
-    if (this.trigram && this.trigram.trigramBacklog() >= EDIT_TRIGRAM_BACKLOG) while (!this.trigram.fillTrigram(TRIGRAM_FILL_CHUNKS)) { /* next segment */ }
+    if (this.trigram && this.trigram.chunksWaiting() >= EDIT_TRIGRAM_BACKLOG) while (!this.trigram.fillTrigram(TRIGRAM_FILL_CHUNKS)) { /* next segment */ }
     return outcome;
   }
 

@@ -440,7 +440,7 @@ export class TrigramBacklog {
   }
 
   /** Chunks waiting for their trigram rows. */
-  trigramBacklog(): number {
+  chunksWaiting(): number {
     return this.db.prepare('SELECT count(*) FROM chunks WHERE id >= ?').pluck().get(this.trigramFrom()) as number;
   }
 
