@@ -68,7 +68,7 @@ function encode(ids: Int32Array | number[], from: number, to: number, scratch: {
   return Buffer.from(buf.subarray(0, len));
 }
 
-/** Sorted, without repeats, in place; returns the new length. */
+/** Sorted, without repeats, in place (the same array). */
 function sortUnique(ids: number[]): number[] {
   ids.sort((x, y) => x - y);
   let n = 0;
