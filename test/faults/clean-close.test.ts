@@ -13,6 +13,9 @@ function recordingLogger(): Logger & { lines: string[] } {
   return Object.assign(createLogger((level, line) => lines.push(`[${level}] ${line}`), 'debug'), { lines });
 }
 
+/** loupe.db's last page of the repos table, by file (read before the clean close: opening it again would unmark it). */
+const reposPage = new Map<string, number>();
+
 /** A data dir with a few rows in both files, closed cleanly. */
 function populated(): string {
   const dataDir = tempDir('loupe-clean-close-');
@@ -21,19 +24,23 @@ function populated(): string {
   for (let i = 0; i < 50; i++) {
     s.repos.insert({ id: newId(), url: `/work/r${i}`, name: `r${i}`, rootPath: `/work/r${i}`, source: 'local', branch: null, visibility: 'private' });
   }
+  reposPage.set(path.join(dataDir, 'loupe.db'), (s.db as Database.Database).prepare("SELECT max(pageno) FROM dbstat WHERE name = 'repos'").pluck().get() as number);
   s.close();
   return dataDir;
 }
 
 /**
- * Damages a page in the middle of loupe.db. With `unseen`, the clean mark is made to match the
+ * Damages a page of loupe.db that holds rows (the repos table's last; a page in the middle of the file may
+ * be free: migrations drop tables, 027 the FTS5 trigram table, and quick_check reads no free page's content).
+ * With `unseen`, the clean mark is made to match the
  * damaged file (as a change that keeps the size and mtime would; utimes cannot restore an mtime to
  * the sub-millisecond, so the mark is rewritten instead, in its format: size and whole-ms mtime).
  */
 function damage(file: string, unseen: boolean): void {
+  const pageNo = reposPage.get(file)!;
   const bytes = fs.readFileSync(file);
   const pageSize = bytes.readUInt16BE(16);
-  const page = Math.floor(bytes.length / pageSize / 2);
+  const page = pageNo - 1;
   for (let i = 0; i < 64; i++) bytes[page * pageSize + i] = 0xa5;
   fs.writeFileSync(file, bytes);
   if (unseen) {
