@@ -43,7 +43,7 @@ const holding = (t: TestEngine, repoId: string, literal: string) => (t.engine.db
 ).pluck().all(repoId, literal) as string[]);
 /** Paths of the files with a chunk in the trigram index's rows (not the backlog) holding every trigram of the literal. */
 const indexed = (t: TestEngine, literal: string) => {
-  const ids = new TrigramIndex(t.engine.db).chunksWithAll([literalTrigrams(literal)!]) ?? [];
+  const ids = new TrigramIndex(t.engine.db).chunksWithAll([literalTrigrams(literal)!]);
   return t.engine.db.prepare('SELECT DISTINCT f.path FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN (SELECT value FROM json_each(?)) ORDER BY f.path')
     .pluck().all(JSON.stringify(ids)) as string[];
 };

@@ -291,7 +291,7 @@ export class SqliteFilesStore {
     let rows: { id: number; path: string }[];
     const lists = words.size <= 32 ? [...words].map(literalTrigrams) : [null];
     if (lists.every((l) => l !== null)) {
-      const chunks = new TrigramIndex(this.db).chunksWithAll(lists as number[][])!;
+      const chunks = new TrigramIndex(this.db).chunksWithAll(lists as number[][]);
       rows = this.db.prepare(
         `SELECT f.id, f.path FROM chunks c JOIN files f ON f.id = c.file_id
          WHERE c.id IN (SELECT value FROM json_each(?)) AND f.repo_id = ? AND f.language = ?

@@ -180,7 +180,7 @@ export class SqliteSearchStore {
   trigramFiles(repoIds: string[], literals: string[]): number[] {
     const tris = new Set(literals.flatMap((literal) => literalTrigrams(literal) ?? []));
     if (!tris.size) return this.filesAll(repoIds);
-    const chunks = new TrigramIndex(this.db).chunksWithAll([[...tris]])!;
+    const chunks = new TrigramIndex(this.db).chunksWithAll([[...tris]]);
     const rows = this.db.prepare(
       `SELECT c.file_id AS id FROM chunks c JOIN files f ON f.id = c.file_id
        WHERE c.id IN (SELECT value FROM json_each(?)) AND f.repo_id IN (SELECT value FROM json_each(?))

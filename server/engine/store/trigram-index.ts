@@ -137,36 +137,38 @@ export class TrigramIndex {
 
   /** The chunk ids in one trigram's rows, ascending (deleted chunks' ids included until a merge). */
   chunksWith(tri: number): number[] {
-    const ids: number[] = [];
-    for (const blob of this.db.prepare('SELECT ids FROM chunk_trigrams WHERE tri = ?').pluck().all(tri) as Buffer[]) decodeInto(blob, ids);
-    return sortUnique(ids);
+    return idsOf(this.db.prepare('SELECT ids FROM chunk_trigrams WHERE tri = ?').pluck().all(tri) as Buffer[]);
   }
 
   /**
-   * The chunk ids that hold every trigram of one of the lists (an OR of ANDs), ascending; null when a list
-   * has no trigram (then every chunk may match). Backlog chunks are not included. Each list's trigrams are
+   * The chunk ids that hold every trigram of one of the lists (an OR of ANDs; each list has at least one, as
+   * literalTrigrams gives them), ascending. Backlog chunks are not included. Each list's trigrams are
    * intersected rarest first (by their rows' bytes), and no further once a handful of chunks is left: the
    * caller confirms every candidate, and a few more cost less to scan than a common trigram's list to read.
    */
-  chunksWithAll(lists: number[][]): number[] | null {
+  chunksWithAll(lists: number[][]): number[] {
     const read = this.db.prepare('SELECT ids FROM chunk_trigrams WHERE tri = ?').pluck();
     const out = new Set<number>();
     for (const tris of lists) {
-      if (!tris.length) return null;
       const postings = tris.map((tri) => read.all(tri) as Buffer[])
         .map((blobs) => ({ blobs, bytes: blobs.reduce((n, b) => n + b.length, 0) }))
         .sort((a, b) => a.bytes - b.bytes);
       let found: number[] | null = null;
       for (const { blobs } of postings) {
-        const ids: number[] = [];
-        for (const blob of blobs) decodeInto(blob, ids);
-        found = found === null ? sortUnique(ids) : intersect(found, sortUnique(ids));
+        found = found === null ? idsOf(blobs) : intersect(found, idsOf(blobs));
         if (found.length <= ENOUGH) break;
       }
       for (const id of found ?? []) out.add(id);
     }
     return [...out].sort((x, y) => x - y);
   }
+}
+
+/** A trigram's chunk ids from its segments' rows, ascending, once each. */
+function idsOf(blobs: Buffer[]): number[] {
+  const ids: number[] = [];
+  for (const blob of blobs) decodeInto(blob, ids);
+  return sortUnique(ids);
 }
 
 /** Calls `each` once per distinct trigram of each chunk (ids above 0), chunks in id order. */
