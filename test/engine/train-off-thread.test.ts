@@ -72,3 +72,31 @@ test('the bundled training worker runs from dist as the CLI and the language ser
     fs.rmSync(outdir, { recursive: true, force: true });
   }
 });
+
+/** The nice value of each of this process's threads, by thread id (Linux: a nice value is a thread's). */
+function threadNices(): Map<number, number> {
+  const nices = new Map<number, number>();
+  for (const tid of fs.readdirSync('/proc/self/task')) {
+    try {
+      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      nices.set(Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return nices;
+}
+
+test('training runs ten nice levels below the thread that answers requests, which keeps its own', { skip: process.platform !== 'linux' && 'a nice value is per thread on Linux only' }, async () => {
+  const main = threadNices().get(process.pid)!;
+  const texts = Array.from({ length: 30 }, () => corpus()).flat();
+  const seen = new Set<number>();
+  const poll = setInterval(() => { for (const [tid, nice] of threadNices()) if (tid !== process.pid) seen.add(nice); }, 2);
+  try {
+    assert.ok(await trainCorpusModelOffThread(texts, { dims: 32 }));
+  } finally {
+    clearInterval(poll);
+  }
+  assert.ok(seen.has(Math.min(19, main + 10)), `a thread at nice ${main + 10} while training (seen: ${[...seen].join(', ')})`);
+  assert.equal(threadNices().get(process.pid), main, 'the main thread keeps its priority');
+});

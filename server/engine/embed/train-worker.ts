@@ -11,6 +11,7 @@ import { deserializeModel, serializeModel, trainCorpusModel, type CorpusModel, t
 import { CorpusEmbedder } from './corpus-embedder';
 import { documentText } from './vector-writes';
 import { chunkIdAt, chunksOf } from '../store/vectors-store';
+import { lowerThreadPriority } from '../util/background-thread';
 
 /**
  * The texts, or the UTF-8 of a JSON array of them (moved here from the index writer without a copy);
@@ -38,6 +39,10 @@ const SPLIT_CHUNKS = 4096;
 
 /** What a second embedding thread is given: the model's bytes and the chunks from `fromId` on. */
 interface EmbedPart { model: Uint8Array; ahead: EmbedAheadRequest; fromId: number }
+
+// Training and embedding are background work: below the main thread, which answers requests, and the index
+// writer, which writes the user's edits (as the parse processes run).
+lowerThreadPriority();
 
 const part = (workerData as { part?: EmbedPart } | null)?.part;
 if (part) {

@@ -5,10 +5,14 @@
  */
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
+import { lowerThreadPriority } from '../util/background-thread';
 
 export type CheckpointRequest = { type: 'checkpoint' } | { type: 'close' };
 /** Frames in each file's log and how many of them are now in the database, in the order of `files`. */
 export type CheckpointResponse = { type: 'checkpointed'; files: { log: number; checkpointed: number }[] } | { type: 'failed'; message: string };
+
+// Background work: below the main thread, which answers requests (as training and the parse processes run).
+lowerThreadPriority();
 
 const { files, closed } = workerData as { files: string[]; closed: SharedArrayBuffer };
 const connections = files.map((file) => {
