@@ -93,6 +93,24 @@ test('the vectors embedded ahead are bounded by the in-memory budget: the first 
   }
 });
 
+test('past 4,096 chunks two threads embed ahead, block by block, the first chunks the budget holds (phaser src): the vectors the writer would make', async () => {
+  const folder = tempDir('loupe-ahead-phaser-');
+  fs.cpSync(path.join(npmPackage('phaser@3.90.0'), 'src'), folder, { recursive: true });
+  // 128 dims × 5,000 chunks of phaser's ~6,200: ten blocks of 512 and a part of one, taken by two threads.
+  const t = createTestEngine({ search: { vectors: { memoryFloats: 128 * 5000 } } });
+  try {
+    const counts = countWriterVectors(t);
+    await indexFolder(t, folder);
+    await t.engine.vectors.idle();
+    const chunks = assertVectorsAsTheWriterMakesThem(t);
+    assert.ok(chunks > 6000, `${chunks} chunks`);
+    assert.equal(counts.stored, 5000, 'the first 5,000 chunks stored as the two threads embedded them, none twice, none missing');
+    assert.equal(counts.embeddedByWriter, chunks - 5000, 'the writer embedded the rest');
+  } finally {
+    await t.close();
+  }
+});
+
 test('an edit after the training worker read the chunks makes its vectors stale: they are dropped and the writer embeds every chunk', async () => {
   const t = createTestEngine({ search: { vectors: { minTrainChunks: 50 } } });
   try {

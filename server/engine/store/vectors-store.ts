@@ -30,10 +30,21 @@ export function chunksOf(db: Db, repoId: string, fromId = 0): IterableIterator<C
   ).iterate(repoId, fromId) as IterableIterator<ChunkToEmbed>;
 }
 
-/** The id of a repository's chunk `offset` chunks from its first, by id (null past its last). */
-export function chunkIdAt(db: Db, repoId: string, offset: number): number | null {
-  return (db.prepare('SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.repo_id = ? ORDER BY c.id LIMIT 1 OFFSET ?')
-    .pluck().get(repoId, offset) as number | undefined) ?? null;
+/**
+ * A repository's chunks with ids from `fromId` up to `toId` (excluded), by id: read in id order through the
+ * chunks' own key (CROSS JOIN keeps chunks the outer table). chunksOf's plan reads every chunk of the repository
+ * and sorts them before the first row (~140 ms on payload), once for each block of a split embedding.
+ */
+export function chunksBetween(db: Db, repoId: string, fromId: number, toId: number): IterableIterator<ChunkToEmbed> {
+  return db.prepare(
+    'SELECT c.id, f.repo_id AS repoId, f.path, c.symbols, c.content FROM chunks c CROSS JOIN files f ON f.id = c.file_id WHERE c.id >= ? AND c.id < ? AND f.repo_id = ? ORDER BY c.id',
+  ).iterate(fromId, toId, repoId) as IterableIterator<ChunkToEmbed>;
+}
+
+/** The ids of a repository's first `count` chunks, by id. */
+export function chunkIdsFrom(db: Db, repoId: string, count: number): number[] {
+  return db.prepare('SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.repo_id = ? ORDER BY c.id LIMIT ?')
+    .pluck().all(repoId, count) as number[];
 }
 
 /**
