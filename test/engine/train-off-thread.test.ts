@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import * as esbuild from 'esbuild';
@@ -87,16 +88,18 @@ function threadNices(): Map<number, number> {
   return nices;
 }
 
-test('training runs ten nice levels below the thread that answers requests, which keeps its own', { skip: process.platform !== 'linux' && 'a nice value is per thread on Linux only' }, async () => {
-  const main = threadNices().get(process.pid)!;
+test('training runs ten nice levels below the thread that answers requests (Linux, where a nice value is a thread\'s), which keeps its own everywhere', async () => {
+  const linux = process.platform === 'linux';
+  const main = os.getPriority();
   const texts = Array.from({ length: 30 }, () => corpus()).flat();
   const seen = new Set<number>();
-  const poll = setInterval(() => { for (const [tid, nice] of threadNices()) if (tid !== process.pid) seen.add(nice); }, 2);
+  // Elsewhere a nice value is the process's: the worker must leave it alone (checked below), so there is nothing to watch.
+  const poll = linux ? setInterval(() => { for (const [tid, nice] of threadNices()) if (tid !== process.pid) seen.add(nice); }, 2) : undefined;
   try {
     assert.ok(await trainCorpusModelOffThread(texts, { dims: 32 }));
   } finally {
     clearInterval(poll);
   }
-  assert.ok(seen.has(Math.min(19, main + 10)), `a thread at nice ${main + 10} while training (seen: ${[...seen].join(', ')})`);
-  assert.equal(threadNices().get(process.pid), main, 'the main thread keeps its priority');
+  if (linux) assert.ok(seen.has(Math.min(19, main + 10)), `a thread at nice ${Math.min(19, main + 10)} while training (seen: ${[...seen].join(', ')})`);
+  assert.equal(os.getPriority(), main, 'the main thread keeps its priority');
 });
