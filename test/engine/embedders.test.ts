@@ -12,6 +12,10 @@ import { deserializeModel, serializeModel, trainCorpusModel } from '../../server
 import { OnnxEmbedder } from '../../server/engine/embed/onnx-embedder';
 import { OpenAIEmbedder } from '../../server/engine/embed/openai-embedder';
 import { writeTinyBertModel } from './tiny-onnx-model';
+import { textTerms } from '../../server/engine/embed/terms';
+import { normalize } from '../../server/engine/embed/embedder';
+import { npmPackage } from '../helpers/real-code';
+import { walk } from '../../server/engine/indexer/walk';
 
 const TEXTS = [
   'export function parseSignedCookie(value, secret) { return verify the cookie signature }',
@@ -111,4 +115,24 @@ test('corpus model: words that share chunks end up near each other', () => {
   const near = e.neighbours('cooki', 5);
   assert.ok(near.includes('sign') || near.includes('secret'), near.join(', '));
   assert.ok(!near.slice(0, 3).includes('radiu'), near.join(', '));
+});
+
+test('corpus embedder: each text\'s vector is the log-tf·idf fold-in of its words, to the bit, text after text (hono\'s modules)', () => {
+  const root = path.join(npmPackage('hono@4.13.19'), 'dist');
+  const texts = walk(root).filter((f) => f.relPath.endsWith('.js')).map((f) => fs.readFileSync(path.join(root, f.relPath), 'utf8'));
+  const model = trainCorpusModel([...texts, ...texts.map((t) => t.split('\n').slice(0, 30).join('\n'))], { dims: 32 })!;
+  const index = new Map(model.terms.map((t, i) => [t, i]));
+  // The fold-in as written down: counts by word in first-seen order, weighted, summed in that order, normalized.
+  const reference = (text: string): Float32Array | null => {
+    const tf = new Map<number, number>();
+    for (const term of textTerms(text)) { const j = index.get(term); if (j !== undefined) tf.set(j, (tf.get(j) ?? 0) + 1); }
+    if (!tf.size) return null;
+    const v = new Float32Array(model.dims);
+    for (const [j, c] of tf) { const w = (1 + Math.log(c)) * model.idf[j]; for (let k = 0; k < model.dims; k++) v[k] += w * model.vectors[j * model.dims + k]; }
+    return normalize(v);
+  };
+  const e = new CorpusEmbedder('t', model);
+  // Every text twice, and a text of no known word between: what one text counted must not carry into the next.
+  for (const text of [...texts, 'zzzq xxyq', ...texts]) assert.deepEqual(e.embedOne(text), reference(text), text.slice(0, 60));
+  assert.ok(texts.length > 100, `${texts.length} modules`);
 });

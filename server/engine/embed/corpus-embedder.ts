@@ -19,18 +19,30 @@ export class CorpusEmbedder implements Embedder {
     return texts.map((t) => this.embedOne(t));
   }
 
+  /**
+   * Term counts in an array as long as the model's words, and the words seen in first-seen order (a Map per text
+   * cost ~20% of embedding a repository); both are left zeroed for the next text. The sums are the same, in the
+   * same order, as with a Map.
+   */
+  private counts: Int32Array | null = null;
+  private seen: Int32Array | null = null;
+
   embedOne(text: string): Float32Array | null {
-    const tf = new Map<number, number>();
+    const counts = (this.counts ??= new Int32Array(this.model.terms.length));
+    const seen = (this.seen ??= new Int32Array(this.model.terms.length));
+    let n = 0;
     for (const term of textTerms(text)) {
       const j = this.index.get(term);
-      if (j !== undefined) tf.set(j, (tf.get(j) ?? 0) + 1);
+      if (j !== undefined && counts[j]++ === 0) seen[n++] = j;
     }
-    if (!tf.size) return null;
+    if (!n) return null;
     const v = new Float32Array(this.dims);
     const { vectors, idf } = this.model;
     const d = this.dims;
-    for (const [j, c] of tf) {
-      const w = (1 + Math.log(c)) * idf[j];
+    for (let t = 0; t < n; t++) {
+      const j = seen[t];
+      const w = (1 + Math.log(counts[j])) * idf[j];
+      counts[j] = 0;
       const o = j * d;
       for (let k = 0; k < d; k++) v[k] += w * vectors[o + k];
     }
