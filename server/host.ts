@@ -159,12 +159,17 @@ export async function startSidecar(engine: EngineSurface, options: HttpSettings)
     throw error;
   }
   warmSchemas(app, engine);
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : options.port;
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-  const url = `http://${host}:${port}`;
+  const url = urlOf(app.server, options);
   await warmRequestPath(url, engine.log);
   return { app, url, close: () => app.close() };
+}
+
+/** The address a listening server answers at (an IPv6 host in brackets; the port it was given when port 0 was asked). */
+function urlOf(server: http.Server, options: HttpSettings): string {
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return `http://${host}:${port}`;
 }
 
 /**
@@ -258,10 +263,7 @@ export async function startSidecarOnDemand(engine: EngineSurface, options: HttpS
     server.once('error', reject);
     server.listen({ host: options.host, port: options.port }, () => { server.off('error', reject); resolve(); });
   });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : options.port;
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-  const url = `http://${host}:${port}`;
+  const url = urlOf(server, options);
   let warmed: Promise<void> | null = null;
   return {
     get app() { return app ?? undefined; },

@@ -13,6 +13,8 @@ export class CorpusEmbedder implements Embedder {
   constructor(readonly id: string, private readonly model: CorpusModel) {
     this.dims = model.dims;
     this.index = new Map(model.terms.map((t, i) => [t, i]));
+    this.counts = new Int32Array(model.terms.length);
+    this.seen = new Int32Array(model.terms.length);
   }
 
   async embed(texts: string[]): Promise<(Float32Array | null)[]> {
@@ -24,12 +26,11 @@ export class CorpusEmbedder implements Embedder {
    * cost ~20% of embedding a repository); both are left zeroed for the next text. The sums are the same, in the
    * same order, as with a Map.
    */
-  private counts: Int32Array | null = null;
-  private seen: Int32Array | null = null;
+  private readonly counts: Int32Array;
+  private readonly seen: Int32Array;
 
   embedOne(text: string): Float32Array | null {
-    const counts = (this.counts ??= new Int32Array(this.model.terms.length));
-    const seen = (this.seen ??= new Int32Array(this.model.terms.length));
+    const { counts, seen } = this;
     let n = 0;
     for (const term of textTerms(text)) {
       const j = this.index.get(term);

@@ -1,3 +1,5 @@
+import { boundedMemo } from '../util/bounded-memo';
+
 /**
  * The words code is made of, as the embedders and BM25 see them: identifiers split into sub-words
  * (`parseSignedCookie` → parse, signed, cookie), lower-cased, common English stop words dropped,
@@ -42,24 +44,17 @@ const PARTS = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+/g;
  * The stemmed terms of one token, as textTerms splits it. Code repeats its identifiers (phaser ×4: 2.3
  * million terms from ~60,000 distinct tokens), so each token's terms are kept once made: the derived
  * phase's embedding and training spent most of their time splitting and stemming the same words again.
- * The memory is bounded: past TOKEN_MEMO tokens the memo starts over.
+ * The memory is bounded: past 65,536 tokens the memo starts over.
  */
-const TOKEN_MEMO = 65_536;
-let memo = new Map<string, readonly string[]>();
-
-function tokenTerms(token: string): readonly string[] {
-  const known = memo.get(token);
-  if (known) return known;
+const tokenTerms = boundedMemo(65_536, (token): readonly string[] => {
   const terms: string[] = [];
   for (const raw of token.match(PARTS) ?? [token]) {
     const p = raw.toLowerCase();
     if (p.length < 2 || p.length > 30 || STOP_WORDS.has(p) || NOISE.has(p)) continue;
     terms.push(stem(p));
   }
-  if (memo.size >= TOKEN_MEMO) memo = new Map();
-  memo.set(token, terms);
   return terms;
-}
+});
 
 /** The stemmed terms of a text, in order, with repeats (embedders weight by frequency). */
 export function textTerms(text: string): string[] {

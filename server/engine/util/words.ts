@@ -1,3 +1,5 @@
+import { boundedMemo } from './bounded-memo';
+
 /**
  * Splits identifiers into their sub-words so that full-text search finds `parseSignedCookie` for
  * "signed cookie" and `MAX_RETRY_COUNT` for "retry count". Returns only the words that splitting
@@ -15,7 +17,7 @@ export function splitIdentifier(identifier: string): string[] {
  * matches ASCII letters and digits only, so its matches never cross another character: the text is read as
  * runs of letters and digits, each run's words are its own, and a run without a capital letter has none (every
  * branch needs one), so only the runs around a capital are read. Code repeats its identifiers, so each run's
- * words are kept once made (up to RUN_MEMO runs, then started over): the index writer spent ~2 s of a payload
+ * words are kept once made (a bounded memo): the index writer spent ~2 s of a payload
  * cold index in the pattern, finding the same words again and again.
  */
 export function identifierWords(text: string): string {
@@ -36,22 +38,14 @@ export function identifierWords(text: string): string {
 }
 
 const CAPITAL = /[A-Z]/g;
-const RUN_MEMO = 65_536;
-let memo = new Map<string, string>();
-
-/** One run's words, as identifierWords would join them. */
-function runWords(run: string): string {
-  const known = memo.get(run);
-  if (known !== undefined) return known;
+/** One run's words, as identifierWords joins them (up to 65,536 runs kept). */
+const runWords = boundedMemo(65_536, (run) => {
   const out: string[] = [];
   for (const match of run.matchAll(IDENTIFIER)) {
     const parts = splitIdentifier(match[0]);
     if (parts.length > 1) out.push(parts.join(' '));
   }
-  const words = out.join(' ');
-  if (memo.size >= RUN_MEMO) memo = new Map();
-  memo.set(run, words);
-  return words;
-}
+  return out.join(' ');
+});
 
 const isAlnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
