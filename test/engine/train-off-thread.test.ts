@@ -5,8 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import * as esbuild from 'esbuild';
-import { trainCorpusModel } from '../../server/engine/embed/corpus-model';
-import { trainCorpusModelOffThread } from '../../server/engine/embed/train-off-thread';
+import { deserializeModel, trainCorpusModel } from '../../server/engine/embed/corpus-model';
+import { trainCorpusModelOffThread, trainSerializedOffThread } from '../../server/engine/embed/train-off-thread';
+import { walk } from '../../server/engine/indexer/walk';
+import { npmPackage } from '../helpers/real-code';
+import { assertSameBits } from '../helpers/same-bits';
 import type { TrainRequest, TrainResponse } from '../../server/engine/embed/train-worker';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -37,6 +40,26 @@ test('the corpus model trained in a worker thread equals the one trained in this
   assert.deepEqual(Array.from(there.idf), Array.from(here.idf));
   assert.deepEqual(Array.from(there.vectors), Array.from(here.vectors));
   assert.equal(await trainCorpusModelOffThread(['too', 'few'], { dims: 16 }), null, 'too little text is no model, as in this thread');
+});
+
+test('a large sample trains on two threads where there are two cores, into the model one thread trains, to the bit', async () => {
+  // 20-line pieces of hono's published modules: code nobody here wrote, past the two-thread threshold (1,000 texts).
+  const root = path.join(npmPackage('hono@4.13.19'), 'dist');
+  const texts: string[] = [];
+  for (const e of walk(root).filter((f) => f.relPath.endsWith('.js'))) {
+    const lines = fs.readFileSync(path.join(root, e.relPath), 'utf8').split('\n');
+    for (let i = 0; i < lines.length; i += 20) texts.push(lines.slice(i, i + 20).join('\n'));
+  }
+  assert.ok(texts.length >= 1000, `${texts.length} texts`);
+  const here = trainCorpusModel(texts, { dims: 64 });
+  const trained = await trainSerializedOffThread(texts, { dims: 64 });
+  assert.ok(here && trained);
+  assert.equal(trained.threads, os.availableParallelism() > 1 ? 2 : 1, 'threads the products ran on');
+  const there = deserializeModel(trained.data);
+  assert.deepEqual(there.terms, here.terms);
+  assertSameBits(there.vectors, here.vectors, 'the vectors');
+  // Below the threshold: one thread (a helper's start is more than such a training).
+  assert.equal((await trainSerializedOffThread(corpus(), { dims: 16 }))?.threads, 1);
 });
 
 test('an aborted training stops its worker and rejects with AbortError', async () => {

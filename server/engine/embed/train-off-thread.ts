@@ -24,7 +24,7 @@ export async function trainCorpusModelOffThread(texts: string[], options: TrainO
  * (`embedded`, null when it could not read them).
  */
 export function trainSerializedOffThread(texts: string[] | Uint8Array, options: TrainOptions, trainedChunks?: number, signal?: AbortSignal, ahead?: EmbedAheadRequest):
-  Promise<{ data: Buffer; terms: number; embedded: EmbeddedAhead | null } | null> {
+  Promise<{ data: Buffer; terms: number; threads: number; embedded: EmbeddedAhead | null } | null> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new DOMException('training was cancelled', 'AbortError'));
     const worker = new Worker(workerFile);
@@ -38,7 +38,7 @@ export function trainSerializedOffThread(texts: string[] | Uint8Array, options: 
       done();
       void worker.terminate();
       if (response.type === 'failed') reject(new LoupeError('INTERNAL', `training the corpus model failed: ${response.message}`));
-      else resolve(response.model ? { data: Buffer.from(response.model.buffer, response.model.byteOffset, response.model.byteLength), terms: response.terms, embedded: response.embedded } : null);
+      else resolve(response.model ? { data: Buffer.from(response.model.buffer, response.model.byteOffset, response.model.byteLength), terms: response.terms, threads: response.threads, embedded: response.embedded } : null);
     });
     worker.once('error', (error) => { done(); reject(error); });
     worker.once('exit', (code) => {

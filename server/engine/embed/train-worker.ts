@@ -12,6 +12,8 @@ import { CorpusEmbedder } from './corpus-embedder';
 import { documentText } from './vector-writes';
 import { chunkIdsFrom, chunksBetween, chunksOf } from '../store/vectors-store';
 import { lowerThreadPriority } from '../util/background-thread';
+import { serveKernels, TwoThreadKernels } from './kernel-threads';
+import os from 'node:os';
 
 /**
  * The texts, or the UTF-8 of a JSON array of them (moved here from the index writer without a copy);
@@ -26,7 +28,8 @@ export interface EmbedAheadRequest { file: string; repoId: string; maxChunks: nu
  */
 export interface EmbeddedAhead { repoId: string; dims: number; ids: Int32Array; vectors: Float32Array; empty: Uint8Array }
 export type TrainResponse =
-  | { type: 'trained'; model: Uint8Array | null; terms: number; embedded: EmbeddedAhead | null }
+  /** `threads`: the threads the training's products ran on. */
+  | { type: 'trained'; model: Uint8Array | null; terms: number; threads: number; embedded: EmbeddedAhead | null }
   | { type: 'failed'; message: string };
 
 /**
@@ -52,12 +55,21 @@ interface EmbedPart { model: Uint8Array; ahead: EmbedAheadRequest; starts: Int32
 /** Blocks embedded by one thread: each block's index and its chunks. */
 type EmbeddedBlocks = { block: number; embedded: EmbeddedAhead }[];
 
+/**
+ * A sample of this many texts or more is trained on two threads (kernel-threads.ts) when the machine has two
+ * cores: below it training takes tens of milliseconds, less than a thread's start.
+ */
+const TWO_THREAD_TEXTS = 1000;
+
 // Training and embedding are background work: below the main thread, which answers requests, and the index
 // writer, which writes the user's edits (as the parse processes run).
 lowerThreadPriority();
 
 const part = (workerData as { part?: EmbedPart } | null)?.part;
-if (part) {
+if ((workerData as { kernels?: boolean } | null)?.kernels) {
+  // The helper of a training on two threads.
+  serveKernels(parentPort!);
+} else if (part) {
   // The second thread: the blocks it took, posted back to the training thread.
   const blocks = embedBlocks(modelOf(part.model), part.ahead, part.starts, new Int32Array(part.taken));
   parentPort!.postMessage(blocks, blocks ? blocks.flatMap(({ embedded: e }) => [e.ids.buffer, e.vectors.buffer, e.empty.buffer]) as ArrayBuffer[] : []);
@@ -65,12 +77,20 @@ if (part) {
   parentPort?.once('message', ({ texts, options, trainedChunks, ahead }: TrainRequest) => {
     void (async () => {
       try {
-        const model = trainCorpusModel(texts instanceof Uint8Array ? JSON.parse(new TextDecoder().decode(texts)) as string[] : texts, options);
+        const list = texts instanceof Uint8Array ? JSON.parse(new TextDecoder().decode(texts)) as string[] : texts;
+        const kernels = list.length >= TWO_THREAD_TEXTS && os.availableParallelism() > 1 ? TwoThreadKernels.start(__filename, { kernels: true }) : null;
+        let model: CorpusModel | null;
+        try {
+          model = kernels ? trainCorpusModel(list, options, kernels) : trainCorpusModel(list, options);
+        } finally {
+          void kernels?.close();
+        }
         if (model && trainedChunks !== undefined) model.trainedChunks = trainedChunks;
         const bytes = model ? new Uint8Array(serializeModel(model)) : null;
         const embedded = bytes && ahead ? await embedInTwo(bytes, ahead, trainedChunks ?? 0) : null;
         const transfer = [...(bytes ? [bytes.buffer] : []), ...(embedded ? [embedded.ids.buffer, embedded.vectors.buffer, embedded.empty.buffer] : [])];
-        parentPort!.postMessage({ type: 'trained', model: bytes, terms: model?.terms.length ?? 0, embedded } satisfies TrainResponse, transfer as ArrayBuffer[]);
+        const threads = kernels?.helped ? 2 : 1;
+        parentPort!.postMessage({ type: 'trained', model: bytes, terms: model?.terms.length ?? 0, threads, embedded } satisfies TrainResponse, transfer as ArrayBuffer[]);
       } catch (error) {
         parentPort!.postMessage({ type: 'failed', message: (error as Error).message } satisfies TrainResponse);
       }

@@ -75,7 +75,7 @@ const indexedKnnOf = (reads: object): IndexedKnn | null =>
  * when it began; begun early, with the repository's chunks embedded by the training worker (`embedded`), read
  * when the writer had made `chunkWrites` calls that change chunks.
  */
-interface Trained { chunks: number; model: { data: Buffer; terms: number; embedded: EmbeddedAhead | null } | null; started: number; chunkWrites?: number }
+interface Trained { chunks: number; model: { data: Buffer; terms: number; threads: number; embedded: EmbeddedAhead | null } | null; started: number; chunkWrites?: number }
 /** Vectors the training worker embedded, for the model `modelId` once it is registered. */
 interface Ahead { modelId: number; embedded: EmbeddedAhead }
 
@@ -689,7 +689,7 @@ export class VectorIndex implements DerivedIndex {
         // Embedded from chunks read before any write since: still theirs.
         if (early && model.embedded && early.chunkWrites === this.writer?.chunkWrites()) this.ahead = { modelId: id, embedded: model.embedded };
         const embedded = model.embedded ? `, and embedded ${model.embedded.ids.length} of them,` : '';
-        this.log.info(`trained the corpus embedding model on ${chunks} chunks (${model.terms} words)${embedded} in ${Date.now() - started} ms${early ? ' (begun beside the core index\'s last steps)' : ''}`);
+        this.log.info(`trained the corpus embedding model on ${chunks} chunks (${model.terms} words${model.threads > 1 ? `, on ${model.threads} threads` : ''})${embedded} in ${Date.now() - started} ms${early ? ' (begun beside the core index\'s last steps)' : ''}`);
       } else if (current) {
         return this.lazy(current);
       } else {
