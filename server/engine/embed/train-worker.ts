@@ -1,11 +1,13 @@
 /**
  * Worker thread: trains the corpus embedding model (seconds of dense linear algebra) away from the
- * thread that answers HTTP and LSP requests. One worker per training; it posts the serialized model
+ * thread that answers HTTP and LSP requests (on two cores, from 1,000 texts, with a helper thread that computes
+ * half of each product: kernel-threads.ts). One worker per training; it posts the serialized model
  * (or null when the texts are too few) and exits. Asked to (`ahead`), it then embeds a repository's
  * chunks with the new model on a read-only connection of its own, beside the index writer's last
  * steps, and posts the vectors with the model for the writer to store (see VectorIndex.prepare).
  */
 import Database from 'better-sqlite3';
+import os from 'node:os';
 import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { deserializeModel, serializeModel, trainCorpusModel, type CorpusModel, type TrainOptions } from './corpus-model';
 import { CorpusEmbedder } from './corpus-embedder';
@@ -13,7 +15,6 @@ import { documentText } from './vector-writes';
 import { chunkIdsFrom, chunksBetween, chunksOf } from '../store/vectors-store';
 import { lowerThreadPriority } from '../util/background-thread';
 import { serveKernels, TwoThreadKernels } from './kernel-threads';
-import os from 'node:os';
 
 /**
  * The texts, or the UTF-8 of a JSON array of them (moved here from the index writer without a copy);
