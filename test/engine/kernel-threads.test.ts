@@ -76,7 +76,7 @@ test('on two threads each kernel gives what one thread gives, to the bit, with t
   }
 });
 
-test('two threads refuse an array a copy of which the helper would write, and a helper that never answers fails the kernel instead of hanging', async () => {
+test('two threads refuse an array a copy of which the helper would write, and a helper that never answers or never starts fails the kernel instead of hanging', async () => {
   const two = TwoThreadKernels.start(TRAIN_WORKER, { kernels: true });
   try {
     const l = 8;
@@ -96,6 +96,17 @@ test('two threads refuse an array a copy of which the helper would write, and a 
     assert.ok(Date.now() - started < 5000, `gave up after ${Date.now() - started} ms`);
   } finally {
     await mute.close();
+  }
+  // A helper whose file throws as it loads: the kernel fails the same way, and nothing throws in this thread.
+  const broken = path.join(dir, 'broken.js');
+  fs.writeFileSync(broken, "throw new Error('no helper here');\n");
+  const dead = TwoThreadKernels.start(broken, null, 200);
+  try {
+    const l = 8;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.throws(() => dead.run('gram', { A: dead.float64(4 * l), m: 4, l, G: dead.float64(l * l) }), /did not answer \(gram\)/);
+  } finally {
+    await dead.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -30,7 +30,10 @@ export class TwoThreadKernels implements KernelRunner {
 
   /** A helper running `workerFile` with `workerData` that makes it call serveKernels(). */
   static start(workerFile: string, workerData: unknown, patienceMs = 30_000): TwoThreadKernels {
-    return new TwoThreadKernels(new Worker(workerFile, { workerData }), patienceMs);
+    const helper = new Worker(workerFile, { workerData });
+    // A helper that cannot start or dies shows as one that does not answer (run throws); its error is not this thread's to crash on.
+    helper.on('error', () => {});
+    return new TwoThreadKernels(helper, patienceMs);
   }
 
   float64(n: number): Float64Array { return new Float64Array(new SharedArrayBuffer(n * 8)); }
