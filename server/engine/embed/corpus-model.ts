@@ -51,7 +51,7 @@ export function trainCorpusModel(texts: string[], options: TrainOptions, kernels
 }
 
 /** Sparse rows (CSR), each row scaled to unit length. */
-type Csr = Sparse;
+type Csr = { rows: number; ptr: Int32Array; col: Int32Array; val: Float32Array };
 
 function buildMatrix(docs: string[][], index: Map<string, number>, idf: Float32Array, kernels: KernelRunner): Csr {
   const ptr = kernels.int32(docs.length + 1);
@@ -87,7 +87,6 @@ function buildMatrix(docs: string[][], index: Map<string, number>, idf: Float32A
  * the bit on one thread or two.
  */
 export interface KernelRunner {
-  readonly parts: number;
   float64(n: number): Float64Array;
   float32(n: number): Float32Array;
   int32(n: number): Int32Array;
@@ -95,7 +94,6 @@ export interface KernelRunner {
 }
 
 export const serialKernels: KernelRunner = {
-  parts: 1,
   float64: (n) => new Float64Array(n),
   float32: (n) => new Float32Array(n),
   int32: (n) => new Int32Array(n),
@@ -125,11 +123,9 @@ function triangleSpan(l: number, part: number, parts: number): [number, number] 
   return [cut(part), cut(part + 1)];
 }
 
-type Sparse = { rows: number; ptr: Int32Array; col: Int32Array; val: Float32Array };
-
 export const KERNELS = {
   /** Y (rows × l) = X · M, M is (V × l) row-major; parts by rows of Y. */
-  mulXM(a: Sparse & { M: Float64Array; l: number; Y: Float64Array }, part: number, parts: number): void {
+  mulXM(a: Csr & { M: Float64Array; l: number; Y: Float64Array }, part: number, parts: number): void {
     const { ptr, col, val, M, l, Y } = a;
     const [from, to] = rowSpan(a.rows, part, parts);
     for (let r = from; r < to; r++) {
@@ -143,7 +139,7 @@ export const KERNELS = {
   },
 
   /** Z (V × l) = Xᵀ · Q, Q is (rows × l) row-major; parts by columns of Z (each part reads every row). */
-  mulXtQ(a: Sparse & { Q: Float64Array; l: number; Z: Float64Array }, part: number, parts: number): void {
+  mulXtQ(a: Csr & { Q: Float64Array; l: number; Z: Float64Array }, part: number, parts: number): void {
     const { ptr, col, val, Q, l, Z } = a;
     const from = Math.round((l * part) / parts), to = Math.round((l * (part + 1)) / parts);
     for (let r = 0; r < a.rows; r++) {

@@ -21,7 +21,6 @@ const FAILED = 2;
  * half written, and a training never waits on a thread that is gone.
  */
 export class TwoThreadKernels implements KernelRunner {
-  readonly parts = 2;
   /** Kernels the helper computed its part of (tests, the log). */
   helped = 0;
   private readonly done = new Int32Array(new SharedArrayBuffer(4));

@@ -79,10 +79,10 @@ if ((workerData as { kernels?: boolean } | null)?.kernels) {
     void (async () => {
       try {
         const list = texts instanceof Uint8Array ? JSON.parse(new TextDecoder().decode(texts)) as string[] : texts;
-        const kernels = list.length >= TWO_THREAD_TEXTS && os.availableParallelism() > 1 ? TwoThreadKernels.start(__filename, { kernels: true }) : null;
+        const kernels = list.length >= TWO_THREAD_TEXTS && os.availableParallelism() > 1 ? TwoThreadKernels.start(__filename, { kernels: true }) : undefined;
         let model: CorpusModel | null;
         try {
-          model = kernels ? trainCorpusModel(list, options, kernels) : trainCorpusModel(list, options);
+          model = trainCorpusModel(list, options, kernels);
         } finally {
           void kernels?.close();
         }
