@@ -16,6 +16,7 @@ import { SqliteVectorsStore } from '../store/vectors-store';
 import { VectorWrites } from '../embed/vector-writes';
 import { parsedFiles, type ParsedBatch } from './parsed-batch';
 import { transferables } from '../util/transfer';
+import { lowerThreadPriority } from '../util/background-thread';
 
 export type WriterRequest = {
   id: number;
@@ -46,7 +47,12 @@ type Args<K extends keyof IndexWrites> = IndexWrites[K] extends (...a: infer A) 
 async function handle(request: WriterRequest): Promise<unknown> {
   const a = request.args;
   switch (request.method) {
-    case 'scan': return writes.scan(...(a as Args<'scan'>));
+    case 'scan':
+      // A run's walk: this thread then writes the run (a cold index, a catch-up) in bulk, below the main thread
+      // as the parse processes and training do. It is let go when the run ends, and the next edit starts a
+      // writer at the main thread's priority (an edit sent during a run is written here, between its batches).
+      lowerThreadPriority();
+      return writes.scan(...(a as Args<'scan'>));
     case 'writeFiles': {
       const [repoId, files, progress, sliceMs] = a as [string, Args<'writeFiles'>[1], Args<'writeFiles'>[2], number];
       return writes.writeFiles(repoId, files, progress, sliceMs, (n) => {
