@@ -78,27 +78,35 @@ function sortUnique(ids: number[]): number[] {
 }
 
 export class TrigramIndex {
-  /** A fill's per-trigram counts, positions and last chunk seen (8 MB each), kept for the next segment. */
-  private scratch: { count: Int32Array; next: Int32Array; stamp: Int32Array } | null = null;
+  /** A fill's per-trigram counts, positions and last chunk seen (8 MB each) and its trigram lists, kept for the next segment. */
+  private scratch: TrigramScratch | null = null;
 
   constructor(private readonly db: Db) {}
 
   /**
    * Adds the trigram rows of the chunks with `fromId <= id < untilId` as one segment (call inside a
-   * transaction). Two passes over the chunks' text: count each trigram's chunks, then place their ids, so
-   * the memory is the posting lists' ids and not a pair per occurrence.
+   * transaction). One pass over the chunks' text lists each chunk's distinct trigrams (one int each: a
+   * segment of 4,000 payload chunks holds ~1 M); counting them gives each trigram's place, and the lists put
+   * the chunk ids there.
    */
   addSegment(fromId: number, untilId: number): void {
     const rows = this.db.prepare('SELECT id, content FROM chunks WHERE id >= ? AND id < ? ORDER BY id').raw().all(fromId, untilId) as [number, string][];
     if (!rows.length) return;
-    this.scratch ??= { count: new Int32Array(TRIGRAMS), next: new Int32Array(TRIGRAMS), stamp: new Int32Array(TRIGRAMS) };
-    const { count, next, stamp } = this.scratch;
+    this.scratch ??= { count: new Int32Array(TRIGRAMS), next: new Int32Array(TRIGRAMS), stamp: new Int32Array(TRIGRAMS), tris: new Int32Array(1 << 20) };
+    const { count, next } = this.scratch;
+    // tris[ends[r - 1] .. ends[r]]: row r's distinct trigrams.
+    const ends = new Int32Array(rows.length);
+    const total = listTrigrams(rows, this.scratch, ends);
+    const tris = this.scratch.tris;
     count.fill(0);
-    scan(rows, stamp, (tri) => { count[tri]++; });
+    for (let k = 0; k < total; k++) count[tris[k]]++;
     // next[t]: where trigram t's next id goes; once placed, its ids end there and begin count[t] before.
     for (let t = 0, at = 0; t < TRIGRAMS; t++) { next[t] = at; at += count[t]; }
-    const ids = new Int32Array(next[TRIGRAMS - 1] + count[TRIGRAMS - 1]);
-    scan(rows, stamp, (tri, id) => { ids[next[tri]++] = id; });
+    const ids = new Int32Array(total);
+    for (let r = 0, k = 0; r < rows.length; r++) {
+      const id = rows[r][0];
+      for (const end = ends[r]; k < end; k++) ids[next[tris[k]]++] = id;
+    }
     const insert = this.db.prepare('INSERT OR REPLACE INTO chunk_trigrams (tri, seg, ids) VALUES (?, ?, ?)');
     const buffer = { buf: Buffer.alloc(1 << 16) };
     for (let t = 0; t < TRIGRAMS; t++) if (count[t]) insert.run(t, fromId, encode(ids, next[t] - count[t], next[t], buffer));
@@ -171,22 +179,39 @@ function idsOf(blobs: Buffer[]): number[] {
   return sortUnique(ids);
 }
 
-/** Calls `each` once per distinct trigram of each chunk (ids above 0), chunks in id order. */
-function scan(rows: [number, string][], stamp: Int32Array, each: (tri: number, id: number) => void): void {
+interface TrigramScratch { count: Int32Array; next: Int32Array; stamp: Int32Array; tris: Int32Array }
+
+/**
+ * Lists each chunk's distinct trigrams (ids above 0), chunks in row order, into `scratch.tris` (grown as
+ * needed); `ends[r]` is where row r's end. Returns how many were listed.
+ */
+function listTrigrams(rows: [number, string][], scratch: TrigramScratch, ends: Int32Array): number {
+  const stamp = scratch.stamp;
   stamp.fill(0);
-  for (const [id, text] of rows) {
+  let tris = scratch.tris;
+  let n = 0;
+  for (let r = 0; r < rows.length; r++) {
+    const [id, text] = rows[r];
+    // A chunk holds at most one trigram per character: room for all of them before its loop.
+    if (n + text.length > tris.length) {
+      const grown = new Int32Array(Math.max(tris.length * 2, n + text.length));
+      grown.set(tris.subarray(0, n));
+      scratch.tris = tris = grown;
+    }
     let a = -1;
     let b = -1;
     for (let i = 0; i < text.length; i++) {
       const c = FOLD[text.charCodeAt(i)];
       if (c >= 0 && a >= 0 && b >= 0) {
         const tri = (a << 14) | (b << 7) | c;
-        if (stamp[tri] !== id) { stamp[tri] = id; each(tri, id); }
+        if (stamp[tri] !== id) { stamp[tri] = id; tris[n++] = tri; }
       }
       a = b;
       b = c;
     }
+    ends[r] = n;
   }
+  return n;
 }
 
 function intersect(a: number[], b: number[]): number[] {
