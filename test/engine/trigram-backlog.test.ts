@@ -181,3 +181,47 @@ test('an editing session\'s backlog is filled once 2,000 chunks wait in it', asy
     await t.close();
   }
 });
+
+test('a run fills whole segments while it writes (not all after its last file), and its last fill merges the segments they left', async () => {
+  // Real code of more than one segment's chunks (phaser's src: ~1,200 files, ~6,200 chunks).
+  const t = createTestEngine();
+  const watched: { from: number; done: number; total: number }[] = [];
+  let repoId = '';
+  const poll = setInterval(() => {
+    const repo = repoId ? t.engine.reposStore.get(repoId) : undefined;
+    if (repo?.state === 'indexing') watched.push({ from: backlogFrom(t) ?? 1, done: repo.filesDone, total: repo.filesTotal });
+  }, 5);
+  try {
+    const registered = t.engine.repos.registerLocalFolder(t.ownerId, path.join(npmPackage('phaser@3.90.0'), 'src'));
+    repoId = registered.id;
+    await t.engine.queue.idle();
+    clearInterval(poll);
+    assert.ok(topChunk(t) > 4000, `${topChunk(t)} chunks`);
+    assert.equal(backlogFrom(t), topChunk(t) + 1, 'the run filled the backlog');
+    const midRun = watched.filter((w) => w.total > 0 && w.done < w.total && w.from > 1);
+    assert.ok(midRun.length > 0, `a segment filled before the run's last file was written (${watched.length} looks, the backlog at ${[...new Set(watched.map((w) => w.from))].join(', ')})`);
+    assert.ok(midRun.every((w) => (w.from - 1) % 4000 === 0), 'whole segments of 4,000 chunks');
+    assert.deepEqual(indexed(t, 'WebGLRenderer').length > 0, true);
+  } finally {
+    clearInterval(poll);
+    await t.close();
+  }
+
+  // Many segments written without merging (a run's fills while it writes), then a last fill with nothing left to add.
+  const folder = folderOf(60);
+  const local = createTestEngine({ indexer: { writerThread: false } });
+  try {
+    await indexFolder(local, folder);
+    local.engine.db.prepare('DELETE FROM chunk_trigrams').run();
+    local.engine.db.prepare('DELETE FROM trigram_segments').run();
+    local.engine.db.prepare('UPDATE trigram_backlog SET from_id = 1').run();
+    const backlog = new TrigramBacklog(local.engine.db);
+    while (!backlog.fillTrigram(3, false)) { /* next segment */ }
+    assert.ok(segments(local) > 16, `${segments(local)} segments, not merged while the run writes`);
+    assert.equal(backlog.fillTrigram(3), true, 'nothing left to add');
+    assert.equal(segments(local), 1, 'the last fill merged them');
+    assert.equal(indexed(local, 'sharedLiteral').length, 60);
+  } finally {
+    await local.close();
+  }
+});
