@@ -153,12 +153,6 @@ export class IndexWrites {
     // A deferred run (migration 016): the words index's rows of what was just written, in bulk, so that
     // search follows the run a batch behind; the backlog stays for the run's next files.
     if (this.trigram?.ftsPending()) while (!this.trigram.fillFts(FTS_FILL_CHUNKS, false)) await between(0);
-    // grep's trigram rows a whole segment at a time while the run writes (the segments a fill after the run's
-    // last file would make), in the writer's turns between batches, instead of all in the run's tail.
-    while (this.trigram && this.trigram.chunksWaiting() >= TRIGRAM_FILL_CHUNKS) {
-      this.trigram.fillTrigram(TRIGRAM_FILL_CHUNKS, false);
-      await between(0);
-    }
   }
 
   /** Files per write transaction, adapted to the slice time. */

@@ -419,11 +419,11 @@ export class TrigramBacklog {
 
   /**
    * Adds the trigram rows of up to `maxChunks` chunks of the backlog as one segment (store/trigram-index.ts),
-   * in one transaction; true once the backlog is empty. Then, with `merge`, the segments are merged if they
-   * are many (a run's fills while it writes leave that to its last one).
+   * in one transaction; true once the backlog is empty. The segments are merged once they are many.
    */
-  fillTrigram(maxChunks: number, merge = true): boolean {
+  fillTrigram(maxChunks: number): boolean {
     let empty = false;
+    let added = false;
     this.db.transaction(() => {
       const fromId = this.trigramFrom();
       const top = (this.db.prepare('SELECT coalesce(max(id), 0) AS top FROM chunks').get() as { top: number }).top;
@@ -431,10 +431,11 @@ export class TrigramBacklog {
       if (until > fromId) {
         this.trigrams.addSegment(fromId, until);
         this.db.prepare('INSERT OR REPLACE INTO trigram_backlog (id, from_id) VALUES (1, ?)').run(until);
+        added = true;
       }
       empty = until > top;
     })();
-    if (merge && empty && this.trigrams.shouldMerge()) this.db.transaction(() => this.trigrams.merge())();
+    if (added && empty && this.trigrams.shouldMerge()) this.db.transaction(() => this.trigrams.merge())();
     return empty;
   }
 
