@@ -7,9 +7,10 @@ import workerThreads from 'node:worker_threads';
 import { createTestEngine, indexFolder, tempDir } from '../helpers/engine';
 import { npmPackage } from '../helpers/real-code';
 
-/** This process's thread ids (Linux). */
+/** This process's thread ids (Linux), but libuv's pool (started on another thread's first asynchronous call, at any time). */
 function threadIds(): Set<number> {
-  return new Set(fs.readdirSync('/proc/self/task').map(Number));
+  const named = (tid: string) => { try { return fs.readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim(); } catch { return ''; } };
+  return new Set(fs.readdirSync('/proc/self/task').filter((tid) => named(tid) !== 'libuv-worker').map(Number));
 }
 
 /** A thread's nice value (Linux: a nice value is a thread's), or null once it has ended. */
