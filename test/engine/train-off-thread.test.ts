@@ -10,6 +10,7 @@ import { trainCorpusModelOffThread, trainSerializedOffThread } from '../../serve
 import { walk } from '../../server/engine/indexer/walk';
 import { npmPackage } from '../helpers/real-code';
 import { assertSameBits } from '../helpers/same-bits';
+import { threadNice } from '../helpers/thread-nice';
 import type { TrainRequest, TrainResponse } from '../../server/engine/embed/train-worker';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -100,13 +101,9 @@ test('the bundled training worker runs from dist as the CLI and the language ser
 /** The nice value of each of this process's threads, by thread id (Linux: a nice value is a thread's). */
 function threadNices(): Map<number, number> {
   const nices = new Map<number, number>();
-  for (const tid of fs.readdirSync('/proc/self/task')) {
-    try {
-      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      nices.set(Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
-    } catch {
-      // the thread ended between the listing and the read
-    }
+  for (const tid of fs.readdirSync('/proc/self/task').map(Number)) {
+    const nice = threadNice(tid); // null: the thread ended between the listing and the read
+    if (nice !== null) nices.set(tid, nice);
   }
   return nices;
 }

@@ -2,10 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { npmPackage } from '../helpers/real-code';
 import { TrigramIndex } from '../../server/engine/store/trigram-index';
-import type { Db } from '../../server/engine/store/db';
+import { closeDatabase, openDatabase } from '../../server/engine/store/db';
+import { tempDir } from '../helpers/engine';
+import { silentLogger } from '../../server/engine/log';
 
 /** Each chunk's trigrams as a reader would list them: three characters of 32–126 in a row, A–Z as a–z. */
 function trigramsOf(text: string): Set<number> {
@@ -32,12 +33,13 @@ test('the trigram index lists, for every trigram of real code, exactly the chunk
   }
   texts.push(Array.from({ length: 100_000 }, (_, i) => `v${i.toString(36)}=Q${(i * 7919).toString(36)};`).join(''));
   texts.push('héllo Wörld — ÆØÅ 日本語 ABC abc 🙂 tail');
-  const db = new Database(':memory:') as unknown as Db;
-  db.exec(`CREATE TABLE chunks (id INTEGER PRIMARY KEY, content TEXT NOT NULL);
-    CREATE TABLE chunk_trigrams (tri INTEGER NOT NULL, seg INTEGER NOT NULL, ids BLOB NOT NULL, PRIMARY KEY (tri, seg)) WITHOUT ROWID;
-    CREATE TABLE trigram_segments (seg INTEGER PRIMARY KEY);`);
-  const insert = db.prepare('INSERT INTO chunks (id, content) VALUES (?, ?)');
-  texts.forEach((text, i) => insert.run(i + 1, text));
+  // The index's own schema (every migration), the chunks under one file of one repository.
+  const dataDir = tempDir('loupe-trigram-index-');
+  const db = openDatabase(path.join(dataDir, 'loupe.db'), silentLogger, { accountsFile: path.join(dataDir, 'accounts.db') });
+  db.prepare("INSERT INTO repos (id, url, name, root_path, source, created_at) VALUES ('r', 'local:/hono', 'hono', '/hono', 'local', '')").run();
+  const fileId = db.prepare("INSERT INTO files (uid, repo_id, path, name, size, lines, hash, mtime_ms, indexed_at) VALUES ('f', 'r', 'dist', 'dist', 0, 0, '', 0, '')").run().lastInsertRowid;
+  const insert = db.prepare('INSERT INTO chunks (id, file_id, seq, start_line, end_line, content) VALUES (?, ?, ?, 1, 1, ?)');
+  db.transaction(() => texts.forEach((text, i) => insert.run(i + 1, fileId, i, text)))();
 
   const expected = new Map<number, number[]>();
   texts.forEach((text, i) => { for (const tri of trigramsOf(text)) { const ids = expected.get(tri) ?? []; ids.push(i + 1); expected.set(tri, ids); } });
@@ -55,4 +57,5 @@ test('the trigram index lists, for every trigram of real code, exactly the chunk
   assert.ok(index.shouldMerge(), 'past 16 segments');
   db.transaction(() => index.merge())();
   check('merged');
+  closeDatabase(db);
 });

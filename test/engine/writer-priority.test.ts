@@ -6,21 +6,12 @@ import path from 'node:path';
 import workerThreads from 'node:worker_threads';
 import { createTestEngine, indexFolder, tempDir } from '../helpers/engine';
 import { npmPackage } from '../helpers/real-code';
+import { threadNice } from '../helpers/thread-nice';
 
 /** This process's thread ids (Linux), but libuv's pool (started on another thread's first asynchronous call, at any time). */
 function threadIds(): Set<number> {
   const named = (tid: string) => { try { return fs.readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim(); } catch { return ''; } };
   return new Set(fs.readdirSync('/proc/self/task').filter((tid) => named(tid) !== 'libuv-worker').map(Number));
-}
-
-/** A thread's nice value (Linux: a nice value is a thread's), or null once it has ended. */
-function niceOf(tid: number): number | null {
-  try {
-    const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-  } catch {
-    return null;
-  }
 }
 
 test('a run\'s index writer works ten nice levels below the main thread; the writer an edit starts after the run works at the main thread\'s (Linux)', async () => {
@@ -44,7 +35,7 @@ test('a run\'s index writer works ten nice levels below the main thread; the wri
     }
   };
   const watch = linux ? setInterval(() => {
-    for (const w of writers) { const nice = niceOf(w.tid); if (nice !== null) w.nices.add(nice); }
+    for (const w of writers) { const nice = threadNice(w.tid); if (nice !== null) w.nices.add(nice); }
   }, 2) : undefined;
   const t = createTestEngine();
   try {
@@ -55,7 +46,7 @@ test('a run\'s index writer works ten nice levels below the main thread; the wri
       assert.ok(runWriters >= 1, 'the run wrote in a writer thread');
       const below = Math.min(19, main + 10);
       assert.ok(writers[0].nices.has(below), `the run's writer at nice ${below} (seen: ${[...writers[0].nices].join(', ')})`);
-      assert.equal(niceOf(writers[0].tid), null, 'and it is gone when the run ends');
+      assert.equal(threadNice(writers[0].tid), null, 'and it is gone when the run ends');
     }
 
     // A save after the run: a writer of its own, at the main thread's priority, as long as it lives.
@@ -65,7 +56,7 @@ test('a run\'s index writer works ten nice levels below the main thread; the wri
     if (linux) {
       assert.equal(writers.length, runWriters + 1, 'the edit started a writer');
       const edit = writers[writers.length - 1];
-      assert.equal(niceOf(edit.tid), main, 'the edit\'s writer works at the main thread\'s priority');
+      assert.equal(threadNice(edit.tid), main, 'the edit\'s writer works at the main thread\'s priority');
       assert.deepEqual([...edit.nices].filter((n) => n !== main), [], 'and never lower');
     }
     const hits = await t.engine.search.search(t.ownerId, { query: 'quokkaWriterPriority', scanMode: 'grep_code', scope: 'code', limit: 10 });
