@@ -37,7 +37,8 @@ function spyMainWrites(t: TestEngine): { calls: string[] } {
  * is every n-th id; so the check is against this index's own sample.)
  */
 function assertModelAsTrainedHere(t: TestEngine): void {
-  const row = t.engine.db.prepare("SELECT name, data, trained_chunks AS trainedChunks FROM embedding_models WHERE state = 'active'").get() as
+  const row = t.engine.db.prepare(`SELECT m.name, d.data, m.trained_chunks AS trainedChunks FROM embedding_models m
+    JOIN embedding_model_data d ON d.model_id = m.id WHERE m.state = 'active'`).get() as
     { name: string; data: Buffer; trainedChunks: number };
   assert.equal(row.name, 'lsa', 'the corpus model was trained');
   // A store of its own on the main connection (the engine's is watched for calls).
@@ -49,7 +50,8 @@ function assertModelAsTrainedHere(t: TestEngine): void {
 
 /** Every stored vector equals the one the model's embedder makes on this thread (how vectors were made before the writer made them). */
 async function assertVectorsAsEmbeddedHere(t: TestEngine, repoId: string): Promise<void> {
-  const model = t.engine.db.prepare("SELECT id, name, data FROM embedding_models WHERE state = 'active'").get() as { id: number; name: string; data: Buffer };
+  const model = t.engine.db.prepare("SELECT m.id, m.name, d.data FROM embedding_models m JOIN embedding_model_data d ON d.model_id = m.id WHERE m.state = 'active'")
+    .get() as { id: number; name: string; data: Buffer };
   assert.equal(model.name, 'lsa', 'the corpus model was trained');
   const embedder = new CorpusEmbedder('check', deserializeModel(model.data));
   const id = model.id;

@@ -42,7 +42,7 @@ function countWriterVectors(t: TestEngine) {
  */
 function assertVectorsAsTheWriterMakesThem(t: TestEngine): number {
   const active = t.engine.vectors.active()!;
-  const row = t.engine.db.prepare('SELECT data FROM embedding_models WHERE id = ?').get(active.id) as { data: Buffer };
+  const row = t.engine.db.prepare('SELECT data FROM embedding_model_data WHERE model_id = ?').get(active.id) as { data: Buffer };
   const embedder = new CorpusEmbedder('check', deserializeModel(row.data));
   const chunks = t.engine.db.prepare('SELECT c.id, f.repo_id AS repoId, f.path, c.symbols, c.content FROM chunks c JOIN files f ON f.id = c.file_id').all() as ChunkToEmbed[];
   const stored = new Map((t.engine.db.prepare(`SELECT chunk_id AS id, embedding FROM vec_m${active.id}`).all() as { id: number; embedding: Buffer }[])

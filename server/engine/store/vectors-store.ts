@@ -53,35 +53,16 @@ export function chunkIdsFrom(db: Db, repoId: string, count: number): number[] {
  * chunk goes, so a re-used chunk id can never inherit a stale vector.
  */
 export class SqliteVectorsStore {
-  /** trained_chunks and created_at by model (they never change), read once: see models(). */
-  private readonly tails = new Map<string, { trainedChunks: number; createdAt: string }>();
-
   constructor(private readonly db: Db) {}
 
-  /**
-   * The models. trained_chunks and created_at are stored after the model's data (megabytes of
-   * overflow pages that SQLite walks to reach them: 10–20 ms per call on phaser ×4, after every
-   * edit and at every search), so they are read once per model; the columns before it every time.
-   */
+  /** The models (a few bytes each: their data is in embedding_model_data, migration 029). */
   models(): EmbeddingModelRow[] {
-    const heads = this.db.prepare('SELECT id, provider, name, dims, state FROM embedding_models ORDER BY id').all() as
-      Omit<EmbeddingModelRow, 'trainedChunks' | 'createdAt'>[];
-    return heads.map((h) => {
-      const key = `${h.id}/${h.provider}/${h.name}/${h.dims}`;
-      let tail = this.tails.get(key);
-      if (!tail) {
-        // From the index beside the id (migration 022), not the row: that would walk the data's overflow pages.
-        tail = this.db.prepare('SELECT trained_chunks AS trainedChunks, created_at AS createdAt FROM embedding_models INDEXED BY embedding_models_tail WHERE id = ?').get(h.id) as
-          { trainedChunks: number; createdAt: string } | undefined;
-        if (!tail) return null; // dropped meanwhile
-        this.tails.set(key, tail);
-      }
-      return { ...h, ...tail };
-    }).filter((m): m is EmbeddingModelRow => m !== null);
+    return this.db.prepare(`SELECT id, provider, name, dims, state, trained_chunks AS trainedChunks, created_at AS createdAt
+      FROM embedding_models ORDER BY id`).all() as EmbeddingModelRow[];
   }
 
   modelData(id: number): Buffer | null {
-    const row = this.db.prepare('SELECT data FROM embedding_models WHERE id = ?').get(id) as { data: Buffer | null } | undefined;
+    const row = this.db.prepare('SELECT data FROM embedding_model_data WHERE model_id = ?').get(id) as { data: Buffer | null } | undefined;
     return row?.data ?? null;
   }
 
@@ -90,9 +71,10 @@ export class SqliteVectorsStore {
     if (!Number.isInteger(dims) || dims < 1 || dims > 8192) throw new LoupeError('VALIDATION_FAILED', `invalid embedding width ${dims}`);
     return this.db.transaction(() => {
       const { id } = this.db.prepare(
-        `INSERT INTO embedding_models (provider, name, dims, state, data, trained_chunks, created_at)
-         VALUES (?, ?, ?, 'building', ?, ?, ?) RETURNING id`,
-      ).get(provider, name, dims, data, trainedChunks, nowIso()) as { id: number };
+        `INSERT INTO embedding_models (provider, name, dims, state, trained_chunks, created_at)
+         VALUES (?, ?, ?, 'building', ?, ?) RETURNING id`,
+      ).get(provider, name, dims, trainedChunks, nowIso()) as { id: number };
+      if (data) this.db.prepare('INSERT INTO embedding_model_data (model_id, data) VALUES (?, ?)').run(id, data);
       this.db.exec(`
         CREATE VIRTUAL TABLE vec_m${id} USING vec0(chunk_id integer primary key, repo_id text partition key,
           embedding float[${dims}] distance_metric=cosine);
@@ -114,9 +96,9 @@ export class SqliteVectorsStore {
   }
 
   dropModel(id: number): void {
-    for (const key of this.tails.keys()) if (key.startsWith(`${id}/`)) this.tails.delete(key);
     this.db.transaction(() => {
       this.db.exec(`DROP TRIGGER IF EXISTS vec_m${id}_chunk_ad; DROP TABLE IF EXISTS vec_m${id}; DROP TABLE IF EXISTS vec_m${id}_empty;`);
+      this.db.prepare('DELETE FROM embedding_model_data WHERE model_id = ?').run(id);
       this.db.prepare('DELETE FROM embedding_models WHERE id = ?').run(id);
     })();
   }
@@ -208,10 +190,9 @@ export class SqliteVectorsStore {
     return { ids, repos, data };
   }
 
-  /** Statements of a dropped table must not be reused (nor what models() remembers of it: ids are reused). */
+  /** Statements of a dropped table must not be reused (ids are reused). */
   forget(id: number): void {
     forgetStatements(this.db, (sql) => sql.includes(`vec_m${id}`));
-    for (const key of this.tails.keys()) if (key.startsWith(`${id}/`)) this.tails.delete(key);
   }
 }
 

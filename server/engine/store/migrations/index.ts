@@ -22,6 +22,7 @@ import * as parseAgainNuxtNative from './025-parse-again-nuxt-native';
 import * as bundlerImports from './026-bundler-imports';
 import * as trigramPostings from './027-trigram-postings';
 import * as readLockFiles from './028-read-lock-files';
+import * as modelData from './029-model-data';
 import type { Db } from '../db';
 
 export interface Migration {
@@ -62,4 +63,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 26, name: 'bundler-imports', sql: bundlerImports.sql },
   { version: 27, name: 'trigram-postings', sql: trigramPostings.sql },
   { version: 28, name: 'read-lock-files', sql: readLockFiles.sql },
+  { version: 29, name: 'model-data', sql: modelData.sql, before: modelData.moveData },
 ];
