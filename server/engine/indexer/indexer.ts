@@ -15,7 +15,7 @@ import { LocalIndexWriter, WorkerIndexWriter, type IndexWriter } from './index-w
 import fs from 'node:fs';
 import path from 'node:path';
 import { LoupeError } from '../errors';
-import { boundNativeHeap, releaseHeap, releaseNativeHeap } from '../util/heap';
+import { boundNativeHeap, collectHeap, releaseNativeHeap } from '../util/heap';
 import { languagesResolvedBy } from './resolution-config';
 
 export type { IndexRunResult } from './index-writes';
@@ -41,7 +41,7 @@ export interface IndexRunProgress {
   rate: number;
 }
 
-/** A run that parsed at least this many files gives its heap back when it ends (releaseHeap). */
+/** A run that parsed at least this many files gives its heap back when it ends (collectHeap). */
 const RELEASE_AFTER_FILES = 500;
 /** Files parsed before they are sent to the writer (which commits them in slices). */
 const BATCH_FILES = 256;
@@ -103,10 +103,10 @@ export class Indexer {
       // once the run is written; an edit starts it again.
       await this.writer.release();
       // What a large run built (parse results in flight, the walk, the vectors' batches) is garbage
-      // now: give the heap's pages back instead of holding them until V8's reducer runs a minute later.
-      // The same for the C allocator's arenas (SQLite's cache, buffers passed between threads).
+      // now: collect it (incrementally: a request waits for no full collection) and give the C
+      // allocator's arenas back (SQLite's cache, buffers passed between threads).
       if (parsed >= RELEASE_AFTER_FILES) {
-        await releaseHeap();
+        await collectHeap();
         await releaseNativeHeap();
       }
     }
