@@ -5,7 +5,7 @@ let warningHidden = false;
 /**
  * Collects the garbage a finished index run left in this isolate's heap (parse summaries, the walk,
  * the vectors' batches: 70 MB on payload while requests came in) without stopping the thread that
- * answers: V8 marks incrementally and concurrently, then pauses once, briefly (12–18 ms on payload,
+ * answers: V8 marks incrementally and concurrently, then pauses once, briefly (5–18 ms on payload,
  * against 150–185 ms for the forced full collection this replaced, issue 17). That collection also
  * starts V8's memory reducer, which returns the freed pages to the system some seconds later, in
  * collections of its own that are incremental too. Started through `vm.measureMemory` (eager: its
