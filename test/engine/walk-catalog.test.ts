@@ -4,11 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { TRUST_MARGIN_MS, walk, walkWithCatalog, catalogBytes, catalogFrom, type WalkCatalog, type WalkEntry } from '../../server/engine/indexer/walk';
-import { openDatabase } from '../../server/engine/store/db';
 import { WalkCatalogStore } from '../../server/engine/store/walk-catalog-store';
-import { silentLogger } from '../../server/engine/log';
 import { copyOf, npmPackage } from '../helpers/real-code';
-import { tempDir } from '../helpers/engine';
+import { openIndexIn, tempDir } from '../helpers/engine';
 
 const sorted = (entries: WalkEntry[]) => entries.map((e) => `${e.relPath} ${e.size} ${e.mtimeMs}`).sort();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -127,8 +125,7 @@ test('a walk with the catalog lists only folders whose entries changed, and find
 });
 
 test('the catalog is kept per repository in the index (migration 020) and goes with its repository', () => {
-  const dir = tempDir('loupe-walk-catalog-db-');
-  const db = openDatabase(path.join(dir, 'loupe.db'), silentLogger, { accountsFile: path.join(dir, 'accounts.db') });
+  const db = openIndexIn(tempDir('loupe-walk-catalog-db-'));
   try {
     db.prepare("INSERT INTO repos (id, url, name, root_path, source, created_at) VALUES ('r1', 'u', 'n', '/x', 'local', '2026-11-27')").run();
     const store = new WalkCatalogStore(db);

@@ -7,6 +7,7 @@ import { EngineCore, type EngineConfig } from '../../server/engine/core';
 import { silentLogger } from '../../server/engine/log';
 import { createHttpApp } from '../../server/host';
 import { newId } from '../../server/engine/util/ids';
+import { openDatabase, type Db } from '../../server/engine/store/db';
 
 export const FIXTURES = path.join(__dirname, '..', 'fixtures');
 
@@ -15,6 +16,11 @@ export function tempDir(prefix = 'loupe-test-'): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   return dir;
+}
+
+/** The index of a data dir as the engine opens it (loupe.db with accounts.db attached, every migration applied). */
+export function openIndexIn(dataDir: string): Db {
+  return openDatabase(path.join(dataDir, 'loupe.db'), silentLogger, { accountsFile: path.join(dataDir, 'accounts.db') });
 }
 
 /** Copies a fixture workspace to a temp folder so tests may change it. */

@@ -54,6 +54,16 @@ export function npmPackage(spec: string): string {
   return path.join(dir, 'package');
 }
 
+/** The text of every `ext` file under `dir` (in path order) in pieces of `lines` lines: chunks of real code as the index holds them. */
+export function codeChunks(dir: string, ext = '.js', lines = 25): string[] {
+  const texts: string[] = [];
+  for (const file of fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith(ext)).sort()) {
+    const all = fs.readFileSync(path.join(dir, file), 'utf8').split('\n');
+    for (let i = 0; i < all.length; i += lines) texts.push(all.slice(i, i + lines).join('\n'));
+  }
+  return texts;
+}
+
 /**
  * A Debian package unpacked (not installed), e.g. `debianPackage('ruby-rack', '2.2.6.4-1')`: the folder
  * holding its `usr/`. Needs `apt-get update` to have run once (CI's setup does).

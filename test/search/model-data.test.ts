@@ -1,23 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
-import { npmPackage } from '../helpers/real-code';
-import { tempDir } from '../helpers/engine';
-import { closeDatabase, openDatabase, schemaVersion, type Db } from '../../server/engine/store/db';
+import { codeChunks, npmPackage } from '../helpers/real-code';
+import { openIndexIn, tempDir } from '../helpers/engine';
+import { closeDatabase, schemaVersion, type Db } from '../../server/engine/store/db';
 import { SqliteVectorsStore } from '../../server/engine/store/vectors-store';
 import { serializeModel, trainCorpusModel } from '../../server/engine/embed/corpus-model';
-import { silentLogger } from '../../server/engine/log';
 
-/** A corpus model trained on code nobody here wrote (hono's published modules, by 25 lines), serialized as the index stores it. */
+let trained: Buffer | undefined;
+
+/** A corpus model trained on code nobody here wrote (hono's published modules, by 25 lines), serialized as the index stores it; trained once. */
 function realModelData(): Buffer {
-  const dir = path.join(npmPackage('hono@4.13.19'), 'dist');
-  const texts: string[] = [];
-  for (const file of fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js')).sort()) {
-    const lines = fs.readFileSync(path.join(dir, file), 'utf8').split('\n');
-    for (let i = 0; i < lines.length; i += 25) texts.push(lines.slice(i, i + 25).join('\n'));
-  }
-  return serializeModel(trainCorpusModel(texts, { dims: 128 })!);
+  trained ??= serializeModel(trainCorpusModel(codeChunks(path.join(npmPackage('hono@4.13.19'), 'dist')), { dims: 128 })!);
+  return trained;
 }
 
 /** WAL frames (pages) a write to the index wrote: the log is emptied first, then what `write` adds is counted. */
@@ -28,16 +23,12 @@ function pagesWritten(db: Db, write: () => void): number {
   return row.log;
 }
 
-function openIndex(dataDir: string): Db {
-  return openDatabase(path.join(dataDir, 'loupe.db'), silentLogger, { accountsFile: path.join(dataDir, 'accounts.db') });
-}
-
 test("activating or retiring a model writes a few pages, not the model's data again (issue 17: 29–38 ms on the answering thread)", () => {
   const data = realModelData();
   const pageSize = 4096;
   assert.ok(data.length > 100 * pageSize, `a model of ${data.length} bytes (more than 100 pages)`);
   const dataDir = tempDir('loupe-model-data-');
-  const db = openIndex(dataDir);
+  const db = openIndexIn(dataDir);
   try {
     const store = new SqliteVectorsStore(db);
     const first = store.addModel('corpus', 'lsa', 128, data, 1000);
@@ -58,7 +49,7 @@ test("activating or retiring a model writes a few pages, not the model's data ag
 test("an index from before migration 29 keeps its model: the data moves to its own table, every other column stays", () => {
   const data = realModelData();
   const dataDir = tempDir('loupe-model-data-');
-  let db = openIndex(dataDir);
+  let db = openIndexIn(dataDir);
   let id: number;
   try {
     const store = new SqliteVectorsStore(db);
@@ -73,7 +64,7 @@ test("an index from before migration 29 keeps its model: the data moves to its o
   } finally {
     closeDatabase(db);
   }
-  db = openIndex(dataDir);
+  db = openIndexIn(dataDir);
   try {
     assert.equal(schemaVersion(db), 29);
     const store = new SqliteVectorsStore(db);

@@ -15,11 +15,7 @@ let warningHidden = false;
 export function collectHeap(): Promise<void> {
   if (typeof vm.measureMemory !== 'function') return Promise.resolve();
   hideMeasureMemoryWarning();
-  try {
-    return vm.measureMemory({ execution: 'eager' }).then(() => {}, () => {});
-  } catch {
-    return Promise.resolve();
-  }
+  return vm.measureMemory({ execution: 'eager' }).then(() => {}, () => {});
 }
 
 /**

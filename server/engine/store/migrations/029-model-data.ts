@@ -11,7 +11,7 @@ import type { Db } from '../db';
  */
 export function moveData(db: Db): void {
   db.exec(`CREATE TABLE IF NOT EXISTS embedding_model_data (
-    model_id INTEGER PRIMARY KEY REFERENCES embedding_models(id) ON DELETE CASCADE,
+    model_id INTEGER PRIMARY KEY REFERENCES embedding_models(id),
     data BLOB NOT NULL
   )`);
   const columns = db.prepare('PRAGMA table_info(embedding_models)').all() as { name: string }[];
