@@ -56,8 +56,9 @@ export interface ParsedSymbol {
  * `reference`: a dependency read from the code, not from a statement (a Java type of the same package).
  * `test-use`: a `use` written in test code (Rust's `#[cfg(test)]` items and `#[test]` functions): its file
  * depends on the target, the file's own users do not through it.
+ * `types`: a script's `/// <reference types>` (a package of types; `include` is its `/// <reference path>`).
  */
-export type ImportKind = 'import' | 'export' | 'export-all' | 'require' | 'require-relative' | 'dynamic' | 'include' | 'use' | 'test-use' | 'reference';
+export type ImportKind = 'import' | 'export' | 'export-all' | 'require' | 'require-relative' | 'dynamic' | 'include' | 'types' | 'use' | 'test-use' | 'reference';
 
 export interface ParsedImport {
   specifier: string;

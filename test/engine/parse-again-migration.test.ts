@@ -192,3 +192,27 @@ test('migration 26: scripts with unresolved imports or a resolution-mode, and Sv
     await t.close();
   }
 });
+
+test('migration 30: the scripts that write `/// <reference types>` are parsed again, nothing else', async () => {
+  // undici-types 6.21.0 (npm): eight declaration files reference the node types.
+  const types = copyOf(npmPackage('undici-types@6.21.0'), 'loupe-type-references-');
+  const { ids: [id], copy } = await indexedCopy([types]);
+  // What the index held before: no import for the directive.
+  const old = new Database(path.join(copy, 'loupe.db'));
+  old.prepare("DELETE FROM imports WHERE kind = 'types'").run();
+  old.pragma('user_version = 29');
+  old.close();
+  const t = createTestEngine({ dataDir: copy });
+  try {
+    const files = t.engine.filesStore;
+    const referencing = files.paths(id).filter((p) => fs.readFileSync(path.join(types, p), 'utf8').includes('/// <reference types='));
+    assert.equal(referencing.length, 8);
+    const run = await t.engine.indexer.indexRepository(t.engine.reposStore.get(id)!);
+    assert.deepEqual([run.changed, run.unchanged], [8, files.paths(id).length - 8]);
+    for (const p of referencing) {
+      assert.deepEqual(files.imports(files.getByPath(id, p)!.id).filter((i) => i.kind === 'types').map((i) => `${i.specifier} ${i.packageName}`), ['node node'], p);
+    }
+  } finally {
+    await t.close();
+  }
+});

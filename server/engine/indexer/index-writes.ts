@@ -276,6 +276,10 @@ export function importResolution(parser: FileParser, root: string): (i: StaleImp
   const script = (i: StaleImport): Omit<Relinked, 'id'> => {
     // A script's `/// <reference path>` (kind include) names a file, as parse-typescript.ts resolves it.
     if (i.kind === 'include') return { targetPath: resolver.resolveReferencePath(i.filePath, i.specifier), packageName: null };
+    if (i.kind === 'types') {
+      const { targetPath, packageName } = resolver.resolveTypeReference(i.filePath, i.specifier);
+      return { targetPath, packageName };
+    }
     // A name Nuxt auto-imports (nuxt-auto-imports.ts) is no specifier: refreshNameEdges replaces it when names change.
     if (i.kind === 'reference') return { targetPath: i.targetPath, packageName: null };
     const { targetPath, packageName, typeTargets } = resolver.resolve(i.filePath, i.specifier, i.kind);

@@ -150,6 +150,11 @@ export function analyzeScript(relPath: string, text: string, resolver: ModuleRes
     const targetPath = resolver.resolveReferencePath(relPath, ref.fileName);
     imports.push({ specifier: ref.fileName, kind: 'include', typeOnly: true, targetPath, packageName: null, names: [], line: lineOf(ref.pos) });
   }
+  // `/// <reference types>` puts a package's types in the program: a dependency on the package, erased at run time.
+  for (const ref of sf.typeReferenceDirectives) {
+    const { targetPath, packageName } = resolver.resolveTypeReference(relPath, ref.fileName);
+    imports.push({ specifier: ref.fileName, kind: 'types', typeOnly: true, targetPath, packageName, names: [], line: lineOf(ref.pos) });
+  }
 
   return { symbols, imports, description: fileDescription(sf) };
 }

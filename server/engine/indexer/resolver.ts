@@ -335,15 +335,8 @@ export class ModuleResolver {
     const resolution = ts.resolveModuleName(specifier, containing, config.options, this.host, config.cache, undefined, mode);
     forgetLookups(resolution);
     const result = resolution.resolvedModule;
-    if (result) {
-      // A package found through node_modules counts when its real path is a source of this repository:
-      // a workspace package, linked by an install or by linkedPath().
-      const resolved = this.linkedPath(path.resolve(result.resolvedFileName)) ?? path.resolve(result.resolvedFileName);
-      const rel = path.relative(this.root, resolved);
-      if (!rel.startsWith('..') && !path.isAbsolute(rel) && !rel.split(path.sep).includes('node_modules')) {
-        return { targetPath: rel.split(path.sep).join('/'), packageName: null };
-      }
-    }
+    const targetPath = result ? this.sourcePath(result.resolvedFileName) : null;
+    if (targetPath !== null) return { targetPath, packageName: null };
     // `#name` is the package's own subpath import, never another package's name.
     if (bare && !specifier.startsWith('#')) return { targetPath: null, packageName: packageNameOf(specifier) };
     return { targetPath: null, packageName: null };
@@ -394,6 +387,49 @@ export class ModuleResolver {
       if (!rel.startsWith('..') && !path.isAbsolute(rel)) return rel.split(path.sep).join('/');
     }
     return null;
+  }
+
+  /**
+   * A `/// <reference types>` (`node`, `vite/client`): a package of types, found as the compiler finds it (the
+   * type roots, `node_modules/@types`, first; then node_modules). A folder of the repository counts as its file;
+   * found in node_modules, the package is the one it was found in (`node` → `@types/node`). Not installed (a fresh
+   * clone), it is `@types/<name>` where a package.json on the way up declares that, else the name's own package.
+   */
+  resolveTypeReference(fromRelPath: string, name: string): Resolution {
+    const containing = path.join(this.root, fromRelPath);
+    const dir = path.dirname(containing);
+    const found = ts.resolveTypeReferenceDirective(name, containing, this.configFor(dir).options, this.host).resolvedTypeReferenceDirective;
+    if (found?.resolvedFileName) {
+      const targetPath = this.sourcePath(found.resolvedFileName);
+      if (targetPath !== null) return { targetPath, packageName: null };
+      if (found.packageId?.name) return { targetPath: null, packageName: found.packageId.name };
+    }
+    if (isRelative(name)) return { targetPath: null, packageName: null };
+    const own = packageNameOf(name);
+    const types = `@types/${own.startsWith('@') ? own.slice(1).replace('/', '__') : own}`;
+    return { targetPath: null, packageName: this.declaredAbove(dir, types) ? types : own };
+  }
+
+  /**
+   * The repository path of a file the compiler resolved to, or null outside the sources. A package found through
+   * node_modules counts when its real path is a source of this repository: a workspace package, linked by an install
+   * or by linkedPath().
+   */
+  private sourcePath(resolvedFileName: string): string | null {
+    const resolved = this.linkedPath(path.resolve(resolvedFileName)) ?? path.resolve(resolvedFileName);
+    const rel = path.relative(this.root, resolved);
+    if (rel.startsWith('..') || path.isAbsolute(rel) || rel.split(path.sep).includes('node_modules')) return null;
+    return rel.split(path.sep).join('/');
+  }
+
+  /** Whether a package.json in `dir` or a folder above it (inside the repository) declares the package. */
+  private declaredAbove(dir: string, name: string): boolean {
+    for (let d = dir; within(this.root, d); d = path.dirname(d)) {
+      const text = this.host.readFile(path.join(d, 'package.json'));
+      if (text !== undefined && declares(text, name)) return true;
+      if (d === path.dirname(d)) break;
+    }
+    return false;
   }
 
   private configFor(dir: string): ResolutionConfig {
@@ -597,6 +633,20 @@ class Listings {
     const real = safeRealpath(p);
     return real !== null && within(this.realRoot, real);
   }
+}
+
+/** Whether a package.json's text declares `name` in any of its dependency lists (false when it does not parse). */
+function declares(packageJson: string, name: string): boolean {
+  let manifest: Record<string, unknown>;
+  try {
+    manifest = JSON.parse(packageJson) as Record<string, unknown>;
+  } catch {
+    return false;
+  }
+  return ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'].some((field) => {
+    const list = manifest?.[field];
+    return typeof list === 'object' && list !== null && Object.hasOwn(list, name);
+  });
 }
 
 /** Whether `p` is `root` or under it (both absolute and normalised, as `path.resolve` and realpath leave them). */
