@@ -5,6 +5,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { createTestEngine, indexFolder, tempDir } from '../helpers/engine';
 import { copyOf, debianPackage, npmPackage, within } from '../helpers/real-code';
+import { svProject, withKitOutDir } from '../helpers/sv-project';
 
 
 /** Indexes each folder with a fresh engine and copies its database aside: the repositories' ids and the copy's data dir. */
@@ -193,25 +194,32 @@ test('migration 26: scripts with unresolved imports or a resolution-mode, and Sv
   }
 });
 
-test('migration 30: the scripts that write `/// <reference types>` are parsed again, nothing else', async () => {
+test('migration 30: the scripts that write `/// <reference types>`, and a SvelteKit app with `kit.outDir`, are parsed again, nothing else', async () => {
   // undici-types 6.21.0 (npm): eight declaration files reference the node types.
   const types = copyOf(npmPackage('undici-types@6.21.0'), 'loupe-type-references-');
-  const { ids: [id], copy } = await indexedCopy([types]);
-  // What the index held before: no import for the directive.
+  const kit = withKitOutDir(svProject('minimal'), 'build/kit');
+  const { ids: [typesId, kitId], copy } = await indexedCopy([types, kit]);
+  // What the index held before: no import for the directive, and `$lib` a package.
   const old = new Database(path.join(copy, 'loupe.db'));
   old.prepare("DELETE FROM imports WHERE kind = 'types'").run();
+  old.prepare("UPDATE imports SET target_path = NULL, package = '$lib' WHERE specifier LIKE '$lib/%'").run();
   old.pragma('user_version = 29');
   old.close();
   const t = createTestEngine({ dataDir: copy });
   try {
     const files = t.engine.filesStore;
-    const referencing = files.paths(id).filter((p) => fs.readFileSync(path.join(types, p), 'utf8').includes('/// <reference types='));
+    const referencing = files.paths(typesId).filter((p) => fs.readFileSync(path.join(types, p), 'utf8').includes('/// <reference types='));
     assert.equal(referencing.length, 8);
-    const run = await t.engine.indexer.indexRepository(t.engine.reposStore.get(id)!);
-    assert.deepEqual([run.changed, run.unchanged], [8, files.paths(id).length - 8]);
+    const run = await t.engine.indexer.indexRepository(t.engine.reposStore.get(typesId)!);
+    assert.deepEqual([run.changed, run.unchanged], [8, files.paths(typesId).length - 8]);
     for (const p of referencing) {
-      assert.deepEqual(files.imports(files.getByPath(id, p)!.id).filter((i) => i.kind === 'types').map((i) => `${i.specifier} ${i.packageName}`), ['node node'], p);
+      assert.deepEqual(files.imports(files.getByPath(typesId, p)!.id).filter((i) => i.kind === 'types').map((i) => `${i.specifier} ${i.packageName}`), ['node node'], p);
     }
+    const kitRun = await t.engine.indexer.indexRepository(t.engine.reposStore.get(kitId)!);
+    const scripts = files.filesOfLanguages(kitId, ['typescript', 'javascript', 'svelte']).map((f) => f.path);
+    assert.deepEqual([kitRun.changed, kitRun.unchanged], [scripts.length, files.paths(kitId).length - scripts.length]);
+    assert.deepEqual(files.imports(files.getByPath(kitId, 'src/routes/+layout.svelte')!.id).map((i) => `${i.specifier} ${i.targetPath}`),
+      ['$lib/assets/favicon.svg src/lib/assets/favicon.svg']);
   } finally {
     await t.close();
   }

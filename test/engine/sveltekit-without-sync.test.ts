@@ -3,36 +3,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { FileParser } from '../../server/engine/indexer/parse-file';
-import { createTestApp, createTestEngine, indexFolder, indexedRepo, tempDir } from '../helpers/engine';
-import { npmPackage } from '../helpers/real-code';
+import { createTestApp, createTestEngine, indexFolder, indexedRepo } from '../helpers/engine';
+import { svProject, withKitOutDir } from '../helpers/sv-project';
 
 // A fresh clone of a SvelteKit app has no `.svelte-kit/` (git-ignored, written by `svelte-kit sync`), yet its
 // tsconfig.json extends `./.svelte-kit/tsconfig.json`: `$lib/…` resolved to nothing, src/lib looked unused, and
 // `$app/…` was an unknown package `$app`. The resolver now stands in what sync would write (sveltekit-config.ts).
-
-const SV = () => path.join(npmPackage('sv@0.17.1'), 'dist');
-
-/** A project as `sv create --template <name> --types ts` writes it: the template's files and assets, and shared.json's matching entries. */
-function svProject(template: string): string {
-  const root = tempDir(`loupe-sv-${template}-`);
-  const write = (rel: string, text: string | Buffer) => {
-    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-    fs.writeFileSync(path.join(root, rel), text);
-  };
-  const dir = path.join(SV(), 'templates', template);
-  for (const f of JSON.parse(fs.readFileSync(path.join(dir, 'files.types=typescript.json'), 'utf8')) as { name: string; contents: string }[]) write(f.name, f.contents);
-  const assets = path.join(dir, 'assets');
-  for (const rel of fs.readdirSync(assets, { recursive: true }) as string[]) {
-    if (fs.statSync(path.join(assets, rel)).isFile()) write(rel.replace(/(^|\/)DOT-/g, '$1.'), fs.readFileSync(path.join(assets, rel)));
-  }
-  write('package.json', fs.readFileSync(path.join(dir, 'package.json')));
-  const conditions = new Set([template, 'typescript']);
-  const shared = JSON.parse(fs.readFileSync(path.join(SV(), 'shared.json'), 'utf8')) as { files: { name: string; include: string[]; exclude: string[]; contents: string }[] };
-  for (const f of shared.files) {
-    if (f.include.every((c) => conditions.has(c)) && !f.exclude.some((c) => conditions.has(c))) write(f.name, f.contents);
-  }
-  return root;
-}
 
 /** What `svelte-kit sync` writes for these projects (kit's write_tsconfig.js: no `kit.alias`, `src/lib` present). */
 const SYNCED = JSON.stringify({
@@ -147,5 +123,21 @@ test('editing svelte.config.js moves the imports of unchanged files that use its
   } finally {
     await t.close();
     fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('kit.outDir: an app whose output folder is elsewhere resolves `$lib/…` as after `svelte-kit sync` there', async () => {
+  const fresh = withKitOutDir(svProject('minimal'), 'build/kit');
+  const synced = withKitOutDir(svProject('minimal'), 'build/kit');
+  try {
+    // What sync writes there: the same options, the paths from build/kit.
+    fs.mkdirSync(path.join(synced, 'build', 'kit'), { recursive: true });
+    fs.writeFileSync(path.join(synced, 'build', 'kit', 'tsconfig.json'), SYNCED.replaceAll('"..', '"../..'));
+    const imports = await importsOf(fresh);
+    assert.deepEqual(imports, await importsOf(synced));
+    assert.deepEqual(imports.filter((i) => i.includes(' $lib/')), ['src/routes/+layout.svelte $lib/assets/favicon.svg → src/lib/assets/favicon.svg']);
+  } finally {
+    fs.rmSync(fresh, { recursive: true, force: true });
+    fs.rmSync(synced, { recursive: true, force: true });
   }
 });

@@ -496,10 +496,10 @@ export class ModuleResolver {
     const isFile = (p: string) => this.listings.isFile(p);
     const read = ts.readConfigFile(file, (f) => (isFile(f) ? fs.readFileSync(f, 'utf8') : undefined));
     if (read.error) return {};
-    // A SvelteKit app's tsconfig.json extends `.svelte-kit/tsconfig.json`, which a fresh clone lacks: what
+    // A SvelteKit app's tsconfig.json extends `.svelte-kit/tsconfig.json` (or its `kit.outDir`'s), which a fresh clone lacks: what
     // `svelte-kit sync` would write stands in for it (sveltekit-config.ts).
     const generated = (f: string) => (within(this.root, path.resolve(f))
-      ? generatedKitConfig(f, isFile, (p) => this.listings.isDir(p), (p) => fs.readFileSync(p, 'utf8'))
+      ? generatedKitConfig(f, this.root, isFile, (p) => this.listings.isDir(p), (p) => fs.readFileSync(p, 'utf8'))
       : null);
     const parsed = ts.parseJsonConfigFileContent(read.config, {
       useCaseSensitiveFileNames: true,

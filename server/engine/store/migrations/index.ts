@@ -23,7 +23,7 @@ import * as bundlerImports from './026-bundler-imports';
 import * as trigramPostings from './027-trigram-postings';
 import * as readLockFiles from './028-read-lock-files';
 import * as modelData from './029-model-data';
-import * as typeReferences from './030-type-references';
+import * as typesAndKitOutDir from './030-types-and-kit-out-dir';
 import type { Db } from '../db';
 
 export interface Migration {
@@ -65,5 +65,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 27, name: 'trigram-postings', sql: trigramPostings.sql },
   { version: 28, name: 'read-lock-files', sql: readLockFiles.sql },
   { version: 29, name: 'model-data', sql: modelData.sql, before: modelData.moveData },
-  { version: 30, name: 'type-references', sql: typeReferences.sql },
+  { version: 30, name: 'types-and-kit-out-dir', sql: typesAndKitOutDir.sql },
 ];
