@@ -16,8 +16,15 @@ test("collectHeap collects a finished run's garbage incrementally, with no force
   const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
   process.on('warning', onWarning);
   const listeners = process.listeners('warning');
+  // Resources that keep the event loop alive: V8 ends the collection in tasks that hold none, so collectHeap holds
+  // a timer (a test or script awaiting a run, with the run's threads gone, exited under the pending promise).
+  const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+  const held = timers();
   try {
-    await collectHeap();
+    const collecting = collectHeap();
+    assert.equal(timers(), held + 1, 'the event loop is held while V8 collects');
+    await collecting;
+    assert.equal(timers(), held, 'and let go once it is done');
     await new Promise((resolve) => setTimeout(resolve, 100)); // the observer's entries and the warning come on later ticks
     assert.deepEqual(process.listeners('warning'), listeners, "Node's listeners (and this test's) are back once the warning went by");
     process.emitWarning('a later warning', 'LoupeTestWarning');
