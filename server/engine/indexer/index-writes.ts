@@ -276,10 +276,8 @@ export function importResolution(parser: FileParser, root: string): (i: StaleImp
   const script = (i: StaleImport): Omit<Relinked, 'id'> => {
     // A script's `/// <reference path>` (kind include) names a file, as parse-typescript.ts resolves it.
     if (i.kind === 'include') return { targetPath: resolver.resolveReferencePath(i.filePath, i.specifier), packageName: null };
-    if (i.kind === 'types') {
-      const { targetPath, packageName } = resolver.resolveTypeReference(i.filePath, i.specifier);
-      return { targetPath, packageName };
-    }
+    // Its `/// <reference types>` (kind types) names a package of types, or a file of in-repository type roots.
+    if (i.kind === 'types') return resolver.resolveTypeReference(i.filePath, i.specifier);
     // A name Nuxt auto-imports (nuxt-auto-imports.ts) is no specifier: refreshNameEdges replaces it when names change.
     if (i.kind === 'reference') return { targetPath: i.targetPath, packageName: null };
     const { targetPath, packageName, typeTargets } = resolver.resolve(i.filePath, i.specifier, i.kind);

@@ -427,7 +427,7 @@ export class ModuleResolver {
     for (let d = dir; within(this.root, d); d = path.dirname(d)) {
       const text = this.host.readFile(path.join(d, 'package.json'));
       if (text !== undefined && declares(text, name)) return true;
-      if (d === path.dirname(d)) break;
+      if (d === path.dirname(d)) break; // a repository at the file system's root
     }
     return false;
   }

@@ -53,7 +53,7 @@ function kitProject(outDir: string, root: string, isFile: (p: string) => boolean
   for (let project = path.dirname(outDir); project.startsWith(top); project = path.dirname(project)) {
     const options = optionsOf(project);
     if (options.outDir !== undefined && path.resolve(project, options.outDir) === outDir) return { project, options };
-    if (project === top) break;
+    if (project === top) break; // also where the repository is the file system's root
   }
   return null;
 }
