@@ -94,6 +94,11 @@ export const DEBIAN_CORPORA = {
   requests: { language: 'python', spec: 'python3-requests=2.28.1+dfsg-1', sub: 'usr/lib/python3/dist-packages' },
   /** Django 3.2.25: 859 Python files, packages re-exporting their modules' names from __init__.py. */
   django: { language: 'python', spec: 'python3-django=3:3.2.25-0+deb12u7', sub: 'usr/lib/python3/dist-packages' },
+  /**
+   * docutils 0.19 as Debian ships it: `utils/roman.py` left out (dfsg), so `import docutils.utils.roman as roman`
+   * (manpage.py's fallback) imports `docutils` and `docutils.utils`, then fails.
+   */
+  docutils: { language: 'python', spec: 'python3-docutils=0.19+dfsg-6', sub: 'usr/lib/python3/dist-packages' },
   /** sympy 1.11.1: 1,497 Python files (the large Python corpus). */
   sympy: { language: 'python', spec: 'python3-sympy=1.11.1-1', sub: 'usr/lib/python3/dist-packages' },
 } as const satisfies Record<string, { language: string; spec: string; sub: string; nested?: Record<string, string> }>;

@@ -3,7 +3,7 @@
  * tests need neither the Go toolchain nor a download of it. Run after changing a fixture, a pinned corpus
  * or an oracle:
  *
- *   node --import tsx bench/oracles/golden.ts [go-root-module python-src-layout gin flask requests]
+ *   node --import tsx bench/oracles/golden.ts [go-root-module python-src-layout gin flask requests docutils]
  *
  * The test checks each golden file against its oracle whenever that oracle is at hand (Python always; Go
  * once bench/radius-exactness.ts or this script has unpacked the toolchain).
@@ -26,6 +26,7 @@ export const GOLDEN: Record<string, { language: OracleLanguage; dir: () => strin
   gin: { language: 'go', dir: () => debianCorpus('gin' satisfies DebianCorpus), pinned: () => debianCorpusPinned('gin') },
   flask: { language: 'python', dir: () => debianCorpus('flask'), pinned: () => debianCorpusPinned('flask') },
   requests: { language: 'python', dir: () => debianCorpus('requests'), pinned: () => debianCorpusPinned('requests') },
+  docutils: { language: 'python', dir: () => debianCorpus('docutils'), pinned: () => debianCorpusPinned('docutils') },
 };
 
 /** Files, and edges as [from, to, type-only] indexes into them: small enough to commit. */

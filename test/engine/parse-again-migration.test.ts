@@ -224,3 +224,31 @@ test('migration 30: the scripts that write `/// <reference types>`, and a Svelte
     await t.close();
   }
 });
+
+test('migration 31: Python files importing a missing module under packages that exist are parsed again, nothing else', async () => {
+  // docutils 0.19 as Debian ships it: utils/roman.py left out, so manpage.py's `import docutils.utils.roman`
+  // imports docutils and docutils.utils, then fails (importlib's oracle has the edge to utils/__init__.py).
+  const docutils = copyOf(within(debianPackage('python3-docutils', '0.19+dfsg-6'), 'usr/lib/python3/dist-packages/docutils'), 'loupe-missing-submodule-');
+  const { ids: [id], copy } = await indexedCopy([path.dirname(docutils)]);
+  const manpage = 'docutils/writers/manpage.py';
+  const old = new Database(path.join(copy, 'loupe.db'));
+  // What the index held before: no row for the package on the way.
+  const removed = old.prepare(`DELETE FROM imports WHERE specifier = 'docutils.utils' AND target_path = 'docutils/utils/__init__.py'
+    AND file_id = (SELECT f.id FROM files f WHERE f.path = ?)`).run(manpage).changes;
+  assert.equal(removed, 1, 'the index written now has the edge');
+  const again = old.prepare(`SELECT DISTINCT f.path FROM files f JOIN imports i ON i.file_id = f.id
+    WHERE f.language = 'python' AND i.target_path IS NULL AND i.package IS NULL AND i.specifier LIKE '%.%' ORDER BY f.path`).pluck().all() as string[];
+  old.pragma('user_version = 30');
+  old.close();
+  assert.ok(again.includes(manpage) && again.length < 10, JSON.stringify(again));
+  const t = createTestEngine({ dataDir: copy });
+  try {
+    const files = t.engine.filesStore;
+    const run = await t.engine.indexer.indexRepository(t.engine.reposStore.get(id)!);
+    assert.deepEqual([run.changed, run.unchanged], [again.length, files.paths(id).length - again.length]);
+    assert.deepEqual(files.imports(files.getByPath(id, manpage)!.id).filter((i) => i.specifier.startsWith('docutils.utils')).map((i) => `${i.specifier} ${i.targetPath}`),
+      ['docutils.utils docutils/utils/__init__.py', 'docutils.utils.roman null']);
+  } finally {
+    await t.close();
+  }
+});

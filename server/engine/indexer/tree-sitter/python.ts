@@ -136,10 +136,13 @@ export const python: LanguageSpec = {
     if (reexports) row.kind = imp.names.includes('*') ? 'export-all' : 'export';
     const resolved = resolveModule(fromPath, imp.specifier, files);
     const rows: RawImport[] = [];
-    resolved.chain.slice(0, -1).forEach((spec, k) => {
+    // The packages Python imports on the way: all but the statement's own module, or, when a part is missing
+    // (`import docutils.utils.roman` without roman.py), every one found before it: Python imports them, then fails.
+    const complete = resolved.chain.length === resolved.name?.parts.length;
+    (complete ? resolved.chain.slice(0, -1) : resolved.chain).forEach((spec, k) => {
       if (spec.file && spec.file !== fromPath) rows.push({ ...row, kind: 'import', specifier: parentSpecifier(imp.specifier, resolved.name!, k), names: [] });
     });
-    const last = resolved.chain.length === resolved.name?.parts.length ? resolved.chain[resolved.chain.length - 1] : null;
+    const last = complete ? resolved.chain[resolved.chain.length - 1] : null;
     if (!from || !last?.locations) return [...rows, row];
     let wanted = imp.names;
     if (wanted.includes('*')) wanted = (last.file && /__init__\.py$/.test(last.file) ? staticAll(last.file, files, parse) : null) ?? [];

@@ -24,6 +24,7 @@ import * as trigramPostings from './027-trigram-postings';
 import * as readLockFiles from './028-read-lock-files';
 import * as modelData from './029-model-data';
 import * as typesAndKitOutDir from './030-types-and-kit-out-dir';
+import * as pythonMissingSubmodules from './031-python-missing-submodules';
 import type { Db } from '../db';
 
 export interface Migration {
@@ -66,4 +67,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 28, name: 'read-lock-files', sql: readLockFiles.sql },
   { version: 29, name: 'model-data', sql: modelData.sql, before: modelData.moveData },
   { version: 30, name: 'types-and-kit-out-dir', sql: typesAndKitOutDir.sql },
+  { version: 31, name: 'python-missing-submodules', sql: pythonMissingSubmodules.sql },
 ];
