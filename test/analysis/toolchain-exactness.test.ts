@@ -10,7 +10,8 @@ import { compareWithOracle, oracleGraph, type OracleLanguage } from '../../bench
 /**
  * Radius against each language's own toolchain, on fixtures made for the two bugs this guards (go.mod at the
  * repository root; a flask-like src/ layout whose typing.py, json/ and http/ shadow standard-library names)
- * and on real projects from Debian (gin 1.8.1, flask 2.2.2, requests 2.28.1, downloaded once into a cache).
+ * and on real projects from Debian (gin 1.8.1, flask 2.2.2, requests 2.28.1, and docutils 0.19, whose
+ * `import docutils.utils.roman` names a module Debian left out; downloaded once into a cache).
  * The oracle's graph is the committed golden file (bench/oracles/golden.ts writes it); when the oracle itself
  * is at hand (Debian's python3; the Go toolchain once a benchmark unpacked it) the golden file is checked
  * against it first, so it cannot drift from what the toolchain says. When Debian no longer has a pinned version
