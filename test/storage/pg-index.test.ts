@@ -69,3 +69,30 @@ test('pgvector (PGlite): nearest goes through the HNSW index and finds what an e
     await lite.close();
   }
 });
+
+test('the parse-again migrations SQLite runs (30, 31) run on PostgreSQL too (111, 112), and mark the same files', async () => {
+  const lite = await openPglite(PG_INDEX_MIGRATIONS.filter((m) => m.version <= 110));
+  try {
+    const s = openPgIndexStores(lite, { vectors: 'bytea' });
+    const repo = newId();
+    await s.repos.insert({ id: repo, url: `/r/${repo}`, name: 'r', rootPath: `/r/${repo}`, source: 'local', branch: null, visibility: 'private' });
+    const file = (path: string, language: string, content: string, imports: { specifier: string; targetPath: string | null; packageName: string | null }[]) => ({
+      path, language, size: 1, lines: 1, hash: 'h', mtimeMs: 1, description: null, generated: false, unit: null, symbols: [],
+      imports: imports.map((i) => ({ ...i, kind: 'import' as const, typeOnly: false, names: [], line: 1 })),
+      chunks: [{ startLine: 1, endLine: 1, symbols: [], content }],
+    });
+    await s.files.writeBatch(repo, [
+      file('pkg/writer.py', 'python', 'import pkg.utils.roman as roman', [
+        { specifier: 'pkg', targetPath: 'pkg/__init__.py', packageName: null },
+        { specifier: 'pkg.utils.roman', targetPath: null, packageName: null }]),
+      file('pkg/other.py', 'python', 'import requests.adapters', [{ specifier: 'requests.adapters', targetPath: null, packageName: 'requests' }]),
+      file('types/index.d.ts', 'typescript', '/// <reference types="node" />', []),
+      file('src/app.ts', 'typescript', "import './x';", [{ specifier: './x', targetPath: null, packageName: null }]),
+    ]);
+    for (const m of PG_INDEX_MIGRATIONS.filter((m) => m.version > 110)) await lite.lite.exec(m.sql);
+    const rows = await lite.query("SELECT path, hash FROM files WHERE hash = '' ORDER BY path");
+    assert.deepEqual(rows.rows.map((r) => r.path), ['pkg/writer.py', 'types/index.d.ts']);
+  } finally {
+    await lite.close();
+  }
+});

@@ -24,6 +24,8 @@ import { sql as scriptImportsSql } from '../migrations/024-script-imports';
 import { sql as parseAgainNuxtNativeSql } from '../migrations/025-parse-again-nuxt-native';
 import { sql as bundlerImportsSql } from '../migrations/026-bundler-imports';
 import { sql as readLockFilesSql } from '../migrations/028-read-lock-files';
+import { sql as typesAndKitOutDirSql } from '../migrations/030-types-and-kit-out-dir';
+import { sql as pythonMissingSubmodulesSql } from '../migrations/031-python-missing-submodules';
 
 const index = `
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
@@ -285,4 +287,8 @@ export const PG_INDEX_MIGRATIONS: PgMigration[] = [
   { version: 109, name: 'bundler imports', sql: bundlerImportsSql },
   // composer.lock and Gemfile.lock skipped as generated before: SQLite's migration 28.
   { version: 110, name: 'read lock files', sql: readLockFilesSql },
+  // Scripts writing `/// <reference types>` and SvelteKit apps with `kit.outDir`: SQLite's migration 30.
+  { version: 111, name: 'types and kit outDir', sql: typesAndKitOutDirSql },
+  // Python files importing a missing module under packages that exist: SQLite's migration 31.
+  { version: 112, name: 'python missing submodules', sql: pythonMissingSubmodulesSql },
 ];
