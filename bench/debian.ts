@@ -101,6 +101,10 @@ export const DEBIAN_CORPORA = {
   docutils: { language: 'python', spec: 'python3-docutils=0.19+dfsg-6', sub: 'usr/lib/python3/dist-packages' },
   /** sympy 1.11.1: 1,497 Python files (the large Python corpus). */
   sympy: { language: 'python', spec: 'python3-sympy=1.11.1-1', sub: 'usr/lib/python3/dist-packages' },
+  /** Monolog 2.9.1: PSR-4 without a composer.json (Debian strips it), interfaces and traits across folders. */
+  monolog: { language: 'php', spec: 'php-monolog=2.9.1-1', sub: 'usr/share/php' },
+  /** Doctrine DBAL 3.6.1: 325 PHP files, `use` aliases and platform classes named across namespaces. */
+  'doctrine-dbal': { language: 'php', spec: 'php-doctrine-dbal=3.6.1+dfsg-1', sub: 'usr/share/php' },
 } as const satisfies Record<string, { language: string; spec: string; sub: string; nested?: Record<string, string> }>;
 
 export type DebianCorpus = keyof typeof DEBIAN_CORPORA;

@@ -4,11 +4,12 @@
  * type-only flag) and every file's radius (Loupe's radius operation, `include: ["dependents"]`) with the
  * oracle's reverse transitive closure.
  *
- *   node --import tsx bench/radius-exactness.ts [--write] [rxjs phaser gin grpc flask requests sympy …]
+ *   node --import tsx bench/radius-exactness.ts [--write] [rxjs phaser gin grpc flask requests sympy monolog doctrine-dbal …]
  *
  * Oracles: TypeScript/JavaScript — dependency-cruiser (TypeScript compiler resolution); Go — the Go 1.19
  * toolchain from Debian (`go list` and go/parser, bench/oracles/go-graph.ts); Python — Debian's Python 3
- * (ast and importlib's PathFinder, bench/oracles/python-graph.py). Prints one JSON line per corpus; every
+ * (ast and importlib's PathFinder, bench/oracles/python-graph.py); PHP — Debian's PHP 8.2 (nikic/php-parser's
+ * NameResolver and Composer's ClassMapGenerator, bench/oracles/php-graph.php). Prints one JSON line per corpus; every
  * disagreement is listed (up to 20). `--write` rewrites the exactness section of docs/benchmarks.md.
  */
 import { execFileSync } from 'node:child_process';
@@ -23,7 +24,7 @@ import { DEBIAN_CORPORA, debianCorpus, type DebianCorpus } from './debian';
 import { goOracle, type OracleGraph } from './oracles/go-graph';
 
 export type { OracleGraph };
-export type OracleLanguage = 'typescript' | 'go' | 'python';
+export type OracleLanguage = 'typescript' | 'go' | 'python' | 'php';
 
 export interface ExactnessResult {
   corpus: string;
@@ -128,15 +129,30 @@ export function pythonOracle(dir: string): OracleGraph {
   return { files: new Set(g.files.filter((f) => !unparsed.has(f))), edges: new Map(g.edges.map(([a, b, t]) => [`${a} -> ${b}`, t])) };
 }
 
+/** The PHP oracle needs Debian's php-cli, php-parser and php-composer-class-map-generator (.ci/run installs them). */
+export const PHP_ORACLE_PARTS = ['/usr/bin/php', '/usr/share/php/PhpParser/autoload.php', '/usr/share/php/Composer/ClassMapGenerator/autoload.php'];
+
+/** Debian's PHP reading the folder (bench/oracles/php-graph.php). */
+export function phpOracle(dir: string): OracleGraph {
+  const missing = PHP_ORACLE_PARTS.filter((p) => !fs.existsSync(p));
+  if (missing.length) throw new Error(`the PHP oracle needs ${missing.join(', ')} (apt-get install php-cli php-parser php-composer-class-map-generator)`);
+  const out = execFileSync('/usr/bin/php', [path.join(__dirname, 'oracles', 'php-graph.php'), dir], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  const g = JSON.parse(out) as { files: string[]; edges: [string, string, boolean][]; unparsed: string[] };
+  const unparsed = new Set(g.unparsed);
+  return { files: new Set(g.files.filter((f) => !unparsed.has(f))), edges: new Map(g.edges.map(([a, b, t]) => [`${a} -> ${b}`, t])) };
+}
+
 export const ORACLE_NAMES: Record<OracleLanguage, string> = {
   typescript: 'dependency-cruiser 18',
   go: 'Go 1.19.8 (go list, go/parser)',
+  php: 'PHP 8.2 (nikic/php-parser NameResolver, Composer ClassMapGenerator)',
   python: `Python ${execFileSync('/usr/bin/python3', ['-c', 'import sys; print(sys.version.split()[0])'], { encoding: 'utf8' }).trim()} (ast, importlib PathFinder)`,
 };
 
 export async function oracleGraph(language: OracleLanguage, dir: string): Promise<OracleGraph> {
   if (language === 'go') return goOracle(dir);
   if (language === 'python') return pythonOracle(dir);
+  if (language === 'php') return phpOracle(dir);
   return cruiserOracle(dir);
 }
 
@@ -240,8 +256,9 @@ then every file's radius (the radius operation, \`include: ["dependents"]\`) wit
 precision = dependents both list / dependents Loupe lists, recall = dependents both list / dependents the oracle lists,
 summed over every file. Oracles: dependency-cruiser (TypeScript compiler resolution); Debian's Go 1.19 (\`go list -e -json -deps -test\`
 over every go.mod in one go.work, and go/parser for each file's imports: bench/oracles/go-graph.ts); Debian's Python 3 (ast for the
-statements, importlib's PathFinder for every module name: bench/oracles/python-graph.py). The rules are in ARCHITECTURE.md
-(Analysis); Go and Python corpora are pinned Debian packages (bench/debian.ts). Fixture and corpus versions run in \`npm test\`
+statements, importlib's PathFinder for every module name: bench/oracles/python-graph.py); Debian's PHP 8.2 (nikic/php-parser's
+NameResolver for every class name, Composer's ClassMapGenerator for the file declaring it: bench/oracles/php-graph.php). The rules
+are in ARCHITECTURE.md (Analysis); Go, Python and PHP corpora are pinned Debian packages (bench/debian.ts). Fixture and corpus versions run in \`npm test\`
 (test/analysis/exactness.test.ts, test/analysis/toolchain-exactness.test.ts).
 
 | corpus | language | oracle | files | Loupe edges | oracle edges | only Loupe / only oracle | type-only differences | equal radius | precision / recall | oracle time |
@@ -255,7 +272,7 @@ if (require.main === module) {
     const args = process.argv.slice(2);
     const write = args.includes('--write');
     const names = args.filter((a) => !a.startsWith('--'));
-    const chosen = names.length ? names : ['rxjs', 'phaser', 'gin', 'grpc', 'flask', 'requests', 'sympy'];
+    const chosen = names.length ? names : ['rxjs', 'phaser', 'gin', 'grpc', 'flask', 'requests', 'sympy', 'monolog', 'doctrine-dbal'];
     const results: ExactnessResult[] = [];
     for (const name of chosen) {
       const r = await exactness(name);

@@ -3,10 +3,11 @@
  * tests need neither the Go toolchain nor a download of it. Run after changing a fixture, a pinned corpus
  * or an oracle:
  *
- *   node --import tsx bench/oracles/golden.ts [go-root-module python-src-layout gin flask requests docutils]
+ *   node --import tsx bench/oracles/golden.ts [go-root-module python-src-layout gin flask requests docutils monolog doctrine-dbal]
  *
- * The test checks each golden file against its oracle whenever that oracle is at hand (Python always; Go
- * once bench/radius-exactness.ts or this script has unpacked the toolchain).
+ * The test checks each golden file against its oracle whenever that oracle is at hand (Python always; PHP where
+ * Debian's php-cli, php-parser and php-composer-class-map-generator are installed, as .ci/run does; Go once
+ * bench/radius-exactness.ts or this script has unpacked the toolchain).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -27,6 +28,8 @@ export const GOLDEN: Record<string, { language: OracleLanguage; dir: () => strin
   flask: { language: 'python', dir: () => debianCorpus('flask'), pinned: () => debianCorpusPinned('flask') },
   requests: { language: 'python', dir: () => debianCorpus('requests'), pinned: () => debianCorpusPinned('requests') },
   docutils: { language: 'python', dir: () => debianCorpus('docutils'), pinned: () => debianCorpusPinned('docutils') },
+  monolog: { language: 'php', dir: () => debianCorpus('monolog'), pinned: () => debianCorpusPinned('monolog') },
+  'doctrine-dbal': { language: 'php', dir: () => debianCorpus('doctrine-dbal'), pinned: () => debianCorpusPinned('doctrine-dbal') },
 };
 
 /** Files, and edges as [from, to, type-only] indexes into them: small enough to commit. */

@@ -5,22 +5,25 @@ import path from 'node:path';
 import { copyFixture } from '../helpers/engine';
 import { DEBIAN_DIR } from '../../bench/debian';
 import { GOLDEN, readGolden, toGolden } from '../../bench/oracles/golden';
-import { compareWithOracle, oracleGraph, type OracleLanguage } from '../../bench/radius-exactness';
+import { compareWithOracle, oracleGraph, PHP_ORACLE_PARTS, type OracleLanguage } from '../../bench/radius-exactness';
 
 /**
  * Radius against each language's own toolchain, on fixtures made for the two bugs this guards (go.mod at the
  * repository root; a flask-like src/ layout whose typing.py, json/ and http/ shadow standard-library names)
- * and on real projects from Debian (gin 1.8.1, flask 2.2.2, requests 2.28.1, and docutils 0.19, whose
- * `import docutils.utils.roman` names a module Debian left out; downloaded once into a cache).
+ * and on real projects from Debian (gin 1.8.1, flask 2.2.2, requests 2.28.1, docutils 0.19, whose
+ * `import docutils.utils.roman` names a module Debian left out, and PHP's monolog 2.9.1 and doctrine-dbal 3.6.1,
+ * whose classes PHP's own name resolution places; downloaded once into a cache).
  * The oracle's graph is the committed golden file (bench/oracles/golden.ts writes it); when the oracle itself
- * is at hand (Debian's python3; the Go toolchain once a benchmark unpacked it) the golden file is checked
+ * is at hand (Debian's python3; its php-cli, php-parser and php-composer-class-map-generator, which .ci/run installs;
+ * the Go toolchain once a benchmark unpacked it) the golden file is checked
  * against it first, so it cannot drift from what the toolchain says. When Debian no longer has a pinned version
  * (a point release replaced it) the newer one is compared with the oracle run live (the Go toolchain is then
  * unpacked), with the same strictness: only the committed golden file is set aside.
  */
 const FIXTURES_MADE_HERE = new Set(['go-root-module', 'python-src-layout']);
 const goToolchain = fs.existsSync(path.join(DEBIAN_DIR, 'golang-1.19', '.complete'));
-const oracleAtHand = (language: OracleLanguage) => (language === 'go' ? goToolchain : fs.existsSync('/usr/bin/python3'));
+const oracleAtHand = (language: OracleLanguage) =>
+  language === 'go' ? goToolchain : language === 'php' ? PHP_ORACLE_PARTS.every((p) => fs.existsSync(p)) : fs.existsSync('/usr/bin/python3');
 
 for (const [name, c] of Object.entries(GOLDEN)) {
   test(`${name} (${c.language}): every file's radius equals the toolchain's reverse closure`, async (t) => {
