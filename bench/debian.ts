@@ -105,6 +105,16 @@ export const DEBIAN_CORPORA = {
   monolog: { language: 'php', spec: 'php-monolog=2.9.1-1', sub: 'usr/share/php' },
   /** Doctrine DBAL 3.6.1: 325 PHP files, `use` aliases and platform classes named across namespaces. */
   'doctrine-dbal': { language: 'php', spec: 'php-doctrine-dbal=3.6.1+dfsg-1', sub: 'usr/share/php' },
+  /**
+   * concurrent-ruby 1.1.6 with its gemspec put back at the gem's root, where upstream keeps it (Debian moves it to
+   * specifications/): `s.require_paths = ["lib/concurrent-ruby"]`, so `require 'concurrent/map'` is found there.
+   */
+  'concurrent-ruby': {
+    language: 'ruby', spec: 'ruby-concurrent=1.1.6+dfsg-5', sub: 'usr/share/rubygems-integration/all/gems/concurrent-ruby-1.1.6',
+    nested: { 'concurrent-ruby.gemspec': 'usr/share/rubygems-integration/all/specifications/concurrent-ruby-1.1.6.gemspec' },
+  },
+  /** net-ssh 7.0.1: `require 'net/ssh/…'` from lib/, `require_relative` and autoloads. */
+  'net-ssh': { language: 'ruby', spec: 'ruby-net-ssh=1:7.0.1-1', sub: 'usr/share/rubygems-integration/all/gems/net-ssh-7.0.1' },
 } as const satisfies Record<string, { language: string; spec: string; sub: string; nested?: Record<string, string> }>;
 
 export type DebianCorpus = keyof typeof DEBIAN_CORPORA;

@@ -4,12 +4,13 @@
  * type-only flag) and every file's radius (Loupe's radius operation, `include: ["dependents"]`) with the
  * oracle's reverse transitive closure.
  *
- *   node --import tsx bench/radius-exactness.ts [--write] [rxjs phaser gin grpc flask requests sympy monolog doctrine-dbal …]
+ *   node --import tsx bench/radius-exactness.ts [--write] [rxjs phaser gin grpc flask requests sympy monolog doctrine-dbal concurrent-ruby net-ssh …]
  *
  * Oracles: TypeScript/JavaScript — dependency-cruiser (TypeScript compiler resolution); Go — the Go 1.19
  * toolchain from Debian (`go list` and go/parser, bench/oracles/go-graph.ts); Python — Debian's Python 3
  * (ast and importlib's PathFinder, bench/oracles/python-graph.py); PHP — Debian's PHP 8.2 (nikic/php-parser's
- * NameResolver and Composer's ClassMapGenerator, bench/oracles/php-graph.php). Prints one JSON line per corpus; every
+ * NameResolver and Composer's ClassMapGenerator, bench/oracles/php-graph.php); Ruby — Debian's Ruby 3.1 (Ripper,
+ * `$LOAD_PATH.resolve_feature_path`, the gemspec's require paths: bench/oracles/ruby-graph.rb). Prints one JSON line per corpus; every
  * disagreement is listed (up to 20). `--write` rewrites the exactness section of docs/benchmarks.md.
  */
 import { execFileSync } from 'node:child_process';
@@ -24,7 +25,7 @@ import { DEBIAN_CORPORA, debianCorpus, type DebianCorpus } from './debian';
 import { goOracle, type OracleGraph } from './oracles/go-graph';
 
 export type { OracleGraph };
-export type OracleLanguage = 'typescript' | 'go' | 'python' | 'php';
+export type OracleLanguage = 'typescript' | 'go' | 'python' | 'php' | 'ruby';
 
 export interface ExactnessResult {
   corpus: string;
@@ -142,10 +143,20 @@ export function phpOracle(dir: string): OracleGraph {
   return { files: new Set(g.files.filter((f) => !unparsed.has(f))), edges: new Map(g.edges.map(([a, b, t]) => [`${a} -> ${b}`, t])) };
 }
 
+/** Debian's Ruby reading the folder (bench/oracles/ruby-graph.rb; .ci/run installs it). */
+export function rubyOracle(dir: string): OracleGraph {
+  if (!fs.existsSync('/usr/bin/ruby')) throw new Error('the Ruby oracle needs /usr/bin/ruby (apt-get install ruby)');
+  const out = execFileSync('/usr/bin/ruby', [path.join(__dirname, 'oracles', 'ruby-graph.rb'), dir], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  const g = JSON.parse(out) as { files: string[]; edges: [string, string, boolean][]; unparsed: string[] };
+  const unparsed = new Set(g.unparsed);
+  return { files: new Set(g.files.filter((f) => !unparsed.has(f))), edges: new Map(g.edges.map(([a, b, t]) => [`${a} -> ${b}`, t])) };
+}
+
 export const ORACLE_NAMES: Record<OracleLanguage, string> = {
   typescript: 'dependency-cruiser 18',
   go: 'Go 1.19.8 (go list, go/parser)',
   php: 'PHP 8.2 (nikic/php-parser NameResolver, Composer ClassMapGenerator)',
+  ruby: 'Ruby 3.1 (Ripper, $LOAD_PATH.resolve_feature_path, Gem::Specification)',
   python: `Python ${execFileSync('/usr/bin/python3', ['-c', 'import sys; print(sys.version.split()[0])'], { encoding: 'utf8' }).trim()} (ast, importlib PathFinder)`,
 };
 
@@ -153,6 +164,7 @@ export async function oracleGraph(language: OracleLanguage, dir: string): Promis
   if (language === 'go') return goOracle(dir);
   if (language === 'python') return pythonOracle(dir);
   if (language === 'php') return phpOracle(dir);
+  if (language === 'ruby') return rubyOracle(dir);
   return cruiserOracle(dir);
 }
 
@@ -257,8 +269,9 @@ precision = dependents both list / dependents Loupe lists, recall = dependents b
 summed over every file. Oracles: dependency-cruiser (TypeScript compiler resolution); Debian's Go 1.19 (\`go list -e -json -deps -test\`
 over every go.mod in one go.work, and go/parser for each file's imports: bench/oracles/go-graph.ts); Debian's Python 3 (ast for the
 statements, importlib's PathFinder for every module name: bench/oracles/python-graph.py); Debian's PHP 8.2 (nikic/php-parser's
-NameResolver for every class name, Composer's ClassMapGenerator for the file declaring it: bench/oracles/php-graph.php). The rules
-are in ARCHITECTURE.md (Analysis); Go, Python and PHP corpora are pinned Debian packages (bench/debian.ts). Fixture and corpus versions run in \`npm test\`
+NameResolver for every class name, Composer's ClassMapGenerator for the file declaring it: bench/oracles/php-graph.php); Debian's
+Ruby 3.1 (Ripper for every require, \$LOAD_PATH.resolve_feature_path over the gemspec's require paths: bench/oracles/ruby-graph.rb).
+The rules are in ARCHITECTURE.md (Analysis); Go, Python, PHP and Ruby corpora are pinned Debian packages (bench/debian.ts). Fixture and corpus versions run in \`npm test\`
 (test/analysis/exactness.test.ts, test/analysis/toolchain-exactness.test.ts).
 
 | corpus | language | oracle | files | Loupe edges | oracle edges | only Loupe / only oracle | type-only differences | equal radius | precision / recall | oracle time |
@@ -272,7 +285,7 @@ if (require.main === module) {
     const args = process.argv.slice(2);
     const write = args.includes('--write');
     const names = args.filter((a) => !a.startsWith('--'));
-    const chosen = names.length ? names : ['rxjs', 'phaser', 'gin', 'grpc', 'flask', 'requests', 'sympy', 'monolog', 'doctrine-dbal'];
+    const chosen = names.length ? names : ['rxjs', 'phaser', 'gin', 'grpc', 'flask', 'requests', 'sympy', 'monolog', 'doctrine-dbal', 'concurrent-ruby', 'net-ssh'];
     const results: ExactnessResult[] = [];
     for (const name of chosen) {
       const r = await exactness(name);

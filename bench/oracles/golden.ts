@@ -3,10 +3,10 @@
  * tests need neither the Go toolchain nor a download of it. Run after changing a fixture, a pinned corpus
  * or an oracle:
  *
- *   node --import tsx bench/oracles/golden.ts [go-root-module python-src-layout gin flask requests docutils monolog doctrine-dbal]
+ *   node --import tsx bench/oracles/golden.ts [go-root-module python-src-layout gin flask requests docutils monolog doctrine-dbal concurrent-ruby net-ssh]
  *
- * The test checks each golden file against its oracle whenever that oracle is at hand (Python always; PHP where
- * Debian's php-cli, php-parser and php-composer-class-map-generator are installed, as .ci/run does; Go once
+ * The test checks each golden file against its oracle whenever that oracle is at hand (Python always; PHP and Ruby
+ * where Debian's php-cli, php-parser and php-composer-class-map-generator, and ruby, are installed, as .ci/run does; Go once
  * bench/radius-exactness.ts or this script has unpacked the toolchain).
  */
 import fs from 'node:fs';
@@ -30,6 +30,8 @@ export const GOLDEN: Record<string, { language: OracleLanguage; dir: () => strin
   docutils: { language: 'python', dir: () => debianCorpus('docutils'), pinned: () => debianCorpusPinned('docutils') },
   monolog: { language: 'php', dir: () => debianCorpus('monolog'), pinned: () => debianCorpusPinned('monolog') },
   'doctrine-dbal': { language: 'php', dir: () => debianCorpus('doctrine-dbal'), pinned: () => debianCorpusPinned('doctrine-dbal') },
+  'concurrent-ruby': { language: 'ruby', dir: () => debianCorpus('concurrent-ruby'), pinned: () => debianCorpusPinned('concurrent-ruby') },
+  'net-ssh': { language: 'ruby', dir: () => debianCorpus('net-ssh'), pinned: () => debianCorpusPinned('net-ssh') },
 };
 
 /** Files, and edges as [from, to, type-only] indexes into them: small enough to commit. */

@@ -252,3 +252,32 @@ test('migration 31: Python files importing a missing module under packages that 
     await t.close();
   }
 });
+
+test('migration 32: Ruby files with an unresolved require, in a repository holding a .gemspec, are parsed again, nothing else', async () => {
+  // concurrent-ruby 1.1.6 with the gemspec upstream keeps at its root: `s.require_paths = ["lib/concurrent-ruby"]`.
+  const installed = path.join(debianPackage('ruby-concurrent', '1.1.6+dfsg-5'), 'usr/share/rubygems-integration/all');
+  const gem = copyOf(path.join(installed, 'gems/concurrent-ruby-1.1.6'), 'loupe-require-paths-');
+  fs.copyFileSync(path.join(installed, 'specifications/concurrent-ruby-1.1.6.gemspec'), path.join(gem, 'concurrent-ruby.gemspec'));
+  const { ids: [id], copy } = await indexedCopy([gem]);
+  const main = 'lib/concurrent-ruby/concurrent.rb';
+  const old = new Database(path.join(copy, 'loupe.db'));
+  // What the index held before: the gem's own requires looked up under lib/, where they are not.
+  const made = old.prepare(`UPDATE imports SET target_path = NULL, package = 'concurrent'
+    WHERE kind = 'require' AND target_path LIKE 'lib/concurrent-ruby/%'`).run().changes;
+  assert.ok(made > 100, `${made} requires resolved in the index written now`);
+  const again = old.prepare(`SELECT DISTINCT f.path FROM files f JOIN imports i ON i.file_id = f.id
+    WHERE f.language = 'ruby' AND i.target_path IS NULL AND i.kind = 'require' ORDER BY f.path`).pluck().all() as string[];
+  old.pragma('user_version = 31');
+  old.close();
+  const t = createTestEngine({ dataDir: copy });
+  try {
+    const files = t.engine.filesStore;
+    const run = await t.engine.indexer.indexRepository(t.engine.reposStore.get(id)!);
+    assert.ok(again.includes(main), JSON.stringify(again));
+    assert.deepEqual([run.changed, run.unchanged], [again.length, files.paths(id).length - again.length]);
+    assert.deepEqual(files.imports(files.getByPath(id, main)!.id).filter((i) => i.specifier === 'concurrent/agent').map((i) => i.targetPath),
+      ['lib/concurrent-ruby/concurrent/agent.rb']);
+  } finally {
+    await t.close();
+  }
+});

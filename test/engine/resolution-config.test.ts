@@ -13,7 +13,7 @@ import { copyOf, debianPackage, npmPackage, within } from '../helpers/real-code'
  */
 
 /** Every import of the repository with what it resolves to, one line each. */
-const edges = (t: TestEngine, repoId: string) => t.engine.filesStore.staleImports(repoId, ['typescript', 'javascript', 'go', 'php', 'rust'])
+const edges = (t: TestEngine, repoId: string) => t.engine.filesStore.staleImports(repoId, ['typescript', 'javascript', 'go', 'php', 'rust', 'ruby'])
   .map((i) => `${i.filePath} ${i.kind} ${i.specifier} -> ${i.targetPath ?? `(${i.packageName})`}`).sort();
 const edgesTo = (all: string[], target: string) => all.filter((e) => e.endsWith(`-> ${target}`));
 
@@ -33,6 +33,33 @@ test('composer.json: fixing the PSR-4 folder links the PHP files that did not ch
     assert.deepEqual(edgesTo(edges(t, repo.id), 'src/Parser/Inline/NewlineParser.php').map((e) => e.split(' ')[0]), [
       'src/Extension/CommonMark/CommonMarkCoreExtension.php',
       'src/Extension/InlinesOnly/InlinesOnlyExtension.php',
+    ]);
+  } finally {
+    await t.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('a .gemspec\'s require_paths: concurrent-ruby\'s lib/concurrent-ruby links the Ruby files that did not change (Debian)', async () => {
+  const installed = path.join(debianPackage('ruby-concurrent', '1.1.6+dfsg-5'), 'usr/share/rubygems-integration/all');
+  const root = copyOf(path.join(installed, 'gems/concurrent-ruby-1.1.6'), 'loupe-concurrent-');
+  const t = createTestEngine();
+  try {
+    const repo = await indexFolder(t, root);
+    const requires = (all: string[]) => all.filter((e) => /^lib\/concurrent-ruby\/concurrent\.rb require concurrent\/(agent|array|atom) /.test(e));
+    // Without its gemspec the gem's load path is lib/, where `concurrent/agent` is not.
+    assert.deepEqual(requires(edges(t, repo.id)), [
+      'lib/concurrent-ruby/concurrent.rb require concurrent/agent -> (concurrent)',
+      'lib/concurrent-ruby/concurrent.rb require concurrent/array -> (concurrent)',
+      'lib/concurrent-ruby/concurrent.rb require concurrent/atom -> (concurrent)',
+    ]);
+    // The gemspec upstream keeps at the gem's root (Debian moves it to specifications/): `s.require_paths = ["lib/concurrent-ruby".freeze]`.
+    fs.copyFileSync(path.join(installed, 'specifications/concurrent-ruby-1.1.6.gemspec'), path.join(root, 'concurrent-ruby.gemspec'));
+    await t.engine.indexer.updatePaths(repo, ['concurrent-ruby.gemspec']);
+    assert.deepEqual(requires(edges(t, repo.id)), [
+      'lib/concurrent-ruby/concurrent.rb require concurrent/agent -> lib/concurrent-ruby/concurrent/agent.rb',
+      'lib/concurrent-ruby/concurrent.rb require concurrent/array -> lib/concurrent-ruby/concurrent/array.rb',
+      'lib/concurrent-ruby/concurrent.rb require concurrent/atom -> lib/concurrent-ruby/concurrent/atom.rb',
     ]);
   } finally {
     await t.close();

@@ -70,15 +70,17 @@ test('pgvector (PGlite): nearest goes through the HNSW index and finds what an e
   }
 });
 
-test('the parse-again migrations SQLite runs (30, 31) run on PostgreSQL too (111, 112), and mark the same files', async () => {
+test('the parse-again migrations SQLite runs (30, 31, 32) run on PostgreSQL too (111, 112, 113), and mark the same files', async () => {
   const lite = await openPglite(PG_INDEX_MIGRATIONS.filter((m) => m.version <= 110));
   try {
     const s = openPgIndexStores(lite, { vectors: 'bytea' });
     const repo = newId();
     await s.repos.insert({ id: repo, url: `/r/${repo}`, name: 'r', rootPath: `/r/${repo}`, source: 'local', branch: null, visibility: 'private' });
-    const file = (path: string, language: string, content: string, imports: { specifier: string; targetPath: string | null; packageName: string | null }[]) => ({
+    const gemless = newId();
+    await s.repos.insert({ id: gemless, url: `/r/${gemless}`, name: 'g', rootPath: `/r/${gemless}`, source: 'local', branch: null, visibility: 'private' });
+    const file = (path: string, language: string | null, content: string, imports: { specifier: string; targetPath: string | null; packageName: string | null }[]) => ({
       path, language, size: 1, lines: 1, hash: 'h', mtimeMs: 1, description: null, generated: false, unit: null, symbols: [],
-      imports: imports.map((i) => ({ ...i, kind: 'import' as const, typeOnly: false, names: [], line: 1 })),
+      imports: imports.map((i) => ({ ...i, kind: (language === 'ruby' ? 'require' : 'import') as 'import', typeOnly: false, names: [], line: 1 })),
       chunks: [{ startLine: 1, endLine: 1, symbols: [], content }],
     });
     await s.files.writeBatch(repo, [
@@ -88,10 +90,13 @@ test('the parse-again migrations SQLite runs (30, 31) run on PostgreSQL too (111
       file('pkg/other.py', 'python', 'import requests.adapters', [{ specifier: 'requests.adapters', targetPath: null, packageName: 'requests' }]),
       file('types/index.d.ts', 'typescript', '/// <reference types="node" />', []),
       file('src/app.ts', 'typescript', "import './x';", [{ specifier: './x', targetPath: null, packageName: null }]),
+      file('lib/c/c.rb', 'ruby', "require 'c/map'", [{ specifier: 'c/map', targetPath: null, packageName: 'c' }]),
+      file('c.gemspec', null, 's.require_paths = ["lib/c"]', []),
     ]);
+    await s.files.writeBatch(gemless, [file('lib/d.rb', 'ruby', "require 'd/map'", [{ specifier: 'd/map', targetPath: null, packageName: 'd' }])]);
     for (const m of PG_INDEX_MIGRATIONS.filter((m) => m.version > 110)) await lite.lite.exec(m.sql);
     const rows = await lite.query("SELECT path FROM files WHERE hash = '' ORDER BY path");
-    assert.deepEqual(rows.rows.map((r) => r.path), ['pkg/writer.py', 'types/index.d.ts']);
+    assert.deepEqual(rows.rows.map((r) => r.path), ['lib/c/c.rb', 'pkg/writer.py', 'types/index.d.ts']);
   } finally {
     await lite.close();
   }

@@ -1,7 +1,7 @@
 /**
  * Files whose text decides how imports resolve, with the languages whose imports they decide: a tsconfig's
  * `paths`, `baseUrl` and `extends`, svelte.config.js's kit aliases, a vite.config.*, a package.json's `exports`, `imports` and workspaces, a go.mod's module path,
- * composer.json's PSR-4 prefixes, a Cargo.toml's crates, Python's source roots, a C# project, a C compilation
+ * composer.json's PSR-4 prefixes, a Cargo.toml's crates, Python's source roots, a gemspec's require paths, a C# project, a C compilation
  * database. When one is edited, added or removed, imports anywhere in the repository may resolve elsewhere
  * though their own files did not change (a tsconfig extends one in another folder; a package's `exports`
  * decide its importers' targets).
@@ -15,6 +15,8 @@ const CONFIGS: [RegExp, string[]][] = [
   [/^Cargo\.toml$/, ['rust']],
   [/^(pyproject\.toml|setup\.cfg|setup\.py)$/, ['python']],
   [/^[^/]+\.csproj$/, ['csharp']],
+  // A gem's `require_paths` (ruby.ts requirePaths).
+  [/^[^/]+\.gemspec$/, ['ruby']],
   [/^compile_commands\.json$/, ['c', 'cpp']],
 ];
 

@@ -151,6 +151,26 @@ function besideFile(node: Node): string | null {
   return rel && !/^\.*\/?$/.test(rel) ? rel : null;
 }
 
+/**
+ * The folders a gem in `dir` puts on the load path: the `require_paths` its .gemspec assigns as literals
+ * (`s.require_paths = ["lib/concurrent-ruby".freeze]`, `%w[lib ext]`), else lib/, RubyGems' default.
+ */
+function requirePaths(dir: string, files: RepoFiles): string[] {
+  return files.memo(`ruby:require-paths:${dir}`, () => {
+    for (const name of files.list(dir)) {
+      if (!name.endsWith('.gemspec')) continue;
+      const value = /\.require_paths\s*=\s*(\[[^\]]*\]|%[wW]\s*(?:\[[^\]]*\]|\([^)]*\)))/.exec(files.read(joinRel(dir, name)!) ?? '')?.[1];
+      if (!value) continue;
+      const paths = value.startsWith('%')
+        ? value.replace(/^%[wW]\s*./, '').slice(0, -1).trim().split(/\s+/)
+        : [...value.matchAll(/(["'])([^"'#]*)\1/g)].map((m) => m[2]);
+      const inside = paths.filter((p) => p && joinRel(p) !== null);
+      if (inside.length) return inside;
+    }
+    return ['lib'];
+  });
+}
+
 export const ruby: LanguageSpec = {
   grammar: 'ruby',
   comments: '(comment) @comment',
@@ -190,8 +210,8 @@ export const ruby: LanguageSpec = {
       const target = files.firstFile([joinRel(dirOf(fromPath), file)]);
       return target ? resolvedTo(target) : unresolved(null);
     }
-    // The load path: the lib/ folder of the nearest project (gem) above the file, then the repository root.
-    const target = files.firstFile([...ancestors(dirOf(fromPath)).map((d) => joinRel(d, 'lib', file)), joinRel('', file)]);
+    // The load path: the require paths (lib/) of the projects (gems) above the file, nearest first, then the repository root.
+    const target = files.firstFile([...ancestors(dirOf(fromPath)).flatMap((d) => requirePaths(d, files).map((p) => joinRel(d, p, file))), joinRel('', file)]);
     return target ? resolvedTo(target) : unresolved(specifier.split('/')[0]);
   },
 };

@@ -25,6 +25,7 @@ import * as readLockFiles from './028-read-lock-files';
 import * as modelData from './029-model-data';
 import * as typesAndKitOutDir from './030-types-and-kit-out-dir';
 import * as pythonMissingSubmodules from './031-python-missing-submodules';
+import * as rubyRequirePaths from './032-ruby-require-paths';
 import type { Db } from '../db';
 
 export interface Migration {
@@ -68,4 +69,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 29, name: 'model-data', sql: modelData.sql, before: modelData.moveData },
   { version: 30, name: 'types-and-kit-out-dir', sql: typesAndKitOutDir.sql },
   { version: 31, name: 'python-missing-submodules', sql: pythonMissingSubmodules.sql },
+  { version: 32, name: 'ruby-require-paths', sql: rubyRequirePaths.sql },
 ];

@@ -26,6 +26,7 @@ import { sql as bundlerImportsSql } from '../migrations/026-bundler-imports';
 import { sql as readLockFilesSql } from '../migrations/028-read-lock-files';
 import { sql as typesAndKitOutDirSql } from '../migrations/030-types-and-kit-out-dir';
 import { sql as pythonMissingSubmodulesSql } from '../migrations/031-python-missing-submodules';
+import { sql as rubyRequirePathsSql } from '../migrations/032-ruby-require-paths';
 
 const index = `
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
@@ -291,4 +292,6 @@ export const PG_INDEX_MIGRATIONS: PgMigration[] = [
   { version: 111, name: 'types and kit outDir', sql: typesAndKitOutDirSql },
   // Python files importing a missing module under packages that exist: SQLite's migration 31.
   { version: 112, name: 'python missing submodules', sql: pythonMissingSubmodulesSql },
+  // Ruby files with an unresolved require in repositories holding a .gemspec (its require_paths): SQLite's migration 32.
+  { version: 113, name: 'ruby require paths', sql: rubyRequirePathsSql },
 ];
