@@ -14,7 +14,8 @@
  * On a virtual machine the host may take a virtual CPU away for a while (its steal time, /proc/stat): on the
  * 2-vCPU machine of docs/benchmarks.md, ~100 ms at a time, which no code in the guest can answer through. A call
  * during which a CPU's steal grew by half the call's time or more is counted apart ("stolen"), and the largest
- * wait is also given without those calls.
+ * wait is also given without those calls; and without the calls during which this client's own thread was on a
+ * core or waiting for one half the time or more (client-delay.ts: the server had answered, or not yet been asked).
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -22,6 +23,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { BENCH_KEY as KEY, SIDE_BY_SIDE, startCli } from './cli-server';
+import { clientBusyMs, clientDelayed } from './client-delay';
 import { request } from 'undici';
 
 const { values } = parseArgs({
@@ -50,7 +52,7 @@ const stealMs = (): number[] => {
   return fs.readFileSync('/proc/stat', 'utf8').split('\n').filter((l) => /^cpu\d/.test(l)).map((l) => Number(l.split(/\s+/)[8]) * 10);
 };
 
-async function once(side: string, checkout: string): Promise<{ latencies: number[]; stolen: boolean[]; after: number[]; indexMs: number; mainCpuS: number }> {
+async function once(side: string, checkout: string): Promise<{ latencies: number[]; stolen: boolean[]; own: boolean[]; after: number[]; indexMs: number; mainCpuS: number }> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-live-'));
   const folder = path.join(work, 'repo');
   fs.cpSync(path.resolve(values.folder!), folder, { recursive: true });
@@ -58,20 +60,23 @@ async function once(side: string, checkout: string): Promise<{ latencies: number
   try {
     const latencies: number[] = [];
     const stolen: boolean[] = [];
+    const own: boolean[] = [];
     const after: number[] = [];
     let readyAt = 0;
     let indexMs = 0;
     const started = performance.now();
     for (;;) {
       const steal0 = stealMs();
+      const busy0 = clientBusyMs();
       const t0 = performance.now();
       const h0 = process.hrtime.bigint();
       const res = await request(`${url}/v2/repos?limit=5`, { headers: { 'x-api-key': KEY } });
       const body = await res.body.json() as { data?: { state: string }[] };
       const ms = performance.now() - t0;
+      const busyMs = clientBusyMs() - busy0;
       if (readyAt) {
         after.push(ms);
-        if (performance.now() - readyAt > Number(values['after-ms'])) return { latencies, stolen, after, indexMs, mainCpuS: mainThreadCpuS(child.pid!) };
+        if (performance.now() - readyAt > Number(values['after-ms'])) return { latencies, stolen, own, after, indexMs, mainCpuS: mainThreadCpuS(child.pid!) };
         continue;
       }
       if (body.data?.[0]?.state === 'ready') {
@@ -81,8 +86,9 @@ async function once(side: string, checkout: string): Promise<{ latencies: number
       }
       latencies.push(ms);
       stolen.push(ms > 20 && stealMs().some((v, i) => v - steal0[i] >= ms / 2));
+      own.push(clientDelayed(ms, busyMs));
       if (values['slow-log'] && ms > 20) {
-        fs.appendFileSync(values['slow-log'], `${JSON.stringify({ side, startUs: Number(h0 / 1000n), endUs: Number(process.hrtime.bigint() / 1000n), ms })}\n`);
+        fs.appendFileSync(values['slow-log'], `${JSON.stringify({ side, startUs: Number(h0 / 1000n), endUs: Number(process.hrtime.bigint() / 1000n), ms, clientBusyMs: busyMs })}\n`);
       }
       if (performance.now() - started > 900_000) throw new Error('not indexed in 15 minutes');
       if (Number(values['poll-ms']) > 0) await new Promise((r) => setTimeout(r, Number(values['poll-ms'])));
@@ -120,13 +126,14 @@ const median = (xs: number[]) => pct(xs, 0.5);
 async function main(): Promise<void> {
   const sides = { baseline: values.baseline!, candidate: values.candidate! };
   await warmClient();
-  const results: Record<string, { p50: number; p99: number; max: number; maxNotStolen: number; first: number; maxAfterFirst: number; over50: number; over50Stolen: number; calls: number; maxAfterReady: number; indexMs: number; mainCpuS: number; load: number }[]> = {};
+  const results: Record<string, { p50: number; p99: number; max: number; maxNotStolen: number; maxServer: number; first: number; maxAfterFirst: number; over50: number; over50Stolen: number; calls: number; maxAfterReady: number; indexMs: number; mainCpuS: number; load: number }[]> = {};
   for (let round = 0; round < Number(values.rounds); round++) {
     const order = (round % 2 ? ['candidate', 'baseline'] : ['baseline', 'candidate']) as (keyof typeof sides)[];
     for (const side of order) {
-      const { latencies, stolen, after, indexMs, mainCpuS } = await once(side, sides[side]);
+      const { latencies, stolen, own, after, indexMs, mainCpuS } = await once(side, sides[side]);
       const r = {
         p50: pct(latencies, 0.5), p99: pct(latencies, 0.99), max: Math.max(...latencies), maxNotStolen: Math.max(...latencies.filter((_, i) => !stolen[i])),
+        maxServer: Math.max(...latencies.filter((_, i) => !stolen[i] && !own[i])),
         first: latencies[0], maxAfterFirst: Math.max(...latencies.slice(1)), over50: latencies.filter((x) => x > 50).length,
         over50Stolen: latencies.filter((x, i) => x > 50 && stolen[i]).length, calls: latencies.length, maxAfterReady: Math.max(...after), indexMs, mainCpuS, load: os.loadavg()[0],
       };
@@ -137,11 +144,11 @@ async function main(): Promise<void> {
   const row = (side: string) => {
     const rs = results[side];
     const m = (k: keyof (typeof rs)[0]) => median(rs.map((r) => r[k]));
-    return `| ${side} | ${m('calls')} | ${m('p50').toFixed(1)} | ${m('p99').toFixed(1)} | ${m('max').toFixed(0)} | ${m('maxNotStolen').toFixed(0)} | ${m('first').toFixed(0)} | ${m('maxAfterFirst').toFixed(0)} | ${m('over50')} (${m('over50Stolen')}) | ${m('maxAfterReady').toFixed(0)} | ${(m('indexMs') / 1000).toFixed(1)} | ${m('mainCpuS').toFixed(1)} | ${m('load').toFixed(1)} |`;
+    return `| ${side} | ${m('calls')} | ${m('p50').toFixed(1)} | ${m('p99').toFixed(1)} | ${m('max').toFixed(0)} | ${m('maxNotStolen').toFixed(0)} | ${m('maxServer').toFixed(0)} | ${m('first').toFixed(0)} | ${m('maxAfterFirst').toFixed(0)} | ${m('over50')} (${m('over50Stolen')}) | ${m('maxAfterReady').toFixed(0)} | ${(m('indexMs') / 1000).toFixed(1)} | ${m('mainCpuS').toFixed(1)} | ${m('load').toFixed(1)} |`;
   };
   process.stdout.write(`Sequential GET /v2/repos?limit=5 during a cold index of ${values.folder}, medians of ${values.rounds} round(s); ` +
     `${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} (1/5/15 min) at the end.\n\n` +
-    `| build | calls | p50 (ms) | p99 (ms) | max (ms) | max, stolen calls aside (ms) | first call (ms) | max after the first (ms) | calls > 50 ms (of them stolen) | max in the ${values['after-ms']} ms after ready (ms) | index (s) | main thread CPU (s) | load (1 min) |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n${row('baseline')}\n${row('candidate')}\n`);
+    `| build | calls | p50 (ms) | p99 (ms) | max (ms) | max, stolen calls aside (ms) | max, stolen calls and the client's own delays aside (ms) | first call (ms) | max after the first (ms) | calls > 50 ms (of them stolen) | max in the ${values['after-ms']} ms after ready (ms) | index (s) | main thread CPU (s) | load (1 min) |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n${row('baseline')}\n${row('candidate')}\n`);
 }
 
 main().catch((error) => {
