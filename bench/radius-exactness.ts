@@ -123,9 +123,13 @@ export async function cruiserOracle(dir: string): Promise<OracleGraph> {
 
 /** Debian's Python 3 reading the folder (bench/oracles/python-graph.py). */
 export function pythonOracle(dir: string): OracleGraph {
-  const out = execFileSync('/usr/bin/python3', [path.join(__dirname, 'oracles', 'python-graph.py'), dir], { encoding: 'utf8', maxBuffer: 1 << 30 });
-  const g = JSON.parse(out) as { files: string[]; edges: [string, string, boolean][]; unparsed: string[] };
   // A file Python cannot parse (Python 2 syntax) has no edges the oracle could vouch for: left out.
+  return oracleOutput(execFileSync('/usr/bin/python3', [path.join(__dirname, 'oracles', 'python-graph.py'), dir], { encoding: 'utf8', maxBuffer: 1 << 30 }));
+}
+
+/** A script oracle's JSON (`{files, edges: [from, to, typeOnly][], unparsed}`) as a graph, the files it could not parse left out. */
+function oracleOutput(out: string): OracleGraph {
+  const g = JSON.parse(out) as { files: string[]; edges: [string, string, boolean][]; unparsed: string[] };
   const unparsed = new Set(g.unparsed);
   return { files: new Set(g.files.filter((f) => !unparsed.has(f))), edges: new Map(g.edges.map(([a, b, t]) => [`${a} -> ${b}`, t])) };
 }
@@ -137,19 +141,13 @@ export const PHP_ORACLE_PARTS = ['/usr/bin/php', '/usr/share/php/PhpParser/autol
 export function phpOracle(dir: string): OracleGraph {
   const missing = PHP_ORACLE_PARTS.filter((p) => !fs.existsSync(p));
   if (missing.length) throw new Error(`the PHP oracle needs ${missing.join(', ')} (apt-get install php-cli php-parser php-composer-class-map-generator)`);
-  const out = execFileSync('/usr/bin/php', [path.join(__dirname, 'oracles', 'php-graph.php'), dir], { encoding: 'utf8', maxBuffer: 1 << 30 });
-  const g = JSON.parse(out) as { files: string[]; edges: [string, string, boolean][]; unparsed: string[] };
-  const unparsed = new Set(g.unparsed);
-  return { files: new Set(g.files.filter((f) => !unparsed.has(f))), edges: new Map(g.edges.map(([a, b, t]) => [`${a} -> ${b}`, t])) };
+  return oracleOutput(execFileSync('/usr/bin/php', [path.join(__dirname, 'oracles', 'php-graph.php'), dir], { encoding: 'utf8', maxBuffer: 1 << 30 }));
 }
 
 /** Debian's Ruby reading the folder (bench/oracles/ruby-graph.rb; .ci/run installs it). */
 export function rubyOracle(dir: string): OracleGraph {
   if (!fs.existsSync('/usr/bin/ruby')) throw new Error('the Ruby oracle needs /usr/bin/ruby (apt-get install ruby)');
-  const out = execFileSync('/usr/bin/ruby', [path.join(__dirname, 'oracles', 'ruby-graph.rb'), dir], { encoding: 'utf8', maxBuffer: 1 << 30 });
-  const g = JSON.parse(out) as { files: string[]; edges: [string, string, boolean][]; unparsed: string[] };
-  const unparsed = new Set(g.unparsed);
-  return { files: new Set(g.files.filter((f) => !unparsed.has(f))), edges: new Map(g.edges.map(([a, b, t]) => [`${a} -> ${b}`, t])) };
+  return oracleOutput(execFileSync('/usr/bin/ruby', [path.join(__dirname, 'oracles', 'ruby-graph.rb'), dir], { encoding: 'utf8', maxBuffer: 1 << 30 }));
 }
 
 export const ORACLE_NAMES: Record<OracleLanguage, string> = {
