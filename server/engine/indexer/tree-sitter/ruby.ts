@@ -161,9 +161,10 @@ function requirePaths(dir: string, files: RepoFiles): string[] {
       if (!name.endsWith('.gemspec')) continue;
       const value = /\.require_paths\s*=\s*(\[[^\]]*\]|%[wW]\s*(?:\[[^\]]*\]|\([^)]*\)))/.exec(files.read(joinRel(dir, name)!) ?? '')?.[1];
       if (!value) continue;
+      // Each element a plain string literal (`.freeze` allowed); one built at run time (`"lib/#{name}"`) is left out.
       const paths = value.startsWith('%')
-        ? value.replace(/^%[wW]\s*./, '').slice(0, -1).trim().split(/\s+/)
-        : [...value.matchAll(/(["'])([^"'#]*)\1/g)].map((m) => m[2]);
+        ? value.replace(/^%[wW]\s*./, '').slice(0, -1).trim().split(/\s+/).filter((p) => !p.includes('#{'))
+        : value.slice(1, -1).split(',').map((e) => /^\s*(["'])([^"'#]*)\1(?:\.freeze)?\s*$/.exec(e)?.[2] ?? '');
       const inside = paths.filter((p) => p && joinRel(p) !== null);
       if (inside.length) return inside;
     }
