@@ -13,10 +13,22 @@ require '/usr/share/php/PhpParser/autoload.php';
 require '/usr/share/php/Composer/ClassMapGenerator/autoload.php';
 
 use PhpParser\Node;
+use PhpParser\NodeFinder;
 use PhpParser\NodeTraverser;
 use PhpParser\NodeVisitor\NameResolver;
 use PhpParser\NodeVisitor\ParentConnectingVisitor;
 use PhpParser\ParserFactory;
+
+/** The path an include names, from the file's folder: 'x.php', __DIR__ . '/x.php' or dirname(__FILE__) . '/x.php'; else null. */
+function includedPath(Node\Expr $e, string $file): ?string {
+  if ($e instanceof Node\Scalar\String_) return dirname($file) . '/' . $e->value;
+  if (!($e instanceof Node\Expr\BinaryOp\Concat) || !($e->right instanceof Node\Scalar\String_)) return null;
+  $l = $e->left;
+  $here = $l instanceof Node\Scalar\MagicConst\Dir
+    || ($l instanceof Node\Expr\FuncCall && $l->name instanceof Node\Name && strtolower($l->name->toString()) === 'dirname'
+      && count($l->args) === 1 && $l->args[0]->value instanceof Node\Scalar\MagicConst\File);
+  return $here ? dirname($file) . '/' . ltrim($e->right->value, '/') : null;
+}
 
 $root = realpath($argv[1]);
 $files = [];
@@ -47,36 +59,19 @@ foreach ($files as $file) {
   $ast = $t->traverse($ast);
   $names = [];
   $targets = [];
-  $walk = function ($nodes) use (&$walk, &$names, &$targets, $file, $root) {
-    foreach ($nodes as $n) {
-      if (is_array($n)) { $walk($n); continue; }
-      if (!$n instanceof Node) continue;
-      if ($n instanceof Node\Name\FullyQualified) {
-        $p = $n->getAttribute('parent');
-        if (!($p instanceof Node\Expr\FuncCall) && !($p instanceof Node\Expr\ConstFetch)) $names[] = $n->toString();
-      }
-      if ($n instanceof Node\Stmt\UseUse) {
-        $p = $n->getAttribute('parent');
-        $type = $n->type ?: $p->type;
-        if ($type === Node\Stmt\Use_::TYPE_NORMAL) $names[] = ($p instanceof Node\Stmt\GroupUse ? $p->prefix->toString() . '\\' : '') . $n->name->toString();
-      }
-      if ($n instanceof Node\Expr\Include_) {
-        $e = $n->expr;
-        $rel = null;
-        if ($e instanceof Node\Scalar\String_) $rel = dirname($file) . '/' . $e->value;
-        elseif ($e instanceof Node\Expr\BinaryOp\Concat && $e->right instanceof Node\Scalar\String_
-          && ($e->left instanceof Node\Scalar\MagicConst\Dir
-            || ($e->left instanceof Node\Expr\FuncCall && $e->left->name instanceof Node\Name && strtolower($e->left->name->toString()) === 'dirname'
-              && count($e->left->args) === 1 && $e->left->args[0]->value instanceof Node\Scalar\MagicConst\File))) $rel = dirname($file) . '/' . ltrim($e->right->value, '/');
-        if ($rel !== null) {
-          $abs = realpath("$root/$rel");
-          if ($abs && str_starts_with($abs, "$root/")) $targets[] = substr($abs, strlen($root) + 1);
-        }
-      }
-      foreach ($n->getSubNodeNames() as $s) { $v = $n->$s; if (is_array($v)) $walk($v); elseif ($v instanceof Node) $walk([$v]); }
+  foreach ((new NodeFinder())->find($ast, fn () => true) as $n) {
+    if ($n instanceof Node\Name\FullyQualified) {
+      $p = $n->getAttribute('parent');
+      if (!($p instanceof Node\Expr\FuncCall) && !($p instanceof Node\Expr\ConstFetch)) $names[] = $n->toString();
+    } elseif ($n instanceof Node\Stmt\UseUse) {
+      $p = $n->getAttribute('parent');
+      $type = $n->type ?: $p->type;
+      if ($type === Node\Stmt\Use_::TYPE_NORMAL) $names[] = ($p instanceof Node\Stmt\GroupUse ? $p->prefix->toString() . '\\' : '') . $n->name->toString();
+    } elseif ($n instanceof Node\Expr\Include_ && ($rel = includedPath($n->expr, $file)) !== null) {
+      $abs = realpath("$root/$rel");
+      if ($abs && str_starts_with($abs, "$root/")) $targets[] = substr($abs, strlen($root) + 1);
     }
-  };
-  $walk($ast);
+  }
   foreach (array_unique($names) as $name) {
     if (isset($map[$name])) $targets[] = $map[$name];
     elseif (isset($ci[strtolower($name)])) $caseOnly[] = "$file: $name";

@@ -37,22 +37,19 @@ def args_of(node)
   end
 end
 
+def dir_ref?(node) = node in [:var_ref, [:@kw, '__dir__', *]] | [:vcall, [:@ident, '__dir__', *]]
+
 # A path string the argument names: a literal, or one built from the file's own place.
 def path_of(arg, dir, file)
   if (s = literal(arg)) then return [:name, s] end
-  call = arg
-  if call in [:method_add_arg, [:call, recv, _, [:@ident, meth, *]], args]
-    a = args_of(args)
-    if recv in [:var_ref, [:@const, 'File', *]]
-      if meth == 'expand_path' && a.length == 2 && (s = literal(a[0]))
-        return [:path, File.expand_path(s, dir)] if a[1] in [:var_ref, [:@kw, '__dir__', *]] | [:vcall, [:@ident, '__dir__', *]]
-        return [:path, File.expand_path(s, file)] if a[1] in [:var_ref, [:@kw, '__FILE__', *]]
-      end
-      if meth == 'join' && a.length == 2 && (s = literal(a[1])) && (a[0] in [:var_ref, [:@kw, '__dir__', *]] | [:vcall, [:@ident, '__dir__', *]])
-        return [:path, File.join(dir, s)]
-      end
-    end
+  return nil unless arg in [:method_add_arg, [:call, [:var_ref, [:@const, 'File', *]], _, [:@ident, meth, *]], args]
+  a = args_of(args)
+  return nil unless a.length == 2
+  if meth == 'expand_path' && (s = literal(a[0]))
+    return [:path, File.expand_path(s, dir)] if dir_ref?(a[1])
+    return [:path, File.expand_path(s, file)] if a[1] in [:var_ref, [:@kw, '__FILE__', *]]
   end
+  return [:path, File.join(dir, s)] if meth == 'join' && (s = literal(a[1])) && dir_ref?(a[0])
   nil
 end
 
