@@ -80,7 +80,7 @@ test('the parse-again migrations SQLite runs (30, 31, 32) run on PostgreSQL too 
     await s.repos.insert({ id: gemless, url: `/r/${gemless}`, name: 'g', rootPath: `/r/${gemless}`, source: 'local', branch: null, visibility: 'private' });
     const file = (path: string, language: string | null, content: string, imports: { specifier: string; targetPath: string | null; packageName: string | null }[]) => ({
       path, language, size: 1, lines: 1, hash: 'h', mtimeMs: 1, description: null, generated: false, unit: null, symbols: [],
-      imports: imports.map((i) => ({ ...i, kind: (language === 'ruby' ? 'require' : 'import') as 'import', typeOnly: false, names: [], line: 1 })),
+      imports: imports.map((i) => ({ ...i, kind: language === 'ruby' ? 'require' as const : 'import' as const, typeOnly: false, names: [], line: 1 })),
       chunks: [{ startLine: 1, endLine: 1, symbols: [], content }],
     });
     await s.files.writeBatch(repo, [
