@@ -331,6 +331,13 @@ export class Auth {
     return { session: { access_token: token, token_type: 'bearer', expires_at: expires, expires_in: Math.round(ttl / 1000), user_id: userId }, keyId: id };
   }
 
+  /** A new code stored, the older ones of its address retired (and codes over a day old pruned). */
+  private *storeCodeWork(row: Omit<OtpRow, 'attempts' | 'consumed_at' | 'created_at'>): Work<void> {
+    yield* sq(this.store.prune(new Date(Date.now() - 86_400_000).toISOString()));
+    yield* sq(this.store.retireOtps(row.email));
+    yield* sq(this.store.insertOtp(row));
+  }
+
   /**
    * Stores a new code (retiring older ones) and mails it. When the mail cannot be sent the code is
    * removed again and the call is a 503; the account and its keys stay as they are.
@@ -339,12 +346,7 @@ export class Auth {
     const ttl = this.config.otpTtlMs ?? TEN_MINUTES;
     const id = newId();
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-    const store = this.store;
-    await this.side.transaction(function* () {
-      yield* sq(store.prune(new Date(Date.now() - 86_400_000).toISOString()));
-      yield* sq(store.retireOtps(email));
-      yield* sq(store.insertOtp({ id, email, user_id: userId, purpose, code_hash: codeHash(id, code), key_id: keyId, expires_at: new Date(Date.now() + ttl).toISOString() }));
-    });
+    await this.side.transaction(() => this.storeCodeWork({ id, email, user_id: userId, purpose, code_hash: codeHash(id, code), key_id: keyId, expires_at: new Date(Date.now() + ttl).toISOString() }));
     const minutes = Math.round(ttl / 60_000);
     const message: MailMessage = {
       to: email,

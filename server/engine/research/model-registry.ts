@@ -22,7 +22,7 @@ export class ModelRegistry {
   private readonly providers: ModelProvider[] = [new GroundedProvider()];
   private editor: EditorModelsProvider | null = null;
 
-  constructor(private readonly log: Logger, private defaultId: string = GROUNDED_MODEL_ID) {}
+  constructor(private readonly log: Logger, private defaultId: string = GROUNDED_MODEL_ID, private readonly listTimeoutMs = LIST_TIMEOUT_MS) {}
 
   register(provider: ModelProvider): () => void {
     this.providers.push(provider);
@@ -62,12 +62,8 @@ export class ModelRegistry {
 
   private async entries(): Promise<ResolvedModel[]> {
     const lists = await Promise.all(this.providers.map(async (provider) => {
-      const timeout = AbortSignal.timeout(LIST_TIMEOUT_MS);
       try {
-        const models = await Promise.race([
-          provider.models(timeout),
-          new Promise<never>((_, reject) => timeout.addEventListener('abort', () => reject(new LoupeError('SERVICE_UNAVAILABLE', 'timed out')))),
-        ]);
+        const models = await modelsWithin(provider, this.listTimeoutMs);
         return models.map((info) => ({ info, provider }));
       } catch (error) {
         this.log.warn(`chat models of ${provider.name} are unavailable: ${(error as Error).message}`);
@@ -87,5 +83,27 @@ export class ModelRegistry {
     const dflt = out.find((e) => e.info.id === this.defaultId) ?? out.find((e) => e.info.id === GROUNDED_MODEL_ID);
     if (dflt) dflt.isDefault = true;
     return out;
+  }
+}
+
+/**
+ * A provider's models, or SERVICE_UNAVAILABLE after `ms` (the provider's request aborted). The timer
+ * ends with the answer: an `AbortSignal.timeout` per call outlived it by two seconds, then rejected a
+ * promise nobody awaited, and every call to the list (GET /v2/models, each research answer) left its
+ * signal, listener and error behind for the old generation (docs/benchmarks.md, "Old-space garbage per call").
+ */
+async function modelsWithin(provider: ModelProvider, ms: number): Promise<ChatModelInfo[]> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort(new LoupeError('SERVICE_UNAVAILABLE', 'timed out'));
+      reject(controller.signal.reason);
+    }, ms);
+  });
+  try {
+    return await Promise.race([provider.models(controller.signal), timedOut]);
+  } finally {
+    clearTimeout(timer);
   }
 }
