@@ -162,8 +162,8 @@ export class Credits {
   /*
    * The work of a call is a generator method called through an arrow, never a `function*` expression: each
    * generator function made per call gives its generators a map (V8 hidden class) of their own, and maps live
-   * in the old generation. That was ~100 bytes of old-space garbage per paid call, paid back only by full
-   * collections (docs/benchmarks.md, "Old-space garbage per call").
+   * in the old generation: ~85 bytes of old-space garbage per function so made (two per paid call), paid back
+   * only by full collections (docs/benchmarks.md, "Old-space garbage per call").
    */
   private *reserveWork(userId: string, credits: number, operation: string): Work<Reservation> {
     return this.take(userId, credits, operation, yield* this.balanceWork(userId));
