@@ -37,6 +37,11 @@ export default tseslint.config(
       'no-restricted-syntax': ['error', {
         selector: "NewExpression[callee.name='Error']",
         message: 'Engine failures are coded: throw a LoupeError with a code from server/engine/errors.ts.',
+      }, {
+        // A generator function made per call gives its generators a map of their own, in V8's old generation:
+        // garbage on every call that only a full collection takes back (ARCHITECTURE.md, the account side's seam).
+        selector: 'FunctionExpression[generator=true]:not(MethodDefinition > FunctionExpression):not(Property[method=true] > FunctionExpression)',
+        message: 'Write the work as a generator method and hand it over through an arrow: () => this.someWork(…).',
       }],
     },
   },
