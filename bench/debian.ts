@@ -115,6 +115,13 @@ export const DEBIAN_CORPORA = {
   },
   /** net-ssh 7.0.1: `require 'net/ssh/…'` from lib/, `require_relative` and autoloads. */
   'net-ssh': { language: 'ruby', spec: 'ruby-net-ssh=1:7.0.1-1', sub: 'usr/share/rubygems-integration/all/gems/net-ssh-7.0.1' },
+  /**
+   * Bazel's JUnit runner (bazel-bootstrap-source 4.2.3): Bazel's own layout, not Maven's: `java/` and `javatests/`
+   * beside each other, a test in the same package as the class it tests and importing classes of other packages there.
+   */
+  junitrunner: { language: 'java', spec: 'bazel-bootstrap-source=4.2.3+ds-9', sub: 'usr/src/bazel-bootstrap/src/java_tools/junitrunner' },
+  /** The AWS SDK's signing classes that Bazel vendors (same package): Maven's layout, a type named with its package (`implements com.amazonaws.log.InternalLogApi`). */
+  'aws-sdk-auth-lite': { language: 'java', spec: 'bazel-bootstrap-source=4.2.3+ds-9', sub: 'usr/src/bazel-bootstrap/third_party/aws-sdk-auth-lite' },
 } as const satisfies Record<string, { language: string; spec: string; sub: string; nested?: Record<string, string> }>;
 
 export type DebianCorpus = keyof typeof DEBIAN_CORPORA;

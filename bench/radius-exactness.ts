@@ -25,7 +25,7 @@ import { DEBIAN_CORPORA, debianCorpus, type DebianCorpus } from './debian';
 import { goOracle, type OracleGraph } from './oracles/go-graph';
 
 export type { OracleGraph };
-export type OracleLanguage = 'typescript' | 'go' | 'python' | 'php' | 'ruby';
+export type OracleLanguage = 'typescript' | 'go' | 'python' | 'php' | 'ruby' | 'java';
 
 export interface ExactnessResult {
   corpus: string;
@@ -150,11 +150,19 @@ export function rubyOracle(dir: string): OracleGraph {
   return oracleOutput(execFileSync('/usr/bin/ruby', [path.join(__dirname, 'oracles', 'ruby-graph.rb'), dir], { encoding: 'utf8', maxBuffer: 1 << 30 }));
 }
 
+/** javac reading the folder (bench/oracles/JavaGraph.java, run by the JDK's source launcher; a JDK 17 is Debian's openjdk-17-jdk-headless). */
+export function javaOracle(dir: string): OracleGraph {
+  const java = process.env.JAVA_HOME ? path.join(process.env.JAVA_HOME, 'bin', 'java') : '/usr/bin/java';
+  if (!fs.existsSync(java)) throw new Error(`the Java oracle needs a JDK (${java}; apt-get install openjdk-17-jdk-headless)`);
+  return oracleOutput(execFileSync(java, [path.join(__dirname, 'oracles', 'JavaGraph.java'), dir], { encoding: 'utf8', maxBuffer: 1 << 30 }));
+}
+
 export const ORACLE_NAMES: Record<OracleLanguage, string> = {
   typescript: 'dependency-cruiser 18',
   go: 'Go 1.19.8 (go list, go/parser)',
   php: 'PHP 8.2 (nikic/php-parser NameResolver, Composer ClassMapGenerator)',
   ruby: 'Ruby 3.1 (Ripper, $LOAD_PATH.resolve_feature_path, Gem::Specification)',
+  java: 'javac 17 (the compiler API: every file entered and attributed together)',
   python: `Python ${execFileSync('/usr/bin/python3', ['-c', 'import sys; print(sys.version.split()[0])'], { encoding: 'utf8' }).trim()} (ast, importlib PathFinder)`,
 };
 
@@ -163,6 +171,7 @@ export async function oracleGraph(language: OracleLanguage, dir: string): Promis
   if (language === 'python') return pythonOracle(dir);
   if (language === 'php') return phpOracle(dir);
   if (language === 'ruby') return rubyOracle(dir);
+  if (language === 'java') return javaOracle(dir);
   return cruiserOracle(dir);
 }
 

@@ -3,11 +3,11 @@
  * tests need neither the Go toolchain nor a download of it. Run after changing a fixture, a pinned corpus
  * or an oracle:
  *
- *   node --import tsx bench/oracles/golden.ts [go-root-module python-src-layout gin flask requests docutils monolog doctrine-dbal concurrent-ruby net-ssh]
+ *   node --import tsx bench/oracles/golden.ts [go-root-module python-src-layout gin flask requests docutils monolog doctrine-dbal concurrent-ruby net-ssh junitrunner aws-sdk-auth-lite]
  *
  * The test checks each golden file against its oracle whenever that oracle is at hand (Python always; PHP and Ruby
  * where Debian's php-cli, php-parser and php-composer-class-map-generator, and ruby, are installed, as .ci/run does; Go once
- * bench/radius-exactness.ts or this script has unpacked the toolchain).
+ * bench/radius-exactness.ts or this script has unpacked the toolchain; Java where a JDK 17 is installed, which CI does not).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -32,6 +32,8 @@ export const GOLDEN: Record<string, { language: OracleLanguage; dir: () => strin
   'doctrine-dbal': { language: 'php', dir: () => debianCorpus('doctrine-dbal'), pinned: () => debianCorpusPinned('doctrine-dbal') },
   'concurrent-ruby': { language: 'ruby', dir: () => debianCorpus('concurrent-ruby'), pinned: () => debianCorpusPinned('concurrent-ruby') },
   'net-ssh': { language: 'ruby', dir: () => debianCorpus('net-ssh'), pinned: () => debianCorpusPinned('net-ssh') },
+  junitrunner: { language: 'java', dir: () => debianCorpus('junitrunner'), pinned: () => debianCorpusPinned('junitrunner') },
+  'aws-sdk-auth-lite': { language: 'java', dir: () => debianCorpus('aws-sdk-auth-lite'), pinned: () => debianCorpusPinned('aws-sdk-auth-lite') },
 };
 
 /** Files, and edges as [from, to, type-only] indexes into them: small enough to commit. */

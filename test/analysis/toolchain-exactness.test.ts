@@ -12,11 +12,13 @@ import { compareWithOracle, oracleGraph, PHP_ORACLE_PARTS, type OracleLanguage }
  * repository root; a flask-like src/ layout whose typing.py, json/ and http/ shadow standard-library names)
  * and on real projects from Debian (gin 1.8.1, flask 2.2.2, requests 2.28.1, docutils 0.19, whose
  * `import docutils.utils.roman` names a module Debian left out, PHP's monolog 2.9.1 and doctrine-dbal 3.6.1,
- * whose classes PHP's own name resolution places, and Ruby's net-ssh 7.0.1 and concurrent-ruby 1.1.6, whose gemspec
- * puts lib/concurrent-ruby on the load path; downloaded once into a cache).
+ * whose classes PHP's own name resolution places, Ruby's net-ssh 7.0.1 and concurrent-ruby 1.1.6, whose gemspec
+ * puts lib/concurrent-ruby on the load path, and two Java folders of Bazel 4.2.3 that javac reads together: its
+ * JUnit runner, whose tests in javatests/ use classes of java/, and the AWS signing classes it vendors, one naming a
+ * type with its package; downloaded once into a cache).
  * The oracle's graph is the committed golden file (bench/oracles/golden.ts writes it); when the oracle itself
  * is at hand (Debian's python3; its php-cli, php-parser, php-composer-class-map-generator and ruby, which .ci/run installs;
- * the Go toolchain once a benchmark unpacked it) the golden file is checked
+ * the Go toolchain once a benchmark unpacked it; a JDK 17) the golden file is checked
  * against it first, so it cannot drift from what the toolchain says. When Debian no longer has a pinned version
  * (a point release replaced it) the newer one is compared with the oracle run live (the Go toolchain is then
  * unpacked), with the same strictness: only the committed golden file is set aside.
@@ -26,7 +28,8 @@ const goToolchain = fs.existsSync(path.join(DEBIAN_DIR, 'golang-1.19', '.complet
 const oracleAtHand = (language: OracleLanguage) =>
   language === 'go' ? goToolchain
     : language === 'php' ? PHP_ORACLE_PARTS.every((p) => fs.existsSync(p))
-      : fs.existsSync(language === 'ruby' ? '/usr/bin/ruby' : '/usr/bin/python3');
+      : language === 'java' ? fs.existsSync('/usr/bin/javac')
+        : fs.existsSync(language === 'ruby' ? '/usr/bin/ruby' : '/usr/bin/python3');
 
 for (const [name, c] of Object.entries(GOLDEN)) {
   test(`${name} (${c.language}): every file's radius equals the toolchain's reverse closure`, async (t) => {

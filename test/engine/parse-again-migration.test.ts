@@ -267,6 +267,8 @@ test('migration 32: Ruby files with an unresolved require, in a repository holdi
   assert.ok(made > 100, `${made} requires resolved in the index written now`);
   const again = old.prepare(`SELECT DISTINCT f.path FROM files f JOIN imports i ON i.file_id = f.id
     WHERE f.language = 'ruby' AND i.target_path IS NULL AND i.kind = 'require' ORDER BY f.path`).pluck().all() as string[];
+  // Migration 33 after it parses the gem's Java files (its JRuby extension) again.
+  const java = old.prepare(`SELECT COUNT(*) FROM files WHERE language = 'java'`).pluck().get() as number;
   old.pragma('user_version = 31');
   old.close();
   const t = createTestEngine({ dataDir: copy });
@@ -274,9 +276,37 @@ test('migration 32: Ruby files with an unresolved require, in a repository holdi
     const files = t.engine.filesStore;
     const run = await t.engine.indexer.indexRepository(t.engine.reposStore.get(id)!);
     assert.ok(again.includes(main), JSON.stringify(again));
-    assert.deepEqual([run.changed, run.unchanged], [again.length, files.paths(id).length - again.length]);
+    assert.deepEqual([run.changed, run.unchanged], [again.length + java, files.paths(id).length - again.length - java]);
     assert.deepEqual(files.imports(files.getByPath(id, main)!.id).filter((i) => i.specifier === 'concurrent/agent').map((i) => i.targetPath),
       ['lib/concurrent-ruby/concurrent/agent.rb']);
+  } finally {
+    await t.close();
+  }
+});
+
+test('migration 33: Java files are parsed again, nothing else, and a test in javatests/ finds its class in java/', async () => {
+  // Bazel's JUnit runner (bazel-bootstrap-source 4.2.3): java/ and javatests/ side by side, no Maven layout, and a
+  // build file and a README beside the Java files.
+  const junit = copyOf(path.join(debianPackage('bazel-bootstrap-source', '4.2.3+ds-9'), 'usr/src/bazel-bootstrap/src/java_tools/junitrunner'), 'loupe-java-roots-');
+  const { ids: [id], copy } = await indexedCopy([junit]);
+  const test = 'javatests/com/google/testing/junit/runner/internal/SignalHandlersTest.java';
+  const old = new Database(path.join(copy, 'loupe.db'));
+  // What the index held before: nothing from javatests/ into java/.
+  const removed = old.prepare(`DELETE FROM imports WHERE target_path LIKE 'java/%'
+    AND file_id IN (SELECT id FROM files WHERE path LIKE 'javatests/%')`).run().changes;
+  assert.ok(removed > 50, `${removed} edges from javatests/ into java/ in the index written now`);
+  const java = old.prepare(`SELECT COUNT(*) FROM files WHERE language = 'java'`).pluck().get() as number;
+  old.pragma('user_version = 32');
+  old.close();
+  const t = createTestEngine({ dataDir: copy });
+  try {
+    const files = t.engine.filesStore;
+    const all = files.paths(id).length;
+    assert.ok(java > 100 && all > java, `${java} Java files of ${all}`);
+    const run = await t.engine.indexer.indexRepository(t.engine.reposStore.get(id)!);
+    assert.deepEqual([run.changed, run.unchanged], [java, all - java]);
+    assert.deepEqual(files.imports(files.getByPath(id, test)!.id).filter((i) => i.targetPath?.startsWith('java/')).map((i) => `${i.kind} ${i.targetPath}`),
+      ['reference java/com/google/testing/junit/runner/internal/SignalHandlers.java']);
   } finally {
     await t.close();
   }

@@ -61,6 +61,26 @@ function usedTypeNames(root: Node): Map<string, number> {
   return used;
 }
 
+/** A package-qualified name: lower-case segments, then a type's and what follows it (`com.acme.Api`, `com.acme.Outer.Inner`, `com.acme.Util.MAX`). */
+const QUALIFIED = /^[\p{Ll}_$][\w$]*(\.[\p{Ll}_$][\w$]*)*\.\p{Lu}[\w$]*(\.[\w$]+)*$/u;
+
+/**
+ * Types the code names with their package, with the line of first use: in type positions (`implements
+ * com.acme.Api`), and in expressions with at least two package segments (`com.acme.Util.call()`,
+ * `com.acme.Util.MAX`; `config.MAX` is a variable's field, not a type).
+ */
+function qualifiedTypeNames(root: Node): Map<string, number> {
+  const used = new Map<string, number>();
+  for (const node of root.descendantsOfType(['scoped_type_identifier', 'field_access'])) {
+    if (!node || node.parent?.type === node.type) continue; // the outermost of a chain
+    const text = node.text.replace(/\s+/g, '');
+    // `a.b.C.FIELD` resolves to the file of `a.b.C` (resolveType tries the longest type-like prefix first).
+    if (node.type === 'field_access' && text.split('.').findIndex((s) => /^\p{Lu}/u.test(s)) < 2) continue;
+    if (QUALIFIED.test(text) && !used.has(text)) used.set(text, startLineOf(node));
+  }
+  return used;
+}
+
 /** The package a file declares (`package a.b;`), or '' for the default package. */
 function packageName(root: Node): string {
   const decl = root.namedChildren.find((c) => c?.type === 'package_declaration');
@@ -88,9 +108,16 @@ function references(root: Node, imports: RawImport[], fromPath: string, files: R
   const sourceRoot = sourceRootOf(fromPath, pkg);
   // A package spans the source roots of a module (src/main/java and src/test/java): a test sees its package's main
   // classes without an import. The default package is only the file's own folder.
+  // So does a build's own layout (Bazel's java/ and javatests/): any source root that holds the package's folder.
   const pkgDirs = sourceRoot === null ? [] : pkg === '' ? [sourceRoot]
-    : [sourceRoot, ...layoutRoots(fromPath)].map((r) => joinRel(r, ...pkg.split('.'))).filter((d) => files.isDir(d));
+    : [sourceRoot, ...layoutRoots(fromPath), ...sourceRootsHolding(files, pkg.split('.')[0], fromPath)]
+      .map((r) => joinRel(r, ...pkg.split('.'))).filter((d) => files.isDir(d));
   const out: RawImport[] = [];
+  // A type named with its package (`implements com.acme.Api`, `com.acme.Util.call()`) needs no import.
+  for (const [name, line] of qualifiedTypeNames(root)) {
+    const target = resolveType(fromPath, name, files, sourceRoot);
+    if (target && target !== fromPath) out.push({ specifier: name, kind: 'reference', names: [name.slice(name.lastIndexOf('.') + 1)], typeOnly: false, line });
+  }
   for (const [name, line] of usedTypeNames(root)) {
     if (single.has(name)) continue;
     const own = files.firstFile([...new Set(pkgDirs)].map((d) => joinRel(d, `${name}.java`)).filter((c) => c !== fromPath));
@@ -113,14 +140,44 @@ function references(root: Node, imports: RawImport[], fromPath: string, files: R
 const layoutRoots = (fromPath: string) =>
   ancestors(dirOf(fromPath)).flatMap((d) => SOURCE_LAYOUTS.map((l) => joinRel(d, l))).filter((r): r is string => r !== null);
 
+const skipDir = (name: string) => name.startsWith('.') || name === 'node_modules';
+
+/**
+ * The folders of the repository that hold a folder named `first` (a package's first segment, `com`): the source
+ * roots a package may live under whatever the build's layout (Bazel's java/ and javatests/, an Ant src/ and test/),
+ * nearest the file first. javac, given a folder's files together, finds a type in any of them; so does Loupe once
+ * the Maven/Gradle layouts above the file have not. One walk of the repository per first segment, until its files change.
+ */
+function sourceRootsHolding(files: RepoFiles, first: string, fromPath: string): string[] {
+  const roots = files.memo(`java:roots:${first}`, () => files.findAll([first], skipDir).filter((p) => files.isDir(p)).map(dirOf));
+  if (roots.length < 2) return roots;
+  const from = dirOf(fromPath);
+  return files.memo(`java:roots:${first}:${from}`, () => {
+    const shared = (root: string) => {
+      const a = root === '' ? [] : root.split('/');
+      const b = from.split('/');
+      let n = 0;
+      while (n < a.length && a[n] === b[n]) n++;
+      return n;
+    };
+    return roots.map((r) => [r, shared(r)] as const).sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1)).map(([r]) => r);
+  });
+}
+
 /**
  * The file of a type named by its qualified name: `a/b/C.java` for `a.b.C` (and for `a.b.C.Inner`, or a
  * static member `a.b.C.m`), under the file's own source root first, then any folder above the file with
- * the Maven/Gradle layouts below it (a module's tests and its sibling modules).
+ * the Maven/Gradle layouts below it (a module's tests and its sibling modules), then any other source root
+ * of the repository that holds the package's first folder, nearest first.
  */
 function resolveType(fromPath: string, specifier: string, files: RepoFiles, ownRoot: string | null = null): string | null {
   const segments = specifier.split('.');
   const roots = [ownRoot, ...ancestors(dirOf(fromPath)).flatMap((d) => [d, ...SOURCE_LAYOUTS.map((l) => joinRel(d, l))])];
+  return typeUnder(roots, segments, files) ?? typeUnder(sourceRootsHolding(files, segments[0], fromPath), segments, files);
+}
+
+/** `a/b/C.java` for `a.b.C…` under the first of `roots` that has it. */
+function typeUnder(roots: (string | null)[], segments: string[], files: RepoFiles): string | null {
   for (const root of roots) {
     if (root === null) continue;
     for (let k = segments.length; k >= 1; k--) {

@@ -26,6 +26,7 @@ import * as modelData from './029-model-data';
 import * as typesAndKitOutDir from './030-types-and-kit-out-dir';
 import * as pythonMissingSubmodules from './031-python-missing-submodules';
 import * as rubyRequirePaths from './032-ruby-require-paths';
+import * as javaSourceRoots from './033-java-source-roots';
 import type { Db } from '../db';
 
 export interface Migration {
@@ -70,4 +71,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 30, name: 'types-and-kit-out-dir', sql: typesAndKitOutDir.sql },
   { version: 31, name: 'python-missing-submodules', sql: pythonMissingSubmodules.sql },
   { version: 32, name: 'ruby-require-paths', sql: rubyRequirePaths.sql },
+  { version: 33, name: 'java-source-roots', sql: javaSourceRoots.sql },
 ];

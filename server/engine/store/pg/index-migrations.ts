@@ -27,6 +27,7 @@ import { sql as readLockFilesSql } from '../migrations/028-read-lock-files';
 import { sql as typesAndKitOutDirSql } from '../migrations/030-types-and-kit-out-dir';
 import { sql as pythonMissingSubmodulesSql } from '../migrations/031-python-missing-submodules';
 import { sql as rubyRequirePathsSql } from '../migrations/032-ruby-require-paths';
+import { sql as javaSourceRootsSql } from '../migrations/033-java-source-roots';
 
 const index = `
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
@@ -294,4 +295,6 @@ export const PG_INDEX_MIGRATIONS: PgMigration[] = [
   { version: 112, name: 'python missing submodules', sql: pythonMissingSubmodulesSql },
   // Ruby files with an unresolved require in repositories holding a .gemspec (its require_paths): SQLite's migration 32.
   { version: 113, name: 'ruby require paths', sql: rubyRequirePathsSql },
+  // Java files (source roots of any layout, package-qualified type names): SQLite's migration 33.
+  { version: 114, name: 'java source roots', sql: javaSourceRootsSql },
 ];
