@@ -172,19 +172,29 @@ function sourceRootsHolding(files: RepoFiles, first: string, fromPath: string): 
  */
 function resolveType(fromPath: string, specifier: string, files: RepoFiles, ownRoot: string | null = null): string | null {
   const segments = specifier.split('.');
-  const roots = [ownRoot, ...ancestors(dirOf(fromPath)).flatMap((d) => [d, ...SOURCE_LAYOUTS.map((l) => joinRel(d, l))])];
-  return typeUnder(roots, segments, files) ?? typeUnder(sourceRootsHolding(files, segments[0], fromPath), segments, files);
+  const from = dirOf(fromPath);
+  const above = files.memo(`java:above:${from}`, () => ancestors(from).flatMap((d) => [d, ...SOURCE_LAYOUTS.map((l) => joinRel(d, l))]));
+  return typeUnder([ownRoot, ...above], segments, files) ?? typeUnder(sourceRootsHolding(files, segments[0], fromPath), segments, files);
 }
 
-/** `a/b/C.java` for `a.b.C…` under the first of `roots` that has it. */
+/**
+ * `a/b/C.java` for `a.b.C…` under the first of `roots` that has it (the longest type-like prefix: `a/b/C/D.java`
+ * before `a/b/C.java`). The package's folders are asked one by one, so a root without them costs one cached answer,
+ * not a `stat` per candidate (Bazel's 5,000 Java files spent 26 s of 55 in failing `stat`s that way).
+ */
 function typeUnder(roots: (string | null)[], segments: string[], files: RepoFiles): string | null {
   for (const root of roots) {
-    if (root === null) continue;
-    for (let k = segments.length; k >= 1; k--) {
-      if (!isTypeName(segments[k - 1])) continue;
-      const candidate = joinRel(root, ...segments.slice(0, k - 1), `${segments[k - 1]}.java`);
-      if (files.isFile(candidate)) return candidate;
+    if (root === null || !files.isDir(root)) continue;
+    let found: string | null = null;
+    let dir = root;
+    for (const segment of segments) {
+      if (!segment) break;
+      const at = dir === '' ? segment : `${dir}/${segment}`;
+      if (isTypeName(segment) && files.isFile(`${at}.java`)) found = `${at}.java`;
+      if (!files.isDir(at)) break;
+      dir = at;
     }
+    if (found) return found;
   }
   return null;
 }
