@@ -10,7 +10,8 @@
  * toolchain from Debian (`go list` and go/parser, bench/oracles/go-graph.ts); Python — Debian's Python 3
  * (ast and importlib's PathFinder, bench/oracles/python-graph.py); PHP — Debian's PHP 8.2 (nikic/php-parser's
  * NameResolver and Composer's ClassMapGenerator, bench/oracles/php-graph.php); Ruby — Debian's Ruby 3.1 (Ripper,
- * `$LOAD_PATH.resolve_feature_path`, the gemspec's require paths: bench/oracles/ruby-graph.rb). Prints one JSON line per corpus; every
+ * `$LOAD_PATH.resolve_feature_path`, the gemspec's require paths: bench/oracles/ruby-graph.rb); Java — javac 17 (the
+ * compiler API over the folder's files together, no class path: bench/oracles/JavaGraph.java). Prints one JSON line per corpus; every
  * disagreement is listed (up to 20). `--write` rewrites the exactness section of docs/benchmarks.md.
  */
 import { execFileSync } from 'node:child_process';
@@ -277,8 +278,10 @@ summed over every file. Oracles: dependency-cruiser (TypeScript compiler resolut
 over every go.mod in one go.work, and go/parser for each file's imports: bench/oracles/go-graph.ts); Debian's Python 3 (ast for the
 statements, importlib's PathFinder for every module name: bench/oracles/python-graph.py); Debian's PHP 8.2 (nikic/php-parser's
 NameResolver for every class name, Composer's ClassMapGenerator for the file declaring it: bench/oracles/php-graph.php); Debian's
-Ruby 3.1 (Ripper for every require, \$LOAD_PATH.resolve_feature_path over the gemspec's require paths: bench/oracles/ruby-graph.rb).
-The rules are in ARCHITECTURE.md (Analysis); Go, Python, PHP and Ruby corpora are pinned Debian packages (bench/debian.ts). Fixture and corpus versions run in \`npm test\`
+Ruby 3.1 (Ripper for every require, \$LOAD_PATH.resolve_feature_path over the gemspec's require paths: bench/oracles/ruby-graph.rb); javac 17
+(the compiler API enters and attributes the folder's files together, with no class path; each type a file names, with the file
+declaring it: bench/oracles/JavaGraph.java).
+The rules are in ARCHITECTURE.md (Analysis); Go, Python, PHP, Ruby and Java corpora are pinned Debian packages (bench/debian.ts). Fixture and corpus versions run in \`npm test\`
 (test/analysis/exactness.test.ts, test/analysis/toolchain-exactness.test.ts).
 
 | corpus | language | oracle | files | Loupe edges | oracle edges | only Loupe / only oracle | type-only differences | equal radius | precision / recall | oracle time |
@@ -292,7 +295,7 @@ if (require.main === module) {
     const args = process.argv.slice(2);
     const write = args.includes('--write');
     const names = args.filter((a) => !a.startsWith('--'));
-    const chosen = names.length ? names : ['rxjs', 'phaser', 'gin', 'grpc', 'flask', 'requests', 'sympy', 'monolog', 'doctrine-dbal', 'concurrent-ruby', 'net-ssh'];
+    const chosen = names.length ? names : ['rxjs', 'phaser', 'gin', 'grpc', 'flask', 'requests', 'sympy', 'monolog', 'doctrine-dbal', 'concurrent-ruby', 'net-ssh', 'junitrunner', 'aws-sdk-auth-lite'];
     const results: ExactnessResult[] = [];
     for (const name of chosen) {
       const r = await exactness(name);

@@ -23,3 +23,13 @@ test('Java: a package spans src/main/java and src/test/java, so a test uses its 
   assert.ok((await edgesOf(`src/main/java/${PKG}/HttpCacheServerInitializer.java`))
     .includes(`reference com.google.devtools.build.remote.worker.http.HttpCacheServerHandler -> src/main/java/${PKG}/HttpCacheServerHandler.java`));
 });
+
+test('Java: a qualified annotation (`@ThreadSafety.ThreadSafe`) names its outer type, a same-package class', async () => {
+  // Bazel's lib/concurrent: AbstractQueueVisitor uses ThreadSafety only as `@ThreadSafety.ThreadSafe` (javac: the edge).
+  const root = path.join(debianPackage('bazel-bootstrap-source', '4.2.3+ds-9'), 'usr/src/bazel-bootstrap');
+  const dir = 'src/main/java/com/google/devtools/build/lib/concurrent';
+  const file = `${dir}/AbstractQueueVisitor.java`;
+  const { imports } = await analyzeWithTreeSitter('java', file, fs.readFileSync(path.join(root, file), 'utf8'), root);
+  assert.ok(imports.some((i) => i.kind === 'reference' && i.targetPath === `${dir}/ThreadSafety.java`),
+    JSON.stringify(imports.filter((i) => i.targetPath).map((i) => `${i.kind} ${i.specifier} -> ${i.targetPath}`)));
+});

@@ -48,6 +48,7 @@ function usedTypeNames(root: Node): Map<string, number> {
       if (parent && DECLARATIONS.has(type!) && parent.childForFieldName('name')?.id === node.id) declared.add(node.text);
       else if ((type === 'method_invocation' || type === 'field_access') && parent!.childForFieldName('object')?.id === node.id) use(node);
       else if ((type === 'marker_annotation' || type === 'annotation') && parent!.childForFieldName('name')?.id === node.id) use(node);
+      else if (type === 'scoped_identifier' && parent!.childForFieldName('scope')?.id === node.id && inAnnotationName(parent!)) use(node); // `@Outer.Inner`
       else if (type === 'method_reference' && parent!.namedChildren[0]?.id === node.id) use(node);
       continue;
     }
@@ -79,6 +80,14 @@ function qualifiedTypeNames(root: Node): Map<string, number> {
     if (QUALIFIED.test(text) && !used.has(text)) used.set(text, startLineOf(node));
   }
   return used;
+}
+
+/** Whether a qualified name (`Outer.Inner`) is an annotation's name: `@ThreadSafety.ThreadSafe`. */
+function inAnnotationName(name: Node): boolean {
+  let top = name;
+  while (top.parent?.type === 'scoped_identifier') top = top.parent;
+  const owner = top.parent;
+  return (owner?.type === 'marker_annotation' || owner?.type === 'annotation') && owner.childForFieldName('name')?.id === top.id;
 }
 
 /** The package a file declares (`package a.b;`), or '' for the default package. */
