@@ -33,3 +33,16 @@ test('Java: a qualified annotation (`@ThreadSafety.ThreadSafe`) names its outer 
   assert.ok(imports.some((i) => i.kind === 'reference' && i.targetPath === `${dir}/ThreadSafety.java`),
     JSON.stringify(imports.filter((i) => i.targetPath).map((i) => `${i.kind} ${i.specifier} -> ${i.targetPath}`)));
 });
+
+test('Java: a package kept in a folder of another name is found by its `package` line, as javac finds it', async () => {
+  // Bazel keeps `package com.google.devtools.build.runfiles;` in tools/java/runfiles/, not in a com/google/… folder.
+  const root = path.join(debianPackage('bazel-bootstrap-source', '4.2.3+ds-9'), 'usr/src/bazel-bootstrap');
+  const edges = async (file: string) => (await analyzeWithTreeSitter('java', file, fs.readFileSync(path.join(root, file), 'utf8'), root))
+    .imports.filter((i) => i.targetPath?.startsWith('tools/java/runfiles/')).map((i) => `${i.kind} ${i.specifier} -> ${i.targetPath}`);
+  // An import from a test of another folder.
+  assert.deepEqual(await edges('src/test/java/com/google/devtools/build/android/dexer/DexBuilderTest.java'),
+    ['import com.google.devtools.build.runfiles.Runfiles -> tools/java/runfiles/Runfiles.java']);
+  // A class of the same package, used without an import.
+  assert.deepEqual(await edges('tools/java/runfiles/Runfiles.java'),
+    ['reference com.google.devtools.build.runfiles.Util -> tools/java/runfiles/Util.java']);
+});

@@ -129,7 +129,8 @@ function references(root: Node, imports: RawImport[], fromPath: string, files: R
   }
   for (const [name, line] of usedTypeNames(root)) {
     if (single.has(name)) continue;
-    const own = files.firstFile([...new Set(pkgDirs)].map((d) => joinRel(d, `${name}.java`)).filter((c) => c !== fromPath));
+    const own = files.firstFile([...new Set(pkgDirs)].map((d) => joinRel(d, `${name}.java`)).filter((c) => c !== fromPath))
+      ?? declaredAnywhere(pkg, name, fromPath, files);
     if (own) {
       out.push({ specifier: pkg ? `${pkg}.${name}` : name, kind: 'reference', names: [name], typeOnly: false, line });
       continue;
@@ -161,16 +162,7 @@ function sourceRootsHolding(files: RepoFiles, first: string, fromPath: string): 
   const roots = files.memo(`java:roots:${first}`, () => files.findAll([first], skipDir).filter((p) => files.isDir(p)).map(dirOf));
   if (roots.length < 2) return roots;
   const from = dirOf(fromPath);
-  return files.memo(`java:roots:${first}:${from}`, () => {
-    const shared = (root: string) => {
-      const a = root === '' ? [] : root.split('/');
-      const b = from.split('/');
-      let n = 0;
-      while (n < a.length && a[n] === b[n]) n++;
-      return n;
-    };
-    return roots.map((r) => [r, shared(r)] as const).sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1)).map(([r]) => r);
-  });
+  return files.memo(`java:roots:${first}:${from}`, () => nearest(roots, fromPath));
 }
 
 /**
@@ -183,7 +175,60 @@ function resolveType(fromPath: string, specifier: string, files: RepoFiles, ownR
   const segments = specifier.split('.');
   const from = dirOf(fromPath);
   const above = files.memo(`java:above:${from}`, () => ancestors(from).flatMap((d) => [d, ...SOURCE_LAYOUTS.map((l) => joinRel(d, l))]));
-  return typeUnder([ownRoot, ...above], segments, files) ?? typeUnder(sourceRootsHolding(files, segments[0], fromPath), segments, files);
+  return typeUnder([ownRoot, ...above], segments, files) ?? typeUnder(sourceRootsHolding(files, segments[0], fromPath), segments, files)
+    ?? declaredWhereverNamed(segments, fromPath, files);
+}
+
+const SKIP_FOLDERS = new Set(['node_modules']);
+
+/**
+ * A type whose file is not in its package's folders (javac goes by the `package` line, not the folder: Bazel keeps
+ * `com.google.devtools.build.runfiles` in tools/java/runfiles/): the file named like it (`C.java`, anywhere in the
+ * repository) that declares the package, nearest `fromPath` first; the longest type-like prefix first, as typeUnder.
+ */
+function declaredWhereverNamed(segments: string[], fromPath: string, files: RepoFiles): string | null {
+  for (let k = segments.length; k >= 1; k--) {
+    if (!isTypeName(segments[k - 1])) continue;
+    const found = declaredAnywhere(segments.slice(0, k - 1).join('.'), segments[k - 1], fromPath, files);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** The file `<name>.java` that declares package `pkg`, other than `fromPath`, wherever it is; nearest `fromPath` first. */
+function declaredAnywhere(pkg: string, name: string, fromPath: string, files: RepoFiles): string | null {
+  const byName = files.memo('java:by-name', () => {
+    const map = new Map<string, string[]>();
+    for (const file of files.filesBelow('', '.java', SKIP_FOLDERS)) {
+      const base = file.slice(file.lastIndexOf('/') + 1);
+      const list = map.get(base);
+      if (list) list.push(file); else map.set(base, [file]);
+    }
+    return map;
+  });
+  const named = (byName.get(`${name}.java`) ?? []).filter((f) => f !== fromPath && declaredPackage(f, files) === pkg);
+  return nearest(named, fromPath)[0] ?? null;
+}
+
+/** The package a .java file declares, read from its text (comments left out); '' for none. */
+function declaredPackage(rel: string, files: RepoFiles): string {
+  return files.memo(`java:package:${rel}`, () => {
+    const head = (files.read(rel) ?? '').slice(0, 64 * 1024).replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, '');
+    return /^\s*(?:@[\w$.]+(?:\([^)]*\))?\s*)*package\s+([\w$]+(?:\s*\.\s*[\w$]+)*)\s*;/.exec(head)?.[1].replace(/\s+/g, '') ?? '';
+  });
+}
+
+/** Paths ordered by how many leading folders they share with `fromPath` (most first), then by path. */
+function nearest(paths: string[], fromPath: string): string[] {
+  if (paths.length < 2) return paths;
+  const b = fromPath.split('/');
+  const shared = (p: string) => {
+    const a = p.split('/');
+    let n = 0;
+    while (n < a.length && a[n] === b[n]) n++;
+    return n;
+  };
+  return paths.map((p) => [p, shared(p)] as const).sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1)).map(([p]) => p);
 }
 
 /**
