@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { analyzeWithTreeSitter } from '../../server/engine/indexer/parse-tree-sitter';
 import { debianPackage } from '../helpers/real-code';
+import { tempDir } from '../helpers/engine';
 
 // bazel's remote worker (bazel-bootstrap-source): a Maven layout, its test in src/test/java in the same package as
 // the class it tests in src/main/java, used without an import (`HttpCacheServerHandler.isUriValid(…)`).
@@ -45,4 +46,19 @@ test('Java: a package kept in a folder of another name is found by its `package`
   // A class of the same package, used without an import.
   assert.deepEqual(await edges('tools/java/runfiles/Runfiles.java'),
     ['reference com.google.devtools.build.runfiles.Util -> tools/java/runfiles/Util.java']);
+});
+
+test('Java: the default package is the file\'s own folder: examples side by side do not link to each other', async () => {
+  const root = tempDir('loupe-java-default-');
+  for (const example of ['a', 'b']) {
+    fs.mkdirSync(path.join(root, 'examples', example), { recursive: true });
+    fs.writeFileSync(path.join(root, 'examples', example, 'Util.java'), 'class Util {}\n');
+  }
+  const code = 'class Main { Util util; }\n';
+  fs.writeFileSync(path.join(root, 'examples/a/Main.java'), code);
+  fs.mkdirSync(path.join(root, 'examples/c'));
+  fs.writeFileSync(path.join(root, 'examples/c/Main.java'), code);
+  const targets = async (file: string) => (await analyzeWithTreeSitter('java', file, code, root)).imports.map((i) => i.targetPath);
+  assert.deepEqual(await targets('examples/a/Main.java'), ['examples/a/Util.java']);
+  assert.deepEqual(await targets('examples/c/Main.java'), []);
 });

@@ -195,8 +195,12 @@ function declaredWhereverNamed(segments: string[], fromPath: string, files: Repo
   return null;
 }
 
-/** The file `<name>.java` that declares package `pkg`, other than `fromPath`, wherever it is; nearest `fromPath` first. */
+/**
+ * The file `<name>.java` that declares package `pkg`, other than `fromPath`, wherever it is; nearest `fromPath` first.
+ * Not the default package: its files in different folders are different programs (examples, test data).
+ */
 function declaredAnywhere(pkg: string, name: string, fromPath: string, files: RepoFiles): string | null {
+  if (pkg === '') return null;
   const byName = files.memo('java:by-name', () => {
     const map = new Map<string, string[]>();
     for (const file of files.filesBelow('', '.java', SKIP_FOLDERS)) {
