@@ -4,6 +4,7 @@ import { resolvedTo, unresolved } from './language';
 import { hasModifier } from './definitions';
 import { ancestors, dirOf, joinRel, type RepoFiles } from './repo-files';
 import { startLineOf } from './source';
+import { declaredAnywhere, declaredWhereverNamed, isTypeName, sourceRootsHolding } from './java-roots';
 
 const definitions = `
 (class_declaration name: (identifier) @name) @def.class
@@ -27,7 +28,6 @@ function packageOf(path: string): string {
 }
 
 const DECLARATIONS = new Set(['class_declaration', 'interface_declaration', 'enum_declaration', 'record_declaration', 'annotation_type_declaration']);
-const isTypeName = (name: string) => /^\p{Lu}/u.test(name);
 
 /**
  * Simple type names the code uses, with the line of first use: type positions, and the capitalised
@@ -150,21 +150,6 @@ function references(root: Node, imports: RawImport[], fromPath: string, files: R
 const layoutRoots = (fromPath: string) =>
   ancestors(dirOf(fromPath)).flatMap((d) => SOURCE_LAYOUTS.map((l) => joinRel(d, l))).filter((r): r is string => r !== null);
 
-const skipDir = (name: string) => name.startsWith('.') || name === 'node_modules';
-
-/**
- * The folders of the repository that hold a folder named `first` (a package's first segment, `com`): the source
- * roots a package may live under whatever the build's layout (Bazel's java/ and javatests/, an Ant src/ and test/),
- * nearest the file first. javac, given a folder's files together, finds a type in any of them; so does Loupe once
- * the Maven/Gradle layouts above the file have not. One walk of the repository per first segment, until its files change.
- */
-function sourceRootsHolding(files: RepoFiles, first: string, fromPath: string): string[] {
-  const roots = files.memo(`java:roots:${first}`, () => files.findAll([first], skipDir).filter((p) => files.isDir(p)).map(dirOf));
-  if (roots.length < 2) return roots;
-  const from = dirOf(fromPath);
-  return files.memo(`java:roots:${first}:${from}`, () => nearest(roots, fromPath));
-}
-
 /**
  * The file of a type named by its qualified name: `a/b/C.java` for `a.b.C` (and for `a.b.C.Inner`, or a
  * static member `a.b.C.m`), under the file's own source root first, then any folder above the file with
@@ -177,62 +162,6 @@ function resolveType(fromPath: string, specifier: string, files: RepoFiles, ownR
   const above = files.memo(`java:above:${from}`, () => ancestors(from).flatMap((d) => [d, ...SOURCE_LAYOUTS.map((l) => joinRel(d, l))]));
   return typeUnder([ownRoot, ...above], segments, files) ?? typeUnder(sourceRootsHolding(files, segments[0], fromPath), segments, files)
     ?? declaredWhereverNamed(segments, fromPath, files);
-}
-
-const SKIP_FOLDERS = new Set(['node_modules']);
-
-/**
- * A type whose file is not in its package's folders (javac goes by the `package` line, not the folder: Bazel keeps
- * `com.google.devtools.build.runfiles` in tools/java/runfiles/): the file named like it (`C.java`, anywhere in the
- * repository) that declares the package, nearest `fromPath` first; the longest type-like prefix first, as typeUnder.
- */
-function declaredWhereverNamed(segments: string[], fromPath: string, files: RepoFiles): string | null {
-  for (let k = segments.length; k >= 1; k--) {
-    if (!isTypeName(segments[k - 1])) continue;
-    const found = declaredAnywhere(segments.slice(0, k - 1).join('.'), segments[k - 1], fromPath, files);
-    if (found) return found;
-  }
-  return null;
-}
-
-/**
- * The file `<name>.java` that declares package `pkg`, other than `fromPath`, wherever it is; nearest `fromPath` first.
- * Not the default package: its files in different folders are different programs (examples, test data).
- */
-function declaredAnywhere(pkg: string, name: string, fromPath: string, files: RepoFiles): string | null {
-  if (pkg === '') return null;
-  const byName = files.memo('java:by-name', () => {
-    const map = new Map<string, string[]>();
-    for (const file of files.filesBelow('', '.java', SKIP_FOLDERS)) {
-      const base = file.slice(file.lastIndexOf('/') + 1);
-      const list = map.get(base);
-      if (list) list.push(file); else map.set(base, [file]);
-    }
-    return map;
-  });
-  const named = (byName.get(`${name}.java`) ?? []).filter((f) => f !== fromPath && declaredPackage(f, files) === pkg);
-  return nearest(named, fromPath)[0] ?? null;
-}
-
-/** The package a .java file declares, read from its text (comments left out); '' for none. */
-function declaredPackage(rel: string, files: RepoFiles): string {
-  return files.memo(`java:package:${rel}`, () => {
-    const head = (files.read(rel) ?? '').slice(0, 64 * 1024).replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, '');
-    return /^\s*(?:@[\w$.]+(?:\([^)]*\))?\s*)*package\s+([\w$]+(?:\s*\.\s*[\w$]+)*)\s*;/.exec(head)?.[1].replace(/\s+/g, '') ?? '';
-  });
-}
-
-/** Paths ordered by how many leading folders they share with `fromPath` (most first), then by path. */
-function nearest(paths: string[], fromPath: string): string[] {
-  if (paths.length < 2) return paths;
-  const b = fromPath.split('/');
-  const shared = (p: string) => {
-    const a = p.split('/');
-    let n = 0;
-    while (n < a.length && a[n] === b[n]) n++;
-    return n;
-  };
-  return paths.map((p) => [p, shared(p)] as const).sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1)).map(([p]) => p);
 }
 
 /**
