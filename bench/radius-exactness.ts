@@ -122,10 +122,13 @@ export async function cruiserOracle(dir: string): Promise<OracleGraph> {
   return { files, edges };
 }
 
+/** How an oracle's process runs: its JSON can be large, and it is killed after ten minutes (a test never hangs on it). */
+const ORACLE_RUN = { encoding: 'utf8', maxBuffer: 1 << 30, timeout: 10 * 60_000, killSignal: 'SIGKILL' } as const;
+
 /** Debian's Python 3 reading the folder (bench/oracles/python-graph.py). */
 export function pythonOracle(dir: string): OracleGraph {
   // A file Python cannot parse (Python 2 syntax) has no edges the oracle could vouch for: left out.
-  return oracleOutput(execFileSync('/usr/bin/python3', [path.join(__dirname, 'oracles', 'python-graph.py'), dir], { encoding: 'utf8', maxBuffer: 1 << 30 }));
+  return oracleOutput(execFileSync('/usr/bin/python3', [path.join(__dirname, 'oracles', 'python-graph.py'), dir], ORACLE_RUN));
 }
 
 /** A script oracle's JSON (`{files, edges: [from, to, typeOnly][], unparsed}`) as a graph, the files it could not parse left out. */
@@ -142,20 +145,20 @@ export const PHP_ORACLE_PARTS = ['/usr/bin/php', '/usr/share/php/PhpParser/autol
 export function phpOracle(dir: string): OracleGraph {
   const missing = PHP_ORACLE_PARTS.filter((p) => !fs.existsSync(p));
   if (missing.length) throw new Error(`the PHP oracle needs ${missing.join(', ')} (apt-get install php-cli php-parser php-composer-class-map-generator)`);
-  return oracleOutput(execFileSync('/usr/bin/php', [path.join(__dirname, 'oracles', 'php-graph.php'), dir], { encoding: 'utf8', maxBuffer: 1 << 30 }));
+  return oracleOutput(execFileSync('/usr/bin/php', [path.join(__dirname, 'oracles', 'php-graph.php'), dir], ORACLE_RUN));
 }
 
 /** Debian's Ruby reading the folder (bench/oracles/ruby-graph.rb; .ci/run installs it). */
 export function rubyOracle(dir: string): OracleGraph {
   if (!fs.existsSync('/usr/bin/ruby')) throw new Error('the Ruby oracle needs /usr/bin/ruby (apt-get install ruby)');
-  return oracleOutput(execFileSync('/usr/bin/ruby', [path.join(__dirname, 'oracles', 'ruby-graph.rb'), dir], { encoding: 'utf8', maxBuffer: 1 << 30 }));
+  return oracleOutput(execFileSync('/usr/bin/ruby', [path.join(__dirname, 'oracles', 'ruby-graph.rb'), dir], ORACLE_RUN));
 }
 
 /** javac reading the folder (bench/oracles/JavaGraph.java, run by the JDK's source launcher; a JDK 17 is Debian's openjdk-17-jdk-headless). */
 export function javaOracle(dir: string): OracleGraph {
   const java = process.env.JAVA_HOME ? path.join(process.env.JAVA_HOME, 'bin', 'java') : '/usr/bin/java';
   if (!fs.existsSync(java)) throw new Error(`the Java oracle needs a JDK (${java}; apt-get install openjdk-17-jdk-headless)`);
-  return oracleOutput(execFileSync(java, [path.join(__dirname, 'oracles', 'JavaGraph.java'), dir], { encoding: 'utf8', maxBuffer: 1 << 30 }));
+  return oracleOutput(execFileSync(java, [path.join(__dirname, 'oracles', 'JavaGraph.java'), dir], ORACLE_RUN));
 }
 
 export const ORACLE_NAMES: Record<OracleLanguage, string> = {
