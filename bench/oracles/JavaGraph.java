@@ -25,12 +25,17 @@ public class JavaGraph {
     JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
     StandardJavaFileManager fm = compiler.getStandardFileManager(null, null, null);
     List<String> options = List.of("-proc:none", "-implicit:none", "-Xmaxerrs", "0", "-XDshould-stop.ifError=FLOW", "-XDshould-stop.ifNoError=FLOW", "-nowarn");
-    DiagnosticListener<JavaFileObject> quiet = d -> {};
-    JavacTask task = (JavacTask) compiler.getTask(null, fm, quiet, options, null, fm.getJavaFileObjectsFromPaths(sources));
+    // A file with a syntax error (reported while parsing) has no graph javac vouches for: listed as unparsed.
+    Set<String> unparsed = new TreeSet<>();
+    boolean[] parsing = { true };
+    DiagnosticListener<JavaFileObject> listener = d -> {
+      if (parsing[0] && d.getKind() == Diagnostic.Kind.ERROR && d.getSource() != null) unparsed.add(root.relativize(Paths.get(d.getSource().toUri())).toString());
+    };
+    JavacTask task = (JavacTask) compiler.getTask(null, fm, listener, options, null, fm.getJavaFileObjectsFromPaths(sources));
     Trees trees = Trees.instance(task);
     SourcePositions positions = trees.getSourcePositions();
     Iterable<? extends CompilationUnitTree> units = task.parse();
-    Set<String> unparsed = new TreeSet<>();
+    parsing[0] = false;
     task.analyze();
     Map<String, Set<String>> edges = new TreeMap<>();
     List<String> files = new ArrayList<>();
