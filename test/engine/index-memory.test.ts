@@ -168,6 +168,17 @@ test('the parse pool stops its workers when closed in the middle of a run, and a
   }
 });
 
+test('closing the parse pool as an answer arrives holds the process until the workers are gone, and refuses a request waiting for a slot', async () => {
+  const root = npmPackage('hono@4.13.19');
+  const script = path.join(__dirname, '..', 'helpers', 'pool-close-race.ts');
+  // Several times: the answer's arrival against close() is a race this thread's busy wait only makes likely.
+  for (let i = 0; i < 3; i++) {
+    const run = childProcess.spawnSync(process.execPath, ['--import', 'tsx', script, root, 'dist/index.js'], { encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' });
+    assert.equal(run.status, 0, `exit ${run.status} ${run.signal ?? ''}: ${run.stdout}${run.stderr}`);
+    assert.equal(run.stdout.trim(), 'closed refused refused refused');
+  }
+});
+
 test('releaseNativeHeap gives back what SQLite freed and glibc kept; off Linux it does nothing', async () => {
   if (process.platform !== 'linux') {
     assert.equal(await releaseNativeHeap(), false, 'no malloc_trim to call');

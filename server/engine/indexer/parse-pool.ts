@@ -70,7 +70,8 @@ export function parseWorkerCount(cores = os.availableParallelism()): number {
 export class ParsePool {
   private workers: ChildProcess[] = [];
   private readonly idle: ChildProcess[] = [];
-  private readonly waiting: ((w: ChildProcess) => void)[] = [];
+  /** Requests waiting for a free slot; given null when the pool closes. */
+  private readonly waiting: ((w: ChildProcess | null) => void)[] = [];
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
 
@@ -105,7 +106,10 @@ export class ParsePool {
       worker.on('message', (msg: WorkerResponse) => {
         const p = this.pending.get(msg.id);
         this.pending.delete(msg.id);
-        if (![...this.pending.values()].some((q) => q.worker === worker)) hold(worker, false);
+        // A worker being closed stays held until it has exited: an answer that crossed close() must not
+        // let the process exit under close()'s wait (a test awaiting a failed run ended with nothing to run).
+        const closing = !this.workers.includes(worker);
+        if (!closing && ![...this.pending.values()].some((q) => q.worker === worker)) hold(worker, false);
         this.release(worker);
         if (!p) return;
         if (msg.type === 'failed') p.reject(new LoupeError('INTERNAL', msg.message));
@@ -133,7 +137,7 @@ export class ParsePool {
     else this.idle.push(worker);
   }
 
-  private acquire(): Promise<ChildProcess> {
+  private acquire(): Promise<ChildProcess | null> {
     const w = this.idle.pop();
     return w ? Promise.resolve(w) : new Promise((resolve) => this.waiting.push(resolve));
   }
@@ -159,7 +163,7 @@ export class ParsePool {
     const worker = await this.acquire();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      if (!worker.connected || !this.workers.includes(worker)) { reject(new LoupeError('INTERNAL', 'the parse workers were stopped')); return; }
+      if (!worker || !worker.connected || !this.workers.includes(worker)) { reject(new LoupeError('INTERNAL', 'the parse workers were stopped')); return; }
       this.pending.set(id, { worker, resolve, reject });
       hold(worker, true);
       worker.send({ type: 'parse', id, root, options, jobs, serialized } satisfies WorkerRequest);
@@ -176,6 +180,8 @@ export class ParsePool {
     const workers = this.workers;
     this.workers = [];
     this.idle.length = 0;
+    // A request waiting for a slot is refused now rather than left pending for ever.
+    for (const next of this.waiting.splice(0)) next(null);
     for (const [id, p] of this.pending) { p.reject(new LoupeError('INTERNAL', 'the parse workers were stopped')); this.pending.delete(id); }
     await Promise.all(workers.map((w) => new Promise<void>((resolve) => {
       if (w.exitCode !== null || w.signalCode !== null) { resolve(); return; }
