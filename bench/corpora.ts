@@ -4,6 +4,7 @@
  *
  *   rxjs      rxjs@7.8.1 src/   (~262 files)
  *   phaser    phaser@3.90.0 src/ (~2,034 files, 8.2 MB)
+ *   hono, axios: hono@4.13.19 and axios@1.7.9 as published (the exactness table's held-out corpora)
  *   phaser-x2 / phaser-x4: phaser's src copied 2 and 4 times side by side (the scale series)
  */
 import { execFileSync } from 'node:child_process';
@@ -15,6 +16,9 @@ export const CORPORA_DIR = path.join(__dirname, '.corpora');
 const PACKAGES: Record<string, { spec: string; sub: string }> = {
   rxjs: { spec: 'rxjs@7.8.1', sub: 'src' },
   phaser: { spec: 'phaser@3.90.0', sub: 'src' },
+  // Held out for the exactness table: as published (hono's dist/, axios's lib/ and dist/).
+  hono: { spec: 'hono@4.13.19', sub: '' },
+  axios: { spec: 'axios@1.7.9', sub: '' },
 };
 
 /** The unpacked package folder of `name` (rxjs, phaser), fetched on first use. */

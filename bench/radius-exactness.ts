@@ -257,7 +257,7 @@ export function compareFolder(dir: string, name: string, language: OracleLanguag
   return compareWithOracle(dir, name, language, () => oracleGraph(language, dir));
 }
 
-const NPM_CORPORA: Record<string, OracleLanguage> = { rxjs: 'typescript', phaser: 'typescript' };
+const NPM_CORPORA: Record<string, OracleLanguage> = { rxjs: 'typescript', phaser: 'typescript', hono: 'typescript', axios: 'typescript' };
 
 export async function exactness(name: string): Promise<ExactnessResult> {
   if (name in NPM_CORPORA) return compareFolder(corpus(name), name, NPM_CORPORA[name]);
@@ -284,7 +284,8 @@ NameResolver for every class name, Composer's ClassMapGenerator for the file dec
 Ruby 3.1 (Ripper for every require, \$LOAD_PATH.resolve_feature_path over the gemspec's require paths: bench/oracles/ruby-graph.rb); javac 17
 (the compiler API enters and attributes the folder's files together, with no class path; each type a file names, with the file
 declaring it: bench/oracles/JavaGraph.java).
-The rules are in ARCHITECTURE.md (Analysis); Go, Python, PHP, Ruby and Java corpora are pinned Debian packages (bench/debian.ts). Fixture and corpus versions run in \`npm test\`
+The rules are in ARCHITECTURE.md (Analysis); Go, Python, PHP, Ruby and Java corpora are pinned Debian packages (bench/debian.ts). The rows from hono on are
+held out: no rule was written or changed against them; they were first compared once the rules stood. Fixture and corpus versions run in \`npm test\`
 (test/analysis/exactness.test.ts, test/analysis/toolchain-exactness.test.ts).
 
 | corpus | language | oracle | files | Loupe edges | oracle edges | only Loupe / only oracle | type-only differences | equal radius | precision / recall | oracle time |
@@ -298,7 +299,9 @@ if (require.main === module) {
     const args = process.argv.slice(2);
     const write = args.includes('--write');
     const names = args.filter((a) => !a.startsWith('--'));
-    const chosen = names.length ? names : ['rxjs', 'phaser', 'gin', 'grpc', 'flask', 'requests', 'sympy', 'monolog', 'doctrine-dbal', 'concurrent-ruby', 'net-ssh', 'junitrunner', 'aws-sdk-auth-lite'];
+    const chosen = names.length ? names : ['rxjs', 'phaser', 'gin', 'grpc', 'flask', 'requests', 'sympy', 'monolog', 'doctrine-dbal', 'concurrent-ruby', 'net-ssh', 'junitrunner', 'aws-sdk-auth-lite',
+      // Held out (no rule was written against them): compared once the rules above stood.
+      'hono', 'axios', 'cobra', 'go-cmp', 'testify', 'click', 'jinja2', 'urllib3', 'rich', 'pygments', 'psr7', 'symfony-console', 'rack', 'thor'];
     const results: ExactnessResult[] = [];
     for (const name of chosen) {
       const r = await exactness(name);
