@@ -1,0 +1,76 @@
+/**
+ * Rust's module tree against rustc's: for each crate, the files Loupe reaches from the crate root over its stored
+ * `mod x;` declarations (and `include!`s) are compared with the files rustc's dep-info lists for the same root,
+ * united over Cargo features, --test, windows and each custom cfg the sources test (bench/oracles/rust-modules.py).
+ * A `mod` declaration is not an edge of the analysis graph (ARCHITECTURE.md, Rust), so the exactness table's
+ * edge comparison does not cover it; this does. Every file rustc lists must be in Loupe's tree; Loupe's tree may
+ * hold more (files behind a cfg no configuration here turns on), and those are listed.
+ *
+ *   node --import tsx bench/rust-modules.ts [--rustc PATH] [tokio regex-syntax …]
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { EngineCore } from '../server/engine/core';
+import { silentLogger } from '../server/engine/log';
+import { newId } from '../server/engine/util/ids';
+import { debianPackage } from './debian';
+
+const CRATES: Record<string, { spec: string; sub: string; root: string }> = {
+  tokio: { spec: 'librust-tokio-dev=1.24.2-1', sub: 'usr/share/cargo/registry/tokio-1.24.2', root: 'src/lib.rs' },
+  'regex-syntax': { spec: 'librust-regex-syntax-dev=0.6.27-1', sub: 'usr/share/cargo/registry/regex-syntax-0.6.27', root: 'src/lib.rs' },
+  nix: { spec: 'librust-nix-dev=0.26.1-3', sub: 'usr/share/cargo/registry/nix-0.26.1', root: 'src/lib.rs' },
+  hyper: { spec: 'librust-hyper-dev=0.14.19-1', sub: 'usr/share/cargo/registry/hyper-0.14.19', root: 'src/lib.rs' },
+};
+
+/** Loupe's module tree: the files reached from `root` over the Rust files' `mod`/`include!` rows. */
+async function loupeTree(dir: string, root: string): Promise<{ files: Set<string>; rustFiles: number }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-rust-mods-'));
+  const engine = new EngineCore({ dataDir, log: silentLogger, allowedRoots: [dir] });
+  try {
+    const { userId } = engine.accounts.ensureOwner(newId());
+    engine.repos.registerLocalFolder(userId, dir);
+    await engine.queue.idle();
+    const db = new Database(path.join(dataDir, 'loupe.db'), { readonly: true });
+    try {
+      const rows = db.prepare(`SELECT f.path AS src, i.target_path AS dst FROM imports i JOIN files f ON f.id = i.file_id
+        WHERE f.language = 'rust' AND i.kind IN ('import', 'include') AND i.target_path IS NOT NULL`).all() as { src: string; dst: string }[];
+      const out = new Map<string, string[]>();
+      for (const r of rows) out.set(r.src, [...(out.get(r.src) ?? []), r.dst]);
+      const files = new Set([root]);
+      const todo = [root];
+      while (todo.length) for (const next of out.get(todo.pop()!) ?? []) if (!files.has(next)) { files.add(next); todo.push(next); }
+      const rustFiles = (db.prepare(`SELECT count(*) AS n FROM files WHERE language = 'rust'`).get() as { n: number }).n;
+      return { files, rustFiles };
+    } finally {
+      db.close();
+    }
+  } finally {
+    await engine.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  (async () => {
+    const args = process.argv.slice(2);
+    const at = args.indexOf('--rustc');
+    const rustc = at >= 0 ? args.splice(at, 2)[1] : 'rustc';
+    const names = args.length ? args : Object.keys(CRATES);
+    for (const name of names) {
+      const c = CRATES[name];
+      if (!c) throw new Error(`unknown crate ${name}: ${Object.keys(CRATES).join(', ')}`);
+      const dir = path.join(debianPackage(c.spec), c.sub);
+      const t0 = performance.now();
+      const oracle = JSON.parse(execFileSync('python3', [path.join(__dirname, 'oracles', 'rust-modules.py'), dir, c.root, rustc],
+        { encoding: 'utf8', maxBuffer: 1 << 28, timeout: 30 * 60_000, killSignal: 'SIGKILL' })) as { files: string[]; configurations: number };
+      const oracleMs = performance.now() - t0;
+      const ours = await loupeTree(dir, c.root);
+      const missed = oracle.files.filter((f) => !ours.files.has(f));
+      const extra = [...ours.files].filter((f) => !oracle.files.includes(f)).sort();
+      console.log(JSON.stringify({ crate: name, rustFiles: ours.rustFiles, rustc: oracle.files.length, configurations: oracle.configurations, loupe: ours.files.size, missed, extra, oracleSeconds: Math.round(oracleMs / 100) / 10 }));
+    }
+  })().catch((error) => { console.error(error); process.exit(1); });
+}
