@@ -17,10 +17,10 @@ edition = manifest.get('package', {}).get('edition', '2015')
 features = []
 for name in manifest.get('features', {}):
     features += ['--cfg', f'feature="{name}"']
-# Optional dependencies are features too.
-for name, spec in manifest.get('dependencies', {}).items():
-    if isinstance(spec, dict) and spec.get('optional'):
-        features += ['--cfg', f'feature="{name}"']
+# Optional dependencies are features too, a target's (`[target."cfg(…)".dependencies]`) as well.
+tables = [manifest.get('dependencies', {})] + [t.get('dependencies', {}) for t in manifest.get('target', {}).values()]
+for name in sorted({n for table in tables for n, spec in table.items() if isinstance(spec, dict) and spec.get('optional')}):
+    features += ['--cfg', f'feature="{name}"']
 
 STANDARD = {'feature', 'test', 'unix', 'windows', 'not', 'all', 'any', 'doc', 'debug_assertions', 'target_os', 'target_arch',
             'target_family', 'target_env', 'target_pointer_width', 'target_endian', 'target_vendor', 'target_has_atomic',
