@@ -6,7 +6,10 @@
  * edge comparison does not cover it; this does. Every file rustc lists must be in Loupe's tree; Loupe's tree may
  * hold more (files behind a cfg no configuration here turns on), and those are listed.
  *
- *   node --import tsx bench/rust-modules.ts [--rustc PATH] [tokio regex-syntax …]
+ *   node --import tsx bench/rust-modules.ts [--rustc PATH] [--golden] [tokio regex-syntax …]
+ *
+ * `--golden` writes each crate's oracle answer to test/fixtures/oracle/rust-modules-<crate>.json, which
+ * test/analysis/rust-modules.test.ts compares Loupe with where no rustc is installed (CI).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -16,9 +19,9 @@ import Database from 'better-sqlite3';
 import { EngineCore } from '../server/engine/core';
 import { silentLogger } from '../server/engine/log';
 import { newId } from '../server/engine/util/ids';
-import { debianPackage } from './debian';
+import { debianPackage, debianPinned } from './debian';
 
-const CRATES: Record<string, { spec: string; sub: string; root: string }> = {
+export const CRATES: Record<string, { spec: string; sub: string; root: string }> = {
   tokio: { spec: 'librust-tokio-dev=1.24.2-1', sub: 'usr/share/cargo/registry/tokio-1.24.2', root: 'src/lib.rs' },
   'regex-syntax': { spec: 'librust-regex-syntax-dev=0.6.27-1', sub: 'usr/share/cargo/registry/regex-syntax-0.6.27', root: 'src/lib.rs' },
   nix: { spec: 'librust-nix-dev=0.26.1-3', sub: 'usr/share/cargo/registry/nix-0.26.1', root: 'src/lib.rs' },
@@ -26,7 +29,7 @@ const CRATES: Record<string, { spec: string; sub: string; root: string }> = {
 };
 
 /** Loupe's module tree: the files reached from `root` over the Rust files' `mod`/`include!` rows. */
-async function loupeTree(dir: string, root: string): Promise<{ files: Set<string>; rustFiles: number }> {
+export async function loupeTree(dir: string, root: string): Promise<{ files: Set<string>; rustFiles: number }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-rust-mods-'));
   const engine = new EngineCore({ dataDir, log: silentLogger, allowedRoots: [dir] });
   try {
@@ -53,20 +56,40 @@ async function loupeTree(dir: string, root: string): Promise<{ files: Set<string
   }
 }
 
+export interface RustcTree { files: string[]; configurations: number }
+
+/** The crate's folder (downloaded once) and whether it is the pinned version. */
+export function crateDir(name: string): { dir: string; pinned: boolean } {
+  const c = CRATES[name];
+  if (!c) throw new Error(`unknown crate ${name}: ${Object.keys(CRATES).join(', ')}`);
+  const dir = path.join(debianPackage(c.spec), c.sub);
+  return { dir, pinned: debianPinned(c.spec.replace(/[=:+~]/g, '_'), [c.spec]) };
+}
+
+/** rustc's module tree of a crate (bench/oracles/rust-modules.py), killed after thirty minutes. */
+export function rustcTree(dir: string, root: string, rustc = 'rustc'): RustcTree {
+  const out = execFileSync('python3', [path.join(__dirname, 'oracles', 'rust-modules.py'), dir, root, rustc],
+    { encoding: 'utf8', maxBuffer: 1 << 28, timeout: 30 * 60_000, killSignal: 'SIGKILL' });
+  const { files, configurations } = JSON.parse(out) as RustcTree;
+  return { files, configurations };
+}
+
+export const goldenFile = (name: string) => path.join(__dirname, '..', 'test', 'fixtures', 'oracle', `rust-modules-${name}.json`);
+
 if (require.main === module) {
   (async () => {
     const args = process.argv.slice(2);
     const at = args.indexOf('--rustc');
     const rustc = at >= 0 ? args.splice(at, 2)[1] : 'rustc';
-    const names = args.length ? args : Object.keys(CRATES);
-    for (const name of names) {
+    const golden = args.includes('--golden');
+    const names = args.filter((a) => !a.startsWith('--'));
+    for (const name of names.length ? names : Object.keys(CRATES)) {
       const c = CRATES[name];
-      if (!c) throw new Error(`unknown crate ${name}: ${Object.keys(CRATES).join(', ')}`);
-      const dir = path.join(debianPackage(c.spec), c.sub);
+      const { dir } = crateDir(name);
       const t0 = performance.now();
-      const oracle = JSON.parse(execFileSync('python3', [path.join(__dirname, 'oracles', 'rust-modules.py'), dir, c.root, rustc],
-        { encoding: 'utf8', maxBuffer: 1 << 28, timeout: 30 * 60_000, killSignal: 'SIGKILL' })) as { files: string[]; configurations: number };
+      const oracle = rustcTree(dir, c.root, rustc);
       const oracleMs = performance.now() - t0;
+      if (golden) fs.writeFileSync(goldenFile(name), `${JSON.stringify(oracle, null, 2)}\n`);
       const ours = await loupeTree(dir, c.root);
       const missed = oracle.files.filter((f) => !ours.files.has(f));
       const extra = [...ours.files].filter((f) => !oracle.files.includes(f)).sort();
