@@ -311,3 +311,36 @@ test('migration 33: Java files are parsed again, nothing else, and a test in jav
     await t.close();
   }
 });
+
+test('migration 34: C++ headers named otherwise (.inl, extensionless) are parsed again, nothing else, and their includes become edges', async () => {
+  // glm 0.9.9.8 (its detail/*.inl) and Eigen 3.4.0 (Eigen/Dense, Eigen/Core … without an extension), as Debian ships them.
+  const glm = copyOf(path.join(debianPackage('libglm-dev', '0.9.9.8+ds-6'), 'usr/include'), 'loupe-cpp-inl-');
+  const eigen = copyOf(path.join(debianPackage('libeigen3-dev', '3.4.0-4'), 'usr/include/eigen3'), 'loupe-cpp-eigen-');
+  const { ids: [glmId, eigenId], copy } = await indexedCopy([glm, eigen]);
+  const old = new Database(path.join(copy, 'loupe.db'));
+  // What the parsers before it wrote: no language for those files, so no symbols and no includes of theirs.
+  const headers = old.prepare(`SELECT id FROM files WHERE path LIKE '%.inl' OR (path LIKE 'Eigen/%' AND path NOT LIKE 'Eigen/%/%')`).pluck().all() as number[];
+  for (const id of headers) {
+    old.prepare('DELETE FROM imports WHERE file_id = ?').run(id);
+    old.prepare('DELETE FROM symbols WHERE file_id = ?').run(id);
+    old.prepare('UPDATE files SET language = NULL WHERE id = ?').run(id);
+  }
+  const count = (repo: string, where: string) => old.prepare(`SELECT COUNT(*) FROM files WHERE repo_id = ? AND ${where}`).pluck().get(repo) as number;
+  const inl = count(glmId, `path LIKE '%.inl'`);
+  const modules = count(eigenId, `path LIKE 'Eigen/%' AND path NOT LIKE 'Eigen/%/%'`);
+  assert.ok(inl > 100 && modules > 25, `${inl} .inl files, ${modules} files in Eigen/`);
+  old.pragma('user_version = 33');
+  old.close();
+  const t = createTestEngine({ dataDir: copy });
+  try {
+    const files = t.engine.filesStore;
+    const glmRun = await t.engine.indexer.indexRepository(t.engine.reposStore.get(glmId)!);
+    assert.deepEqual([glmRun.changed, glmRun.unchanged], [inl, files.paths(glmId).length - inl]);
+    const eigenRun = await t.engine.indexer.indexRepository(t.engine.reposStore.get(eigenId)!);
+    assert.deepEqual([eigenRun.changed, eigenRun.unchanged], [modules, files.paths(eigenId).length - modules]);
+    assert.ok(files.imports(files.getByPath(eigenId, 'Eigen/Dense')!.id).some((i) => i.targetPath === 'Eigen/Core'));
+    assert.equal(files.getByPath(eigenId, 'Eigen/Dense')!.language, 'cpp');
+  } finally {
+    await t.close();
+  }
+});

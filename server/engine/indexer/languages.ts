@@ -10,7 +10,9 @@ const BY_EXTENSION: Record<string, string> = {
   rs: 'rust',
   java: 'java',
   cs: 'csharp',
-  c: 'c', h: 'cpp', cc: 'cpp', cpp: 'cpp', cxx: 'cpp', hpp: 'cpp', hh: 'cpp', hxx: 'cpp',
+  c: 'c', h: 'cpp', cc: 'cpp', cpp: 'cpp', cxx: 'cpp', 'c++': 'cpp', hpp: 'cpp', hh: 'cpp', hxx: 'cpp', 'h++': 'cpp',
+  // Template and inline definitions a header includes (glm's detail/*.inl, Boost's .ipp, libstdc++'s .tcc), module interfaces.
+  inl: 'cpp', ipp: 'cpp', tpp: 'cpp', tcc: 'cpp', txx: 'cpp', ixx: 'cpp', cppm: 'cpp',
   rb: 'ruby',
   php: 'php',
   kt: 'kotlin', swift: 'swift', scala: 'scala', lua: 'lua', dart: 'dart',
@@ -81,8 +83,22 @@ export function shebangLanguage(text: string): string | null {
  * `bin/f2py3.11`), by the interpreter its `#!` line names.
  */
 export function languageOf(fileName: string, text: string): string | null {
-  return detectLanguageOf(fileName, text) ?? shebangLanguage(text);
+  return detectLanguageOf(fileName, text) ?? shebangLanguage(text) ?? headerWithoutExtension(fileName, text);
 }
+
+/**
+ * A C++ header named without an extension (Eigen's `Eigen/Dense`, Qt's `QString`, the standard library's own; C's
+ * end in `.h`): a name with no dot whose code, comments aside, opens with an `#include "…"`/`<…>`, an `#ifndef NAME`
+ * guard or `#pragma once`. A comment such as `# include this` is no directive.
+ */
+function headerWithoutExtension(fileName: string, text: string): string | null {
+  if (fileName.includes('.')) return null;
+  const code = text.slice(0, 64 * 1024).replace(COMMENTS, ' ').trimStart();
+  return HEADER_OPENING.test(code) ? 'cpp' : null;
+}
+
+const COMMENTS = /\/\*[\s\S]*?\*\/|\/\/[^\n]*/g;
+const HEADER_OPENING = /^#[ \t]*(?:include[ \t]*["<][^"<>\n]+[">]|pragma[ \t]+once\b|ifndef[ \t]+[A-Za-z_]\w*[ \t]*\r?\n[ \t]*#[ \t]*define[ \t]+[A-Za-z_]\w*)/;
 
 export const isScriptLanguage = (language: string | null) => language === 'typescript' || language === 'javascript';
 

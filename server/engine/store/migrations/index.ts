@@ -27,6 +27,7 @@ import * as typesAndKitOutDir from './030-types-and-kit-out-dir';
 import * as pythonMissingSubmodules from './031-python-missing-submodules';
 import * as rubyRequirePaths from './032-ruby-require-paths';
 import * as javaSourceRoots from './033-java-source-roots';
+import * as cppHeaders from './034-cpp-headers';
 import type { Db } from '../db';
 
 export interface Migration {
@@ -72,4 +73,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 31, name: 'python-missing-submodules', sql: pythonMissingSubmodules.sql },
   { version: 32, name: 'ruby-require-paths', sql: rubyRequirePaths.sql },
   { version: 33, name: 'java-source-roots', sql: javaSourceRoots.sql },
+  { version: 34, name: 'cpp-headers', sql: cppHeaders.sql },
 ];

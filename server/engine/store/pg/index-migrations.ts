@@ -28,6 +28,7 @@ import { sql as typesAndKitOutDirSql } from '../migrations/030-types-and-kit-out
 import { sql as pythonMissingSubmodulesSql } from '../migrations/031-python-missing-submodules';
 import { sql as rubyRequirePathsSql } from '../migrations/032-ruby-require-paths';
 import { sql as javaSourceRootsSql } from '../migrations/033-java-source-roots';
+import { sql as cppHeadersSql } from '../migrations/034-cpp-headers';
 
 const index = `
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
@@ -297,4 +298,5 @@ export const PG_INDEX_MIGRATIONS: PgMigration[] = [
   { version: 113, name: 'ruby require paths', sql: rubyRequirePathsSql },
   // Java files (source roots of any layout, package-qualified type names): SQLite's migration 33.
   { version: 114, name: 'java source roots', sql: javaSourceRootsSql },
+  { version: 115, name: 'cpp headers', sql: cppHeadersSql },
 ];
