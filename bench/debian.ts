@@ -135,6 +135,17 @@ export const DEBIAN_CORPORA = {
   'symfony-console': { language: 'php', spec: 'php-symfony-console=5.4.53+dfsg-0+deb12u1', sub: 'usr/share/php' },
   rack: { language: 'ruby', spec: 'ruby-rack=2.2.22-0+deb12u2', sub: 'usr/share/rubygems-integration/all/gems/rack-2.2.22' },
   thor: { language: 'ruby', spec: 'ruby-thor=1.2.1-2', sub: 'usr/share/rubygems-integration/all/gems/thor-1.2.1' },
+  'urfave-cli': { language: 'go', spec: 'golang-github-urfave-cli-dev=1.22.9-2', sub: 'usr/share/gocode/src/github.com/urfave/cli' },
+  logrus: { language: 'go', spec: 'golang-github-sirupsen-logrus-dev=1.9.0-1', sub: 'usr/share/gocode/src/github.com/sirupsen/logrus' },
+  'gorilla-mux': { language: 'go', spec: 'golang-github-gorilla-mux-dev=1.8.0-1', sub: 'usr/share/gocode/src/github.com/gorilla/mux' },
+  markdown: { language: 'python', spec: 'python3-markdown=3.4.1-2+deb12u1', sub: 'usr/lib/python3/dist-packages' },
+  dateutil: { language: 'python', spec: 'python3-dateutil=2.8.2-2', sub: 'usr/lib/python3/dist-packages' },
+  babel: { language: 'python', spec: 'python3-babel=2.10.3-1', sub: 'usr/lib/python3/dist-packages' },
+  commonmark: { language: 'php', spec: 'php-league-commonmark=2.3.9-1+deb12u1', sub: 'usr/share/php' },
+  'fast-route': { language: 'php', spec: 'php-nikic-fast-route=1.3.0-4', sub: 'usr/share/php' },
+  i18n: { language: 'ruby', spec: 'ruby-i18n=1.10.0-2', sub: 'usr/share/rubygems-integration/all/gems/i18n-1.10.0' },
+  addressable: { language: 'ruby', spec: 'ruby-addressable=2.8.1-1', sub: 'usr/share/rubygems-integration/all/gems/addressable-2.8.1' },
+  mustermann: { language: 'ruby', spec: 'ruby-mustermann=3.0.0-2', sub: 'usr/share/rubygems-integration/all/gems/mustermann-3.0.0' },
 } as const satisfies Record<string, { language: string; spec: string; sub: string; nested?: Record<string, string> }>;
 
 export type DebianCorpus = keyof typeof DEBIAN_CORPORA;

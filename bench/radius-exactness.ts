@@ -301,7 +301,8 @@ if (require.main === module) {
     const names = args.filter((a) => !a.startsWith('--'));
     const chosen = names.length ? names : ['rxjs', 'phaser', 'gin', 'grpc', 'flask', 'requests', 'sympy', 'monolog', 'doctrine-dbal', 'concurrent-ruby', 'net-ssh', 'junitrunner', 'aws-sdk-auth-lite',
       // Held out (no rule was written against them): compared once the rules above stood.
-      'hono', 'axios', 'cobra', 'go-cmp', 'testify', 'click', 'jinja2', 'urllib3', 'rich', 'pygments', 'psr7', 'symfony-console', 'rack', 'thor'];
+      'hono', 'axios', 'cobra', 'go-cmp', 'testify', 'click', 'jinja2', 'urllib3', 'rich', 'pygments', 'psr7', 'symfony-console', 'rack', 'thor',
+      'urfave-cli', 'logrus', 'gorilla-mux', 'markdown', 'dateutil', 'babel', 'commonmark', 'fast-route', 'i18n', 'addressable', 'mustermann'];
     const results: ExactnessResult[] = [];
     for (const name of chosen) {
       const r = await exactness(name);
