@@ -35,12 +35,8 @@ async function compare(name: string): Promise<Record<string, unknown>> {
     const registered = engine.repos.registerLocalFolder(userId, dir);
     await engine.queue.idle();
     const graph = await engine.analysis.ctx.graph(registered.id);
-    const reach = (file: number) => {
-      const seen = new Set<number>();
-      const todo = [file];
-      while (todo.length) for (const e of graph.out[todo.pop()!]) if (!seen.has(e.to)) { seen.add(e.to); todo.push(e.to); }
-      return new Set([...seen].map((i) => graph.path(i)));
-    };
+    // What the header's includes reach (the graph's own forward closure), the header itself aside.
+    const reach = (file: number) => new Set([...graph.reachableFrom([file])].filter((i) => i !== file).map((i) => graph.path(i)));
     let headers = 0, refused = 0, opened = 0, reached = 0, missed = 0;
     const examples: string[] = [];
     for (const [i, file] of graph.files.entries()) {

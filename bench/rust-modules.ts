@@ -42,9 +42,12 @@ export async function loupeTree(dir: string, root: string): Promise<{ files: Set
         WHERE f.language = 'rust' AND i.kind IN ('import', 'include') AND i.target_path IS NOT NULL`).all() as { src: string; dst: string }[];
       const out = new Map<string, string[]>();
       for (const r of rows) out.set(r.src, [...(out.get(r.src) ?? []), r.dst]);
+      // Not the analysis graph's reachableFrom: a `mod` declaration is no edge there.
       const files = new Set([root]);
-      const todo = [root];
-      while (todo.length) for (const next of out.get(todo.pop()!) ?? []) if (!files.has(next)) { files.add(next); todo.push(next); }
+      const queue = [root];
+      for (let head = 0; head < queue.length; head++) {
+        for (const next of out.get(queue[head]) ?? []) if (!files.has(next)) { files.add(next); queue.push(next); }
+      }
       const rustFiles = (db.prepare(`SELECT count(*) AS n FROM files WHERE language = 'rust'`).get() as { n: number }).n;
       return { files, rustFiles };
     } finally {

@@ -65,12 +65,7 @@ for (const library of ['eigen', 'glm'] as const) {
     try {
       const repo = await indexFolder(t, root);
       const graph = await t.engine.analysis.ctx.graph(repo.id);
-      const reach = (file: string) => {
-        const seen = new Set<number>();
-        const todo = [graph.indexOfPath.get(file)!];
-        while (todo.length) for (const e of graph.out[todo.pop()!]) if (!seen.has(e.to)) { seen.add(e.to); todo.push(e.to); }
-        return new Set([...seen].map((i) => graph.path(i)));
-      };
+      const reach = (file: string) => new Set([...graph.reachableFrom([graph.indexOfPath.get(file)!])].map((i) => graph.path(i)));
       for (const [entry, record] of entries) {
         const opened = gxx ? gxxOpens(root, entry) : record.files.filter((f) => pinned || fs.existsSync(path.join(root, f)));
         if (gxx && pinned) assert.deepEqual(opened, record.files, `test/golden/includes/eigen-glm-gxx.txt is not what g++ opens for ${entry} now`);
